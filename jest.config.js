@@ -1,0 +1,18 @@
+/** One jest run for the whole workspace: tests import the sources of the workspace packages directly. */
+const ts = ['ts-jest', { useESM: true, tsconfig: { module: 'NodeNext', moduleResolution: 'NodeNext', verbatimModuleSyntax: false, isolatedModules: true, sourceMap: true } }];
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ts },
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway'],
+  testMatch: ['**/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  moduleNameMapper: {
+    '^@lantern/(store|bus|blobs)/contract$': '<rootDir>/packages/$1/src/contract/index.ts',
+    '^@lantern/(domain|config|logging|auth|store|bus|blobs|http)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@lantern/(accounts|ingest|writer|query|ai)$': '<rootDir>/services/$1/src/index.ts',
+    '^@lantern/gateway$': '<rootDir>/gateway/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testTimeout: 20000,
+};

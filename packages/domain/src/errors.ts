@@ -1,0 +1,58 @@
+/** The one error body of every Lantern service: `{"error": {"code", "message", "details"?}}` (contract.md). */
+export type ErrorCode =
+  | 'invalid_json'
+  | 'validation_failed'
+  | 'missing_parameter'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown[] };
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown[],
+    /** Seconds for the `Retry-After` header (429 and 503). */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+export const errors = {
+  invalidJson: (message = 'The request body is not valid JSON.') => new AppError(400, 'invalid_json', message),
+  validation: (message: string, details?: unknown[]) => new AppError(400, 'validation_failed', message, details),
+  missingParameter: (name: string) =>
+    new AppError(400, 'missing_parameter', `The query parameter "${name}" is required.`, [{ parameter: name }]),
+  unauthorized: (message = 'A valid credential is required.') => new AppError(401, 'unauthorized', message),
+  forbidden: (message = 'You are not allowed to do this.') => new AppError(403, 'forbidden', message),
+  notFound: (what = 'resource') => new AppError(404, 'not_found', `No such ${what}, or it is not visible to you.`),
+  conflict: (message: string) => new AppError(409, 'conflict', message),
+  tooLarge: (message: string) => new AppError(413, 'payload_too_large', message),
+  unsupportedMedia: (message: string) => new AppError(415, 'unsupported_media_type', message),
+  rateLimited: (retryAfter: number) =>
+    new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, undefined, retryAfter),
+  unavailable: (what: string, retryAfter = 5) =>
+    new AppError(503, 'unavailable', `The ${what} is unavailable; nothing was written. Retry in ${retryAfter} s.`, undefined, retryAfter),
+  internal: () => new AppError(500, 'internal', 'An unexpected error occurred; it has been logged.'),
+};
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}

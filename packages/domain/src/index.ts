@@ -1,0 +1,11 @@
+export * from './errors.js';
+export * from './ids.js';
+export * from './limits.js';
+export * from './normalize.js';
+export * from './safety.js';
+export * from './sketch.js';
+export * from './time.js';
+export * from './types.js';
+export * from './validation.js';
+export * as schemas from './schemas/index.js';
+export { allSchemas } from './schemas/index.js';

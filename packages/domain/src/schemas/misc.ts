@@ -1,0 +1,71 @@
+import { positiveId, timestamp } from './common.js';
+
+export const errorBody = {
+  $id: 'Error',
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: {
+          type: 'string',
+          enum: [
+            'invalid_json', 'validation_failed', 'missing_parameter', 'unauthorized', 'forbidden', 'not_found',
+            'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'internal',
+          ],
+        },
+        message: { type: 'string' },
+        details: { type: 'array', items: {} },
+      },
+    },
+  },
+} as const;
+
+const latency = {
+  requests: { type: 'integer', minimum: 0 },
+  errors: { type: 'integer', minimum: 0, description: 'Root spans with responseStatus >= 500.' },
+  errorRate: { type: 'number', minimum: 0, maximum: 1, description: 'errors / requests (0 when there are none).' },
+  p50Ms: { type: ['number', 'null'] },
+  p95Ms: { type: ['number', 'null'] },
+  p99Ms: { type: ['number', 'null'] },
+} as const;
+
+export const metrics = {
+  $id: 'Metrics',
+  type: 'object',
+  description:
+    'Request metrics per application from its root (`controller:`) spans. Percentiles are within 1% of the exact value.',
+  required: ['from', 'to', 'bucketMs', 'applications'],
+  properties: {
+    from: timestamp,
+    to: timestamp,
+    bucketMs: { type: 'integer', description: 'Width of one time-series bucket.' },
+    applications: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['applicationId', 'projectId', 'requests', 'errors', 'errorRate', 'p50Ms', 'p95Ms', 'p99Ms', 'series'],
+        properties: {
+          applicationId: positiveId,
+          projectId: positiveId,
+          ...latency,
+          series: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['timestamp', 'requests', 'errors', 'p95Ms'],
+              properties: {
+                timestamp: { ...timestamp, description: 'Start of the bucket.' },
+                requests: latency.requests,
+                errors: latency.errors,
+                p95Ms: latency.p95Ms,
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,97 @@
+import { limits } from '../limits.js';
+import { LOG_LEVELS } from '../types.js';
+import { longString, positiveId, recordId, timestamp, uuid } from './common.js';
+
+export const span = {
+  $id: 'Span',
+  type: 'object',
+  description: 'One element of a trace. Unknown extra fields are kept.',
+  required: ['traceId', 'spanId', 'timestamp', 'requestMethod'],
+  properties: {
+    timestamp,
+    requestMethod: {
+      type: 'string',
+      maxLength: 1024,
+      pattern: '^[a-z][a-z0-9_-]*:.+$',
+      description: '`<type>:<name>`; type `controller`, `service`, `external` or another lower-case word.',
+      examples: ['controller:GET', 'service:loadCart', 'external:payments'],
+    },
+    requestURL: longString,
+    responseStatus: { type: 'integer', minimum: 100, maximum: 599 },
+    traceId: uuid,
+    spanId: uuid,
+    parentSpanId: { anyOf: [uuid, { type: 'null' }], description: 'Absent or null for the root span.' },
+    durationMs: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs },
+  },
+} as const;
+
+export const logInput = {
+  $id: 'LogInput',
+  type: 'object',
+  description: 'A log entry as sent to ingest. Unknown extra fields are kept.',
+  required: ['level', 'message', 'timestamp'],
+  properties: {
+    traceId: uuid,
+    level: { type: 'string', enum: [...LOG_LEVELS] },
+    type: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,31}$', default: 'app' },
+    message: longString,
+    timestamp,
+    clientTimestamp: { ...timestamp, description: 'Time recorded on the client; defaults to the envelope timestamp.' },
+  },
+} as const;
+
+const envelope = (items: 'traces' | 'logs', ref: string) =>
+  ({
+    type: 'object',
+    required: ['timestamp', items],
+    properties: {
+      timestamp: { ...timestamp, description: 'Flush time: when the client sent the batch.' },
+      [items]: {
+        type: 'array',
+        maxItems: limits.maxBatchItems,
+        items: { type: 'object' },
+        description: `Items are validated one by one: valid ones are stored, invalid ones listed in "rejected". Each is a ${ref}.`,
+      },
+    },
+  }) as const;
+
+export const traceBatch = { $id: 'TraceBatch', ...envelope('traces', 'Span') } as const;
+export const logBatch = { $id: 'LogBatch', ...envelope('logs', 'LogInput') } as const;
+
+export const ingestResult = {
+  $id: 'IngestResult',
+  type: 'object',
+  required: ['accepted', 'rejected'],
+  properties: {
+    accepted: { type: 'integer', minimum: 0 },
+    rejected: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'errors'],
+        properties: { index: { type: 'integer' }, errors: { type: 'array', items: { type: 'string' } } },
+      },
+    },
+  },
+} as const;
+
+export const traceRecord = {
+  $id: 'TraceRecord',
+  type: 'object',
+  required: ['id', 'projectId', 'applicationId', 'traceId', 'timestamp', 'telemetry'],
+  properties: {
+    id: recordId,
+    projectId: positiveId,
+    applicationId: positiveId,
+    traceId: uuid,
+    timestamp: { ...timestamp, description: "The trace's earliest span timestamp." },
+    telemetry: { type: 'array', items: { $ref: 'Span' }, description: 'Spans ordered by timestamp.' },
+  },
+} as const;
+
+export const logEntry = {
+  $id: 'LogEntry',
+  type: 'object',
+  required: ['id', 'projectId', 'applicationId', 'level', 'type', 'message', 'timestamp', 'clientTimestamp'],
+  properties: { id: recordId, projectId: positiveId, applicationId: positiveId, ...logInput.properties },
+} as const;

@@ -1,0 +1,126 @@
+/** The records of the interface (interface.md "Resources and their fields" and contract.md). */
+
+export interface Span {
+  timestamp: string;
+  requestMethod: string;
+  requestURL?: string;
+  responseStatus?: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  durationMs?: number;
+  /** Unknown extra fields are kept. */
+  [extra: string]: unknown;
+}
+
+export interface TraceRecord {
+  id: string;
+  projectId: number;
+  applicationId: number;
+  traceId: string;
+  timestamp: string;
+  telemetry: Span[];
+}
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A log as it is ingested (no id, projectId, applicationId). */
+export interface LogInput {
+  traceId?: string;
+  level: LogLevel;
+  type: string;
+  message: string;
+  timestamp: string;
+  clientTimestamp: string;
+  [extra: string]: unknown;
+}
+
+export interface LogEntry extends LogInput {
+  id: string;
+  projectId: number;
+  applicationId: number;
+}
+
+/** Which application and project a batch belongs to, resolved from the API key. */
+export interface Origin {
+  applicationId: number;
+  projectId: number;
+}
+
+/** What ingest publishes and the writer persists. */
+export interface SpanBatchMessage extends Origin {
+  kind: 'spans';
+  /** Client's Idempotency-Key header, if any. */
+  idempotencyKey?: string;
+  receivedAt: string;
+  spans: Span[];
+}
+
+export interface LogBatchMessage extends Origin {
+  kind: 'logs';
+  idempotencyKey?: string;
+  receivedAt: string;
+  /** Ids are assigned at ingest so that a redelivered batch is stored once. */
+  logs: LogEntry[];
+}
+
+export type TelemetryMessage = SpanBatchMessage | LogBatchMessage;
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+}
+
+export type Role = 'owner' | 'admin' | 'member';
+
+export interface Organization {
+  id: number;
+  name: string;
+}
+
+export interface Membership extends Organization {
+  role: Role;
+}
+
+export interface Project {
+  id: number;
+  name: string;
+  organizationId: number;
+}
+
+export interface Application {
+  id: number;
+  name: string;
+  projectId: number;
+}
+
+export interface ApiKey {
+  id: string;
+  applicationId: number;
+  projectId: number;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  revokedAt?: string | null;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  organizationId: number;
+}
+
+export type DocumentStatus = 'stored';
+
+export interface DocumentRecord {
+  id: string;
+  tenantId: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  status: DocumentStatus | string;
+  createdAt: string;
+}

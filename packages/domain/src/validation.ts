@@ -1,0 +1,59 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsImport from 'ajv-formats';
+import { errors } from './errors.js';
+import { allSchemas } from './schemas/index.js';
+
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
+const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (a: Ajv2020) => void;
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true });
+addFormats(ajv);
+for (const schema of allSchemas) ajv.addSchema(schema);
+
+export function describeErrors(errs: ErrorObject[] | null | undefined): ValidationIssue[] {
+  return (errs ?? []).slice(0, 20).map((e) => {
+    let path = e.instancePath || '/';
+    if (e.keyword === 'required') path = `${e.instancePath}/${String(e.params['missingProperty'])}`;
+    if (e.keyword === 'additionalProperties') path = `${e.instancePath}/${String(e.params['additionalProperty'])}`;
+    const message =
+      e.keyword === 'additionalProperties' ? 'is not an allowed field' : e.keyword === 'required' ? 'is required' : e.message ?? 'is invalid';
+    return { path, message };
+  });
+}
+
+export function issueText(issue: ValidationIssue): string {
+  return `${issue.path} ${issue.message}`;
+}
+
+export interface Validator<T> {
+  (value: unknown): value is T;
+  /** Throws a 400 validation_failed whose details name the failing paths. */
+  assert(value: unknown, what?: string): T;
+  issues(value: unknown): ValidationIssue[];
+}
+
+const cache = new Map<string, ValidateFunction>();
+
+/** A compiled validator for a schema registered by `$id` (see schemas/). */
+export function validatorFor<T>(id: string): Validator<T> {
+  let fn = cache.get(id);
+  if (!fn) {
+    fn = ajv.getSchema(id);
+    if (!fn) throw new Error(`No schema with $id ${id}`);
+    cache.set(id, fn);
+  }
+  const compiled = fn;
+  const check = ((value: unknown) => compiled(value) === true) as Validator<T>;
+  check.issues = (value) => (compiled(value) ? [] : describeErrors(compiled.errors));
+  check.assert = (value, what = 'request body') => {
+    if (compiled(value)) return value as T;
+    const issues = describeErrors(compiled.errors);
+    throw errors.validation(`The ${what} is invalid: ${issues.map(issueText).join('; ')}`, issues);
+  };
+  return check;
+}

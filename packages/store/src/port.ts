@@ -1,0 +1,138 @@
+import type {
+  ApiKey, Application, DocumentRecord, LogBatchMessage, LogEntry, LogLevel, Membership, Organization, Project, Role,
+  SpanBatchMessage, Tenant, TraceRecord, User,
+} from '@lantern/domain';
+
+/**
+ * The store port. Every read a user makes takes that user's id and returns only what the user may see:
+ * tenant isolation is enforced in the queries themselves, not only in the routes.
+ * Adapters throw `AppError` conflict (409) for duplicates named below and `AppError` unavailable (503) when
+ * the backing system is down. All methods are async, whatever the adapter.
+ */
+
+export interface StoredUser extends User {
+  passwordHash: string;
+}
+
+export interface StoredApiKey extends ApiKey {
+  revokedAt: string | null;
+}
+
+export interface AccountsStore {
+  /** Conflict when the email (compared case-insensitively) is taken. */
+  createUser(input: { email: string; name: string; passwordHash: string }): Promise<User>;
+  findUserByEmail(email: string): Promise<StoredUser | null>;
+  getUser(id: string): Promise<User | null>;
+  /** Creates the organization and makes `ownerId` its owner, in one step. */
+  createOrganization(input: { name: string; ownerId: string }): Promise<Organization>;
+  listMemberships(userId: string): Promise<Membership[]>;
+  getRole(organizationId: number, userId: string): Promise<Role | null>;
+  /** Adds the member, or changes the role of an existing one. */
+  addMember(organizationId: number, userId: string, role: Role): Promise<void>;
+  createProject(input: { name: string; organizationId: number }): Promise<Project>;
+  /** The project, only if `userId` is a member of its organization. */
+  getProject(id: number, userId: string): Promise<Project | null>;
+  listProjects(organizationId: number, userId: string): Promise<Project[]>;
+  createApplication(input: { name: string; projectId: number }): Promise<Application>;
+  getApplication(id: number, userId: string): Promise<Application | null>;
+  listApplications(projectId: number, userId: string): Promise<Application[]>;
+  createApiKey(input: { applicationId: number; projectId: number; name: string; prefix: string; hash: string }): Promise<StoredApiKey>;
+  listApiKeys(applicationId: number, userId: string): Promise<StoredApiKey[]>;
+  getApiKey(id: string, userId: string): Promise<StoredApiKey | null>;
+  /** Marks the key revoked (idempotent); returns false if no such key. */
+  revokeApiKey(id: string): Promise<boolean>;
+  /** The key with this hash, revoked or not (the caller checks `revokedAt`). */
+  findApiKeyByHash(hash: string): Promise<StoredApiKey | null>;
+}
+
+/** Newest-first keyset position: (timestamp ms, record id). */
+export interface Cursor {
+  ts: number;
+  id: string;
+}
+
+export interface TimeWindow {
+  /** Inclusive lower bound, epoch ms. */
+  from?: number;
+  /** Exclusive upper bound, epoch ms. */
+  to?: number;
+}
+
+export interface TraceQuery extends TimeWindow {
+  userId: string;
+  projectId: number;
+  applicationId?: number;
+  traceId?: string;
+  /** Root span duration at least this. */
+  minDurationMs?: number;
+  /** Root span status: an exact code (`404`) or a class (`5xx`). */
+  status?: { min: number; max: number };
+  limit?: number;
+  cursor?: Cursor;
+}
+
+export interface LogQuery extends TimeWindow {
+  userId: string;
+  projectId?: number;
+  applicationId?: number;
+  traceId?: string;
+  level?: LogLevel;
+  limit?: number;
+  cursor?: Cursor;
+}
+
+export interface RootSpanQuery extends Required<TimeWindow> {
+  userId: string;
+  projectId?: number;
+  applicationId?: number;
+}
+
+export interface RootSpanRow {
+  projectId: number;
+  applicationId: number;
+  /** Epoch ms. */
+  ts: number;
+  durationMs: number;
+  responseStatus: number | null;
+}
+
+export interface TelemetryStore {
+  /**
+   * Stores spans idempotently: one span per (applicationId, spanId); spans join the trace record of
+   * (applicationId, traceId). A batch whose idempotencyKey was stored for the same application within 24 h
+   * is skipped. All or nothing.
+   */
+  writeSpans(batch: SpanBatchMessage): Promise<void>;
+  /** Stores logs idempotently by their id; same idempotencyKey rule. All or nothing. */
+  writeLogs(batch: LogBatchMessage): Promise<void>;
+  /** Trace records newest first (by timestamp, then id), spans ordered by timestamp. */
+  streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
+  /** Logs newest first (by timestamp, then id), of the projects the user can see. */
+  streamLogs(query: LogQuery): AsyncIterable<LogEntry>;
+  /** Root spans (`controller:*`, no parent) in the window, of the projects the user can see. */
+  streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
+}
+
+export interface StoredDocument extends DocumentRecord {
+  objectKey: string;
+}
+
+export interface AiStore {
+  /** Conflict when the organization already has a tenant of that name. */
+  createTenant(input: { name: string; organizationId: number }): Promise<Tenant>;
+  listTenants(organizationId: number, userId: string): Promise<Tenant[]>;
+  getTenant(id: string, userId: string): Promise<Tenant | null>;
+  createDocument(doc: StoredDocument): Promise<StoredDocument>;
+  listDocuments(tenantId: string, userId: string): Promise<StoredDocument[]>;
+  getDocument(id: string, userId: string): Promise<StoredDocument | null>;
+  /** Returns false if no such document. */
+  deleteDocument(id: string): Promise<boolean>;
+}
+
+export interface Store extends AccountsStore, TelemetryStore, AiStore {
+  /** Throws if the store cannot answer (for /readyz). */
+  ping(): Promise<void>;
+  /** Deletes telemetry older than the cut-off (epoch ms); returns how many records went. */
+  purgeTelemetryBefore(cutoffMs: number): Promise<number>;
+  close(): Promise<void>;
+}
