@@ -9,3 +9,4 @@ export * from './types.js';
 export * from './validation.js';
 export * as schemas from './schemas/index.js';
 export { allSchemas } from './schemas/index.js';
+export { buildOpenApi } from './openapi.js';

@@ -1,0 +1,154 @@
+import { allSchemas } from './schemas/index.js';
+
+/**
+ * The OpenAPI 3.1 document, generated from the very schemas the services validate with (schemas/):
+ * each `$id` becomes a component, each `$ref: 'X'` a `#/components/schemas/X`.
+ */
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+function toComponent(schema: unknown): Json {
+  if (Array.isArray(schema)) return schema.map(toComponent);
+  if (schema === null || typeof schema !== 'object') return schema as Json;
+  const out: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === '$id') continue;
+    out[k] = k === '$ref' && typeof v === 'string' && !v.startsWith('#') ? `#/components/schemas/${v}` : toComponent(v);
+  }
+  return out;
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (schema: Json) => ({ content: { 'application/json': { schema } } });
+const list = (id: string) => ({ type: 'array', items: ref(id) });
+const err = (description: string) => ({ description, ...json(ref('Error')) });
+
+const ERRORS: Record<string, ReturnType<typeof err>> = {
+  '400': err('invalid_json, validation_failed or missing_parameter; details name the path'),
+  '401': err('unauthorized: missing, malformed, expired or revoked credential'),
+  '403': err('forbidden: authenticated but not allowed'),
+  '404': err('not_found: no such resource, or not visible to the caller'),
+  '409': err('conflict'),
+  '413': err('payload_too_large'),
+  '415': err('unsupported_media_type'),
+  '429': err('rate_limited; Retry-After is set'),
+  '503': err('unavailable: a backing system is down; Retry-After is set; nothing was written'),
+};
+
+interface Op {
+  summary: string;
+  security: 'jwt' | 'apiKey' | 'none';
+  body?: Json;
+  params?: Array<{ name: string; in: 'query' | 'path' | 'header'; required?: boolean; schema: Json; description?: string }>;
+  ok: [string, string, Json?];
+  errors: string[];
+  description?: string;
+}
+
+const id = { type: 'integer', minimum: 1 };
+const str = { type: 'string' };
+const readFilters: Op['params'] = [
+  { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Inclusive lower bound.' },
+  { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Exclusive upper bound.' },
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; the next page is in X-Next-Cursor and Link rel="next".' },
+  { name: 'cursor', in: 'query', schema: str, description: 'From X-Next-Cursor of the previous page.' },
+  { name: 'applicationId', in: 'query', schema: id },
+  { name: 'traceId', in: 'query', schema: { type: 'string', format: 'uuid' } },
+];
+
+const ops: Record<string, Record<string, Op>> = {
+  '/ingest/traces': {
+    post: { summary: 'Send a batch of spans', security: 'apiKey', body: ref('TraceBatch'), ok: ['200', 'Valid spans stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
+      params: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 200 }, description: 'A repeated key within 24 h is answered 200 and not stored again.' }] },
+  },
+  '/ingest/logs': {
+    post: { summary: 'Send a batch of logs', security: 'apiKey', body: ref('LogBatch'), ok: ['200', 'Valid logs stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
+      params: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 200 } }] },
+    get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', ok: ['200', 'Log entries', list('LogEntry')], errors: ['400', '401', '404'],
+      params: [...readFilters, { name: 'level', in: 'query', schema: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] } }, { name: 'projectId', in: 'query', schema: id }] },
+  },
+  '/logs/project': {
+    get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', ok: ['200', 'Trace records', list('TraceRecord')], errors: ['400', '401', '404'],
+      params: [{ name: 'id', in: 'query', required: true, schema: id, description: 'Project id.' }, ...readFilters,
+        { name: 'minDurationMs', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'Root span duration at least this.' },
+        { name: 'status', in: 'query', schema: str, description: 'Root span status: a code (404) or a class (5xx).' }] },
+  },
+  '/metrics': {
+    get: { summary: 'Request metrics per application from root spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404'],
+      params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: an hour before `to`.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now.' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
+  },
+  '/ai/tenant': {
+    post: { summary: 'Create an AI tenant in an organization you are a member of', security: 'jwt', body: ref('TenantBody'), ok: ['200', 'The tenant', ref('Tenant')], errors: ['400', '401', '403', '409', '415'] },
+    get: { summary: 'List the tenants of an organization', security: 'jwt', ok: ['200', 'Tenants', list('Tenant')], errors: ['400', '401', '404'], params: [{ name: 'organizationId', in: 'query', required: true, schema: id }] },
+  },
+  '/ai/docs': {
+    post: { summary: 'Upload a document (multipart part "file", at most 10,485,760 bytes)', security: 'jwt', ok: ['200', 'The stored document', ref('Document')], errors: ['400', '401', '404', '413', '415', '503'],
+      body: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      params: [{ name: 'TenantId', in: 'query', required: true, schema: str }],
+      description: 'Supported: PDF, DOCX, TXT, MD and other text (JSON, CSV, HTML, XML, YAML...), decided from the content. Text that is not UTF-8 is taken as ISO-8859-1.' },
+    get: { summary: 'List the documents of a tenant, newest first', security: 'jwt', ok: ['200', 'Documents', list('Document')], errors: ['400', '401', '404'], params: [{ name: 'TenantId', in: 'query', required: true, schema: str }] },
+  },
+  '/ai/docs/{docId}': {
+    delete: { summary: 'Delete a document: its object and its record', security: 'jwt', ok: ['204', 'Deleted'], errors: ['401', '404', '503'], params: [{ name: 'docId', in: 'path', required: true, schema: str }] },
+  },
+  '/auth/register': { post: { summary: 'Create an account', security: 'none', body: ref('RegisterBody'), ok: ['201', 'Account and token', ref('AuthResult')], errors: ['400', '409', '415', '429'] } },
+  '/auth/login': { post: { summary: 'Log in', security: 'none', body: ref('LoginBody'), ok: ['200', 'Token', ref('AuthResult')], errors: ['400', '401', '415', '429'] } },
+  '/auth/me': { get: { summary: 'You and your organizations', security: 'jwt', ok: ['200', 'Me', ref('Me')], errors: ['401'] } },
+  '/organizations': {
+    post: { summary: 'Create an organization (you become its owner)', security: 'jwt', body: ref('OrganizationBody'), ok: ['201', 'Organization', ref('Organization')], errors: ['400', '401', '415'] },
+    get: { summary: 'Your organizations with your role', security: 'jwt', ok: ['200', 'Organizations', list('Organization')], errors: ['401'] },
+  },
+  '/organizations/{id}/members': {
+    post: { summary: 'Add a registered user to an organization (owners only)', security: 'jwt', body: ref('MemberBody'), ok: ['201', 'Member', ref('Member')], errors: ['400', '401', '403', '404', '415'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+  },
+  '/projects': {
+    post: { summary: 'Create a project', security: 'jwt', body: ref('ProjectBody'), ok: ['201', 'Project', ref('Project')], errors: ['400', '401', '403', '415'] },
+    get: { summary: 'Projects of an organization', security: 'jwt', ok: ['200', 'Projects', list('Project')], errors: ['400', '401', '404'], params: [{ name: 'organizationId', in: 'query', required: true, schema: id }] },
+  },
+  '/applications': {
+    post: { summary: 'Create an application', security: 'jwt', body: ref('ApplicationBody'), ok: ['201', 'Application', ref('Application')], errors: ['400', '401', '403', '415'] },
+    get: { summary: 'Applications of a project', security: 'jwt', ok: ['200', 'Applications', list('Application')], errors: ['400', '401', '404'], params: [{ name: 'projectId', in: 'query', required: true, schema: id }] },
+  },
+  '/applications/{id}/api-keys': {
+    post: { summary: 'Create an API key (the key is shown only in this response)', security: 'jwt', body: ref('ApiKeyBody'), ok: ['201', 'Key', ref('ApiKeyCreated')], errors: ['400', '401', '404', '415'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+    get: { summary: 'API keys of an application (never the key itself)', security: 'jwt', ok: ['200', 'Keys', list('ApiKey')], errors: ['401', '404'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+  },
+  '/api-keys/{id}': {
+    delete: { summary: 'Revoke an API key (ingest refuses it within 5 s)', security: 'jwt', ok: ['204', 'Revoked'], errors: ['401', '404'], params: [{ name: 'id', in: 'path', required: true, schema: str }] },
+  },
+};
+
+function operation(op: Op): Json {
+  const out: Record<string, Json> = { summary: op.summary };
+  if (op.description) out['description'] = op.description;
+  out['security'] = op.security === 'jwt' ? [{ bearer: [] }] : op.security === 'apiKey' ? [{ apiKey: [] }] : [];
+  if (op.params) out['parameters'] = op.params as unknown as Json;
+  if (op.body) {
+    const media = op.summary.startsWith('Upload') ? 'multipart/form-data' : 'application/json';
+    out['requestBody'] = { required: true, content: { [media]: { schema: op.body } } };
+  }
+  const [code, description, schema] = op.ok;
+  const responses: Record<string, Json> = { [code]: schema === undefined ? { description } : { description, ...json(schema) } };
+  for (const e of op.errors) responses[e] = ERRORS[e]!;
+  out['responses'] = responses;
+  return out;
+}
+
+export function buildOpenApi(serverUrl = '/'): Json {
+  const components: Record<string, Json> = {};
+  for (const s of allSchemas) components[s.$id] = toComponent(s);
+  const paths: Record<string, Json> = {};
+  for (const [path, methods] of Object.entries(ops)) {
+    paths[path] = Object.fromEntries(Object.entries(methods).map(([m, op]) => [m, operation(op)]));
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Lantern API', version: '0.1.0', description: 'Traces, logs and metrics for Node.js services, and AI document tenants. Errors: {"error": {"code", "message", "details"?}}.' },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+    },
+  };
+}
