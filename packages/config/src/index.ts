@@ -1,0 +1,97 @@
+/** Environment parsed once at start into a typed object, with messages that say which variable is wrong and how. */
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Ingest requests per API key per minute. */
+  ingestPerMinute: number;
+  /** Login and register attempts per client address per minute. */
+  authPerMinute: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Undefined: the embedded gateway keeps a generated secret in DATA_DIR. */
+  jwtSecret: string | undefined;
+  jwtTtlSeconds: number;
+  logLevel: string;
+  rateLimit: RateLimitConfig;
+  apiKeyCacheMs: number;
+  /** Trust X-Forwarded-For from this many proxies (for the client address of rate limits). */
+  trustProxy: number;
+  shutdownTimeoutMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return n;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.env[name]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    this.problems.push(`${name} must be true or false (got "${this.env[name]}")`);
+    return fallback;
+  }
+
+  str(name: string, fallback: string, allowed?: readonly string[]): string {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (allowed && !allowed.includes(raw)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return fallback;
+    }
+    return raw;
+  }
+
+  secret(name: string, minLength: number): string | undefined {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return undefined;
+    if (raw.length < minLength) this.problems.push(`${name} must be at least ${minLength} characters long`);
+    return raw;
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const r = new Reader(env);
+  const config: Config = {
+    port: r.int('PORT', 8080, 0, 65535),
+    host: r.str('HOST', '0.0.0.0'),
+    dataDir: r.str('DATA_DIR', './data'),
+    jwtSecret: r.secret('JWT_SECRET', 32),
+    jwtTtlSeconds: r.int('JWT_TTL_SECONDS', 86_400, 60, 31_536_000),
+    logLevel: r.str('LOG_LEVEL', 'info', ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']),
+    rateLimit: {
+      enabled: r.bool('RATE_LIMIT_ENABLED', true),
+      ingestPerMinute: r.int('RATE_LIMIT_INGEST_PER_MINUTE', 1200, 1, 10_000_000),
+      authPerMinute: r.int('RATE_LIMIT_AUTH_PER_MINUTE', 20, 1, 1_000_000),
+    },
+    apiKeyCacheMs: r.int('API_KEY_CACHE_MS', 5000, 0, 5000),
+    trustProxy: r.int('TRUST_PROXY', 0, 0, 10),
+    shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}
