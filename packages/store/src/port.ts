@@ -23,6 +23,8 @@ export interface AccountsStore {
   createUser(input: { email: string; name: string; passwordHash: string }): Promise<User>;
   findUserByEmail(email: string): Promise<StoredUser | null>;
   getUser(id: string): Promise<User | null>;
+  /** True once any user exists (the embedded start says so when the store is empty). */
+  hasUsers(): Promise<boolean>;
   /** Creates the organization and makes `ownerId` its owner, in one step. */
   createOrganization(input: { name: string; ownerId: string }): Promise<Organization>;
   listMemberships(userId: string): Promise<Membership[]>;

@@ -1,0 +1,150 @@
+import { afterEach, beforeEach } from '@jest/globals';
+import { newId, toIso } from '@lantern/domain';
+import type { Application, LogBatchMessage, LogEntry, Organization, Project, Span, SpanBatchMessage, User } from '@lantern/domain';
+import type { Cursor, Store } from '../port.js';
+
+export type OpenStore = () => Promise<{ store: Store; cleanup?: () => Promise<void> }>;
+
+/** The store of the running test: a fresh, empty one per test. */
+export interface StoreContext {
+  readonly store: Store;
+}
+
+/** Opens a store before each test; closes it (then runs `cleanup`) after. */
+export function useStore(open: OpenStore): StoreContext {
+  let current: Awaited<ReturnType<OpenStore>> | undefined;
+  beforeEach(async () => {
+    current = await open();
+  });
+  afterEach(async () => {
+    const opened = current;
+    current = undefined;
+    if (!opened) return;
+    await opened.store.close();
+    await opened.cleanup?.();
+  });
+  return {
+    get store(): Store {
+      if (!current) throw new Error('The store is only open inside a test.');
+      return current.store;
+    },
+  };
+}
+
+/** A fixed instant the telemetry of the tests is placed around. */
+export const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+export const HOUR = 60 * 60 * 1000;
+export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface World {
+  user: User;
+  org: Organization;
+  project: Project;
+  app: Application;
+}
+
+/** A user owning an organization with one project and one application. */
+export async function makeWorld(store: Store, label = 'a'): Promise<World> {
+  const user = await store.createUser({ email: `${label}-${newId()}@example.test`, name: `User ${label}`, passwordHash: `hash-${label}` });
+  const org = await store.createOrganization({ name: `Org ${label}`, ownerId: user.id });
+  const project = await store.createProject({ name: `Project ${label}`, organizationId: org.id });
+  const app = await store.createApplication({ name: `App ${label}`, projectId: project.id });
+  return { user, org, project, app };
+}
+
+export async function makeUser(store: Store, label = 'u'): Promise<User> {
+  return store.createUser({ email: `${label}-${newId()}@example.test`, name: label, passwordHash: 'hash' });
+}
+
+/** A span at `at` (epoch ms); a root span unless `parentSpanId` is given. */
+export function span(traceId: string, at: number, fields: Partial<Span> = {}): Span {
+  return {
+    timestamp: toIso(at),
+    requestMethod: 'service:work',
+    traceId,
+    spanId: newId(),
+    parentSpanId: null,
+    durationMs: 5,
+    ...fields,
+  };
+}
+
+/** A root `controller:` span of an HTTP request. */
+export function rootSpan(traceId: string, at: number, fields: Partial<Span> = {}): Span {
+  return span(traceId, at, { requestMethod: 'controller:GET /items', requestURL: '/items', responseStatus: 200, ...fields });
+}
+
+export function spanBatch(app: Application, spans: Span[], extra: { idempotencyKey?: string; receivedAt?: number } = {}): SpanBatchMessage {
+  return {
+    kind: 'spans',
+    applicationId: app.id,
+    projectId: app.projectId,
+    receivedAt: toIso(extra.receivedAt ?? T0),
+    ...(extra.idempotencyKey === undefined ? {} : { idempotencyKey: extra.idempotencyKey }),
+    spans,
+  };
+}
+
+export function logEntry(app: Application, at: number, fields: Partial<LogEntry> = {}): LogEntry {
+  return {
+    id: newId(),
+    projectId: app.projectId,
+    applicationId: app.id,
+    level: 'info',
+    type: 'app',
+    message: `log at ${at}`,
+    timestamp: toIso(at),
+    clientTimestamp: toIso(at),
+    ...fields,
+  };
+}
+
+export function logBatch(app: Application, logs: LogEntry[], extra: { idempotencyKey?: string; receivedAt?: number } = {}): LogBatchMessage {
+  return {
+    kind: 'logs',
+    applicationId: app.id,
+    projectId: app.projectId,
+    receivedAt: toIso(extra.receivedAt ?? T0),
+    ...(extra.idempotencyKey === undefined ? {} : { idempotencyKey: extra.idempotencyKey }),
+    logs,
+  };
+}
+
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** The keyset position of a returned trace record or log entry, to resume after it. */
+export function cursorOf(record: { id: string; timestamp: string }): Cursor {
+  return { ts: Date.parse(record.timestamp), id: record.id };
+}
+
+/** Newest first: by timestamp descending, then id descending (the order every stream returns). */
+export function newestFirst<T extends { id: string; timestamp: string }>(records: T[]): T[] {
+  return [...records].sort((a, b) => {
+    const dt = Date.parse(b.timestamp) - Date.parse(a.timestamp);
+    return dt !== 0 ? dt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+  });
+}
+
+/** Reads a whole stream page by page (`limit` per page, each resuming at the last record's cursor). */
+export async function readInPages<T extends { id: string; timestamp: string }>(
+  page: (cursor: Cursor | undefined) => AsyncIterable<T>,
+  limit: number,
+): Promise<T[][]> {
+  const pages: T[][] = [];
+  let cursor: Cursor | undefined;
+  for (let i = 0; i < 1000; i++) {
+    const items = await collect(page(cursor));
+    if (items.length > limit) throw new Error(`A page held ${items.length} records, more than the limit ${limit}.`);
+    if (items.length === 0) break;
+    pages.push(items);
+    cursor = cursorOf(items[items.length - 1]!);
+  }
+  return pages;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

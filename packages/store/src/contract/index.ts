@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import { newId } from '@lantern/domain';
+import { accountsContract } from './accounts.js';
+import { aiContract } from './ai.js';
+import { useStore } from './fixtures.js';
+import type { OpenStore } from './fixtures.js';
+import { idempotencyContract } from './idempotency.js';
+import { isolationContract } from './isolation.js';
+import { logsContract } from './logs.js';
+import { maintenanceContract } from './maintenance.js';
+import { traceQueriesContract } from './trace-queries.js';
+import { tracesContract } from './traces.js';
+
+export type { OpenStore } from './fixtures.js';
+
+/**
+ * The behaviour every adapter of the store port must have, as jest tests that use the port only.
+ * `open` must return a new, empty store each time it is called (once per test); after the test the suite
+ * closes the store, then calls `cleanup`.
+ */
+export function describeStoreContract(adapterName: string, open: OpenStore): void {
+  describe(`store contract: ${adapterName}`, () => {
+    const ctx = useStore(open);
+    accountsContract(ctx);
+    isolationContract(ctx);
+    tracesContract(ctx);
+    traceQueriesContract(ctx);
+    idempotencyContract(ctx);
+    logsContract(ctx);
+    maintenanceContract(ctx);
+    aiContract(ctx);
+
+    describe('lifecycle', () => {
+      it('answers ping while open', async () => {
+        await expect(ctx.store.ping()).resolves.toBeUndefined();
+      });
+
+      it('rejects operations once closed, and closing again is harmless', async () => {
+        await ctx.store.close();
+        await expect(ctx.store.ping()).rejects.toBeDefined();
+        await expect(ctx.store.getUser(newId())).rejects.toBeDefined();
+        await expect(ctx.store.close()).resolves.toBeUndefined();
+      });
+    });
+  });
+}

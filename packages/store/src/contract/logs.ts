@@ -1,0 +1,110 @@
+import { describe, expect, it } from '@jest/globals';
+import { newId, toIso } from '@lantern/domain';
+import type { LogEntry } from '@lantern/domain';
+import type { LogQuery } from '../port.js';
+import { T0, collect, cursorOf, logBatch, logEntry, makeWorld, newestFirst, readInPages } from './fixtures.js';
+import type { StoreContext, World } from './fixtures.js';
+
+export function logsContract(ctx: StoreContext): void {
+  const logs = (world: World, query: Partial<LogQuery> = {}): Promise<LogEntry[]> =>
+    collect(ctx.store.streamLogs({ userId: world.user.id, projectId: world.project.id, ...query }));
+
+  describe('logs', () => {
+    it('returns stored logs with every field, extra fields included, newest first', async () => {
+      const w = await makeWorld(ctx.store);
+      const traceId = newId();
+      const withTrace = logEntry(w.app, T0 + 10, {
+        traceId, level: 'error', type: 'http', message: 'boom', clientTimestamp: toIso(T0 + 9),
+        userId: 'u-1', context: { path: '/items', attempt: 2, tags: ['x'] },
+      });
+      const plain = logEntry(w.app, T0, { message: 'started' });
+      await ctx.store.writeLogs(logBatch(w.app, [plain, withTrace]));
+      const out = await logs(w);
+      expect(out).toStrictEqual([withTrace, plain]);
+      expect(out[1]).not.toHaveProperty('traceId');
+      expect(out[0]).toMatchObject({ id: withTrace.id, projectId: w.project.id, applicationId: w.app.id, traceId });
+    });
+
+    it('stores a log batch written twice only once, and keeps the first version of a repeated id', async () => {
+      const w = await makeWorld(ctx.store);
+      const log = logEntry(w.app, T0, { message: 'first' });
+      const batch = logBatch(w.app, [log, logEntry(w.app, T0 + 1)]);
+      await ctx.store.writeLogs(batch);
+      await ctx.store.writeLogs(batch);
+      await ctx.store.writeLogs(logBatch(w.app, [{ ...log, message: 'second' }]));
+      const out = await logs(w);
+      expect(out).toHaveLength(2);
+      expect(out.find((l) => l.id === log.id)?.message).toBe('first');
+    });
+
+    it('orders newest first with equal timestamps by id descending, and pages without gaps or duplicates', async () => {
+      const w = await makeWorld(ctx.store);
+      const written = Array.from({ length: 17 }, (_, i) => logEntry(w.app, T0 + Math.floor(i / 4) * 1000));
+      await ctx.store.writeLogs(logBatch(w.app, written));
+      const full = await logs(w);
+      expect(full.map((l) => l.id)).toEqual(newestFirst(written).map((l) => l.id));
+      const pages = await readInPages((cursor) => ctx.store.streamLogs({ userId: w.user.id, projectId: w.project.id, limit: 5, cursor }), 5);
+      expect(pages.map((p) => p.length)).toEqual([5, 5, 5, 2]);
+      expect(pages.flat()).toEqual(full);
+      expect(await logs(w, { cursor: cursorOf(full[6]!) })).toEqual(full.slice(7));
+      expect(await logs(w, { limit: 0 })).toEqual([]);
+    });
+
+    it('filters on the time window (from inclusive, to exclusive), application, trace id and level', async () => {
+      const w = await makeWorld(ctx.store);
+      const app2 = await ctx.store.createApplication({ name: 'second', projectId: w.project.id });
+      const traceId = newId();
+      const a = logEntry(w.app, T0, { level: 'debug' });
+      const b = logEntry(w.app, T0 + 1000, { level: 'error', traceId });
+      const c = logEntry(app2, T0 + 2000, { level: 'error', traceId });
+      const d = logEntry(app2, T0 + 3000, { level: 'info' });
+      await ctx.store.writeLogs(logBatch(w.app, [a, b]));
+      await ctx.store.writeLogs(logBatch(app2, [c, d]));
+      const ids = async (query: Partial<LogQuery>) => (await logs(w, query)).map((l) => l.id);
+      expect(await ids({ from: T0 + 1000, to: T0 + 3000 })).toEqual([c.id, b.id]);
+      expect(await ids({ applicationId: app2.id })).toEqual([d.id, c.id]);
+      expect(await ids({ traceId })).toEqual([c.id, b.id]);
+      expect(await ids({ level: 'error', applicationId: w.app.id })).toEqual([b.id]);
+      expect(await ids({ level: 'fatal' })).toEqual([]);
+      expect(await ids({ traceId, from: T0 + 1500 })).toEqual([c.id]);
+    });
+
+    it('without a project, merges the logs of every project the user can see, newest first', async () => {
+      const w = await makeWorld(ctx.store, 'own');
+      const p2 = await ctx.store.createProject({ name: 'second', organizationId: w.org.id });
+      const app2 = await ctx.store.createApplication({ name: 'second', projectId: p2.id });
+      const shared = await makeWorld(ctx.store, 'shared');
+      await ctx.store.addMember(shared.org.id, w.user.id, 'member');
+      const foreign = await makeWorld(ctx.store, 'foreign');
+      const visible: LogEntry[] = [];
+      for (let i = 0; i < 12; i++) {
+        const app = [w.app, app2, shared.app][i % 3]!;
+        const log = logEntry(app, T0 + Math.floor(i / 2) * 100);
+        visible.push(log);
+        await ctx.store.writeLogs(logBatch(app, [log]));
+      }
+      await ctx.store.writeLogs(logBatch(foreign.app, [logEntry(foreign.app, T0 + 50), logEntry(foreign.app, T0 + 5000)]));
+      const all = await collect(ctx.store.streamLogs({ userId: w.user.id }));
+      expect(all.map((l) => l.id)).toEqual(newestFirst(visible).map((l) => l.id));
+      const pages = await readInPages((cursor) => ctx.store.streamLogs({ userId: w.user.id, limit: 5, cursor }), 5);
+      expect(pages.flat()).toEqual(all);
+      expect((await collect(ctx.store.streamLogs({ userId: w.user.id, projectId: p2.id }))).map((l) => l.projectId))
+        .toEqual([p2.id, p2.id, p2.id, p2.id]);
+      expect(await collect(ctx.store.streamLogs({ userId: w.user.id, level: 'warn' }))).toEqual([]);
+    });
+
+    it('merges hundreds of logs of several projects in order, each once', async () => {
+      const w = await makeWorld(ctx.store);
+      const p2 = await ctx.store.createProject({ name: 'second', organizationId: w.org.id });
+      const app2 = await ctx.store.createApplication({ name: 'second', projectId: p2.id });
+      const first = Array.from({ length: 330 }, (_, i) => logEntry(w.app, T0 + i * 2));
+      const second = Array.from({ length: 290 }, (_, i) => logEntry(app2, T0 + i * 3));
+      await ctx.store.writeLogs(logBatch(w.app, first));
+      await ctx.store.writeLogs(logBatch(app2, second));
+      const all = await collect(ctx.store.streamLogs({ userId: w.user.id }));
+      expect(all).toHaveLength(620);
+      expect(all.map((l) => l.id)).toEqual(newestFirst([...first, ...second]).map((l) => l.id));
+      expect(await collect(ctx.store.streamLogs({ userId: w.user.id, limit: 250 }))).toEqual(all.slice(0, 250));
+    });
+  });
+}

@@ -1,0 +1,3 @@
+export type * from './port.js';
+export { openSqliteStore } from './sqlite/index.js';
+export type { SqliteStoreOptions } from './sqlite/index.js';

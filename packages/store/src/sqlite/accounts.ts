@@ -1,0 +1,148 @@
+import type { Database } from 'better-sqlite3';
+import { errors, newId, toIso } from '@lantern/domain';
+import type { Application, Membership, Organization, Project, Role, User } from '@lantern/domain';
+import type { AccountsStore, StoredApiKey, StoredUser } from '../port.js';
+import { guard } from './errors.js';
+
+const EMAIL_TAKEN = 'An account with this email already exists.';
+
+interface ApiKeyRow {
+  id: string;
+  application_id: number;
+  project_id: number;
+  name: string;
+  prefix: string;
+  created_ms: number;
+  revoked_ms: number | null;
+}
+
+const KEY_COLUMNS = 'k.id, k.application_id, k.project_id, k.name, k.prefix, k.created_ms, k.revoked_ms';
+/** Joins that keep only rows of organizations `@userId` belongs to: the tenant isolation of every read. */
+const MEMBER_OF_PROJECT = 'JOIN memberships m ON m.organization_id = p.organization_id AND m.user_id = @userId';
+
+function toApiKey(row: ApiKeyRow): StoredApiKey {
+  return {
+    id: row.id,
+    applicationId: row.application_id,
+    projectId: row.project_id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: toIso(row.created_ms),
+    revokedAt: row.revoked_ms === null ? null : toIso(row.revoked_ms),
+  };
+}
+
+export function createAccountsStore(db: Database, now: () => number): AccountsStore {
+  const q = {
+    insertUser: db.prepare('INSERT INTO users (id, email, email_lower, name, password_hash, created_ms) VALUES (?, ?, ?, ?, ?, ?)'),
+    userByEmail: db.prepare<[string], { id: string; email: string; name: string; passwordHash: string }>(
+      'SELECT id, email, name, password_hash AS passwordHash FROM users WHERE email_lower = ?'),
+    userById: db.prepare<[string], User>('SELECT id, email, name FROM users WHERE id = ?'),
+    anyUser: db.prepare<[], number>('SELECT EXISTS (SELECT 1 FROM users)').pluck(),
+    insertOrg: db.prepare<[string, number], { id: number }>('INSERT INTO organizations (name, created_ms) VALUES (?, ?) RETURNING id'),
+    upsertMember: db.prepare(`INSERT INTO memberships (organization_id, user_id, role) VALUES (?, ?, ?)
+      ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role`),
+    memberships: db.prepare<[string], Membership>(`SELECT o.id, o.name, m.role FROM memberships m
+      JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? ORDER BY o.id`),
+    role: db.prepare<[number, string], { role: Role }>('SELECT role FROM memberships WHERE organization_id = ? AND user_id = ?'),
+    insertProject: db.prepare<[string, number], { id: number }>('INSERT INTO projects (name, organization_id) VALUES (?, ?) RETURNING id'),
+    project: db.prepare<[{ id: number; userId: string }], Project>(`SELECT p.id, p.name, p.organization_id AS organizationId
+      FROM projects p ${MEMBER_OF_PROJECT} WHERE p.id = @id`),
+    projects: db.prepare<[{ organizationId: number; userId: string }], Project>(`SELECT p.id, p.name, p.organization_id AS organizationId
+      FROM projects p ${MEMBER_OF_PROJECT} WHERE p.organization_id = @organizationId ORDER BY p.id`),
+    insertApp: db.prepare<[string, number], { id: number }>('INSERT INTO applications (name, project_id) VALUES (?, ?) RETURNING id'),
+    application: db.prepare<[{ id: number; userId: string }], Application>(`SELECT a.id, a.name, a.project_id AS projectId
+      FROM applications a JOIN projects p ON p.id = a.project_id ${MEMBER_OF_PROJECT} WHERE a.id = @id`),
+    applications: db.prepare<[{ projectId: number; userId: string }], Application>(`SELECT a.id, a.name, a.project_id AS projectId
+      FROM applications a JOIN projects p ON p.id = a.project_id ${MEMBER_OF_PROJECT} WHERE a.project_id = @projectId ORDER BY a.id`),
+    appOfProject: db.prepare<[number, number], { id: number }>('SELECT id FROM applications WHERE id = ? AND project_id = ?'),
+    insertKey: db.prepare(`INSERT INTO api_keys (id, application_id, project_id, name, prefix, hash, created_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    keys: db.prepare<[{ applicationId: number; userId: string }], ApiKeyRow>(`SELECT ${KEY_COLUMNS}
+      FROM api_keys k JOIN projects p ON p.id = k.project_id ${MEMBER_OF_PROJECT} WHERE k.application_id = @applicationId ORDER BY k.seq`),
+    key: db.prepare<[{ id: string; userId: string }], ApiKeyRow>(`SELECT ${KEY_COLUMNS}
+      FROM api_keys k JOIN projects p ON p.id = k.project_id ${MEMBER_OF_PROJECT} WHERE k.id = @id`),
+    keyByHash: db.prepare<[string], ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.hash = ?`),
+    revokeKey: db.prepare<[number, string]>('UPDATE api_keys SET revoked_ms = coalesce(revoked_ms, ?) WHERE id = ?'),
+  };
+
+  const createOrganization = db.transaction((name: string, ownerId: string): Organization => {
+    const { id } = q.insertOrg.get(name, now())!;
+    q.upsertMember.run(id, ownerId, 'owner');
+    return { id, name };
+  });
+
+  return {
+    async createUser({ email, name, passwordHash }) {
+      const id = newId();
+      guard(() => q.insertUser.run(id, email, email.toLowerCase(), name, passwordHash, now()), { unique: EMAIL_TAKEN });
+      return { id, email, name };
+    },
+    async findUserByEmail(email) {
+      const row = guard(() => q.userByEmail.get(email.toLowerCase()));
+      return row ? ({ ...row } satisfies StoredUser) : null;
+    },
+    async getUser(id) {
+      return guard(() => q.userById.get(id)) ?? null;
+    },
+    async hasUsers() {
+      return guard(() => q.anyUser.get()) === 1;
+    },
+    async createOrganization({ name, ownerId }) {
+      return guard(() => createOrganization.immediate(name, ownerId), { foreignKey: 'user' });
+    },
+    async listMemberships(userId) {
+      return guard(() => q.memberships.all(userId));
+    },
+    async getRole(organizationId, userId) {
+      return guard(() => q.role.get(organizationId, userId))?.role ?? null;
+    },
+    async addMember(organizationId, userId, role) {
+      guard(() => q.upsertMember.run(organizationId, userId, role), { foreignKey: 'organization or user' });
+    },
+    async createProject({ name, organizationId }) {
+      const { id } = guard(() => q.insertProject.get(name, organizationId)!, { foreignKey: 'organization' });
+      return { id, name, organizationId };
+    },
+    async getProject(id, userId) {
+      return guard(() => q.project.get({ id, userId })) ?? null;
+    },
+    async listProjects(organizationId, userId) {
+      return guard(() => q.projects.all({ organizationId, userId }));
+    },
+    async createApplication({ name, projectId }) {
+      const { id } = guard(() => q.insertApp.get(name, projectId)!, { foreignKey: 'project' });
+      return { id, name, projectId };
+    },
+    async getApplication(id, userId) {
+      return guard(() => q.application.get({ id, userId })) ?? null;
+    },
+    async listApplications(projectId, userId) {
+      return guard(() => q.applications.all({ projectId, userId }));
+    },
+    async createApiKey({ applicationId, projectId, name, prefix, hash }) {
+      const id = newId();
+      const createdMs = now();
+      guard(() => {
+        // The key's project decides where its telemetry goes: it must be the application's own project.
+        if (!q.appOfProject.get(applicationId, projectId)) throw errors.notFound('application');
+        q.insertKey.run(id, applicationId, projectId, name, prefix, hash, createdMs);
+      });
+      return { id, applicationId, projectId, name, prefix, createdAt: toIso(createdMs), revokedAt: null };
+    },
+    async listApiKeys(applicationId, userId) {
+      return guard(() => q.keys.all({ applicationId, userId })).map(toApiKey);
+    },
+    async getApiKey(id, userId) {
+      const row = guard(() => q.key.get({ id, userId }));
+      return row ? toApiKey(row) : null;
+    },
+    async revokeApiKey(id) {
+      return guard(() => q.revokeKey.run(now(), id)).changes > 0;
+    },
+    async findApiKeyByHash(hash) {
+      const row = guard(() => q.keyByHash.get(hash));
+      return row ? toApiKey(row) : null;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { Database } from 'better-sqlite3';
+import { newId, toIso } from '@lantern/domain';
+import type { Tenant } from '@lantern/domain';
+import type { AiStore, StoredDocument } from '../port.js';
+import { guard } from './errors.js';
+
+const NAME_TAKEN = 'This organization already has a tenant with that name.';
+
+interface DocumentRow {
+  id: string;
+  tenant_id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  status: string;
+  created_ms: number;
+  object_key: string;
+}
+
+const DOC_COLUMNS = 'd.id, d.tenant_id, d.filename, d.content_type, d.size, d.sha256, d.status, d.created_ms, d.object_key';
+/** Keeps only tenants of organizations `@userId` belongs to. */
+const MEMBER_OF_TENANT = 'JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = @userId';
+
+function toDocument(row: DocumentRow): StoredDocument {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    filename: row.filename,
+    contentType: row.content_type,
+    size: row.size,
+    sha256: row.sha256,
+    status: row.status,
+    createdAt: toIso(row.created_ms),
+    objectKey: row.object_key,
+  };
+}
+
+export function createAiStore(db: Database, now: () => number): AiStore {
+  const q = {
+    insertTenant: db.prepare('INSERT INTO tenants (id, organization_id, name) VALUES (?, ?, ?)'),
+    tenants: db.prepare<[{ organizationId: number; userId: string }], Tenant>(`SELECT t.id, t.name, t.organization_id AS organizationId
+      FROM tenants t ${MEMBER_OF_TENANT} WHERE t.organization_id = @organizationId ORDER BY t.seq`),
+    tenant: db.prepare<[{ id: string; userId: string }], Tenant>(`SELECT t.id, t.name, t.organization_id AS organizationId
+      FROM tenants t ${MEMBER_OF_TENANT} WHERE t.id = @id`),
+    insertDoc: db.prepare(`INSERT INTO documents
+      (id, tenant_id, filename, content_type, size, sha256, status, created_ms, object_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    documents: db.prepare<[{ tenantId: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
+      FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT}
+      WHERE d.tenant_id = @tenantId ORDER BY d.created_ms DESC, d.id DESC`),
+    document: db.prepare<[{ id: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
+      FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id`),
+    deleteDoc: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
+  };
+
+  return {
+    async createTenant({ name, organizationId }) {
+      const id = newId();
+      guard(() => q.insertTenant.run(id, organizationId, name), { unique: NAME_TAKEN, foreignKey: 'organization' });
+      return { id, name, organizationId };
+    },
+    async listTenants(organizationId, userId) {
+      return guard(() => q.tenants.all({ organizationId, userId }));
+    },
+    async getTenant(id, userId) {
+      return guard(() => q.tenant.get({ id, userId })) ?? null;
+    },
+    async createDocument(doc) {
+      const parsed = Date.parse(doc.createdAt);
+      const createdMs = Number.isNaN(parsed) ? now() : parsed;
+      guard(() => q.insertDoc.run(doc.id, doc.tenantId, doc.filename, doc.contentType, doc.size, doc.sha256, doc.status,
+        createdMs, doc.objectKey), { foreignKey: 'tenant' });
+      return { ...doc, createdAt: toIso(createdMs) };
+    },
+    async listDocuments(tenantId, userId) {
+      return guard(() => q.documents.all({ tenantId, userId })).map(toDocument);
+    },
+    async getDocument(id, userId) {
+      const row = guard(() => q.document.get({ id, userId }));
+      return row ? toDocument(row) : null;
+    },
+    async deleteDocument(id) {
+      return guard(() => q.deleteDoc.run(id)).changes > 0;
+    },
+  };
+}

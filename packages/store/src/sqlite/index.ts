@@ -1,0 +1,53 @@
+import Database from 'better-sqlite3';
+import type { Store } from '../port.js';
+import { createAccountsStore } from './accounts.js';
+import { createAiStore } from './ai.js';
+import { guard, toStoreError } from './errors.js';
+import { createIngestWriter } from './ingest.js';
+import { createLogReader } from './logs.js';
+import { DEFAULT_PAGE_SIZE } from './paging.js';
+import { createPurger } from './purge.js';
+import { configure, migrate } from './schema.js';
+import { createTraceReader } from './traces.js';
+
+export interface SqliteStoreOptions {
+  /** A file path, or ':memory:' for a private in-memory database. */
+  file: string;
+  /** The clock (epoch ms) of createdAt/revokedAt and of the idempotency-key purge; tests replace it. */
+  now?: () => number;
+  /** Rows read per page by the streams (default 200); tests use small pages to cross page boundaries. */
+  pageSize?: number;
+}
+
+/** Opens (creating and migrating if needed) a SQLite database and returns the store on it. */
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<Store> {
+  const now = options.now ?? Date.now;
+  const pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(options.file);
+    configure(db);
+    migrate(db);
+  } catch (e) {
+    db?.close();
+    throw toStoreError(e);
+  }
+  const connection = db;
+  const ping = connection.prepare('SELECT 1');
+  const purge = createPurger(connection, now);
+
+  return {
+    ...createAccountsStore(connection, now),
+    ...createIngestWriter(connection, now),
+    ...createTraceReader(connection, pageSize),
+    ...createLogReader(connection, pageSize),
+    ...createAiStore(connection, now),
+    async ping() {
+      guard(() => ping.get());
+    },
+    purgeTelemetryBefore: purge,
+    async close() {
+      if (connection.open) connection.close();
+    },
+  };
+}

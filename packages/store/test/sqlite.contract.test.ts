@@ -1,0 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteStore } from '@lantern/store';
+import { describeStoreContract } from '@lantern/store/contract';
+
+describeStoreContract('sqlite (memory)', async () => ({ store: await openSqliteStore({ file: ':memory:' }) }));
+
+describeStoreContract('sqlite (file)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'lantern-store-'));
+  const store = await openSqliteStore({ file: join(dir, 'lantern.db') });
+  return { store, cleanup: () => rm(dir, { recursive: true, force: true }) };
+});

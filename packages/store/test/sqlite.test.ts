@@ -1,0 +1,171 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { AppError, newId, toIso } from '@lantern/domain';
+import type { Span, SpanBatchMessage } from '@lantern/domain';
+import { openSqliteStore } from '@lantern/store';
+import type { Store } from '@lantern/store';
+import { describeStoreContract } from '@lantern/store/contract';
+import { toStoreError } from '../src/sqlite/errors.js';
+
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+const HOUR = 3_600_000;
+
+// Every stream again with tiny internal pages, so that page boundaries fall everywhere.
+describeStoreContract('sqlite (memory, pages of 3)', async () => ({ store: await openSqliteStore({ file: ':memory:', pageSize: 3 }) }));
+
+function root(traceId: string, at: number, extra: Record<string, unknown> = {}): Span {
+  return { timestamp: toIso(at), requestMethod: 'controller:GET /', traceId, spanId: newId(), parentSpanId: null, durationMs: 3, responseStatus: 200, ...extra };
+}
+
+async function world(store: Store) {
+  const user = await store.createUser({ email: `${newId()}@example.test`, name: 'U', passwordHash: 'h' });
+  const org = await store.createOrganization({ name: 'O', ownerId: user.id });
+  const project = await store.createProject({ name: 'P', organizationId: org.id });
+  const app = await store.createApplication({ name: 'A', projectId: project.id });
+  return { user, org, project, app };
+}
+
+function batch(app: { id: number; projectId: number }, spans: Span[], idempotencyKey?: string): SpanBatchMessage {
+  return { kind: 'spans', applicationId: app.id, projectId: app.projectId, receivedAt: toIso(T0), spans, ...(idempotencyKey ? { idempotencyKey } : {}) };
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe('sqlite store', () => {
+  let dir: string;
+  let file: string;
+  const opened: Store[] = [];
+  const open = async (options: { now?: () => number } = {}) => {
+    const store = await openSqliteStore({ file, ...options });
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lantern-sqlite-'));
+    file = join(dir, 'lantern.db');
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps everything across close and reopen of a file', async () => {
+    const first = await open();
+    const w = await world(first);
+    const key = await first.createApiKey({ applicationId: w.app.id, projectId: w.project.id, name: 'k', prefix: 'lk_1234567', hash: 'h-1' });
+    const span = root(newId(), T0, { extra: { kept: true } });
+    await first.writeSpans(batch(w.app, [span]));
+    const traces = await collect(first.streamTraces({ userId: w.user.id, projectId: w.project.id }));
+    await first.close();
+
+    const second = await open();
+    expect(await second.findUserByEmail(w.user.email)).toMatchObject({ id: w.user.id, passwordHash: 'h' });
+    expect(await second.listMemberships(w.user.id)).toEqual([{ ...w.org, role: 'owner' }]);
+    expect(await second.findApiKeyByHash('h-1')).toEqual(key);
+    expect(await collect(second.streamTraces({ userId: w.user.id, projectId: w.project.id }))).toEqual(traces);
+    expect(traces[0]!.telemetry).toEqual([span]);
+    const next = await second.createProject({ name: 'next', organizationId: w.org.id });
+    expect(next.id).toBeGreaterThan(w.project.id);
+  });
+
+  it('runs in WAL mode with the schema version recorded, and reopening keeps it', async () => {
+    await (await open()).close();
+    await (await open()).close();
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('user_version', { simple: true })).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('refuses a database whose schema is newer than this build', async () => {
+    const db = new Database(file);
+    db.pragma('user_version = 99');
+    db.close();
+    await expect(openSqliteStore({ file })).rejects.toThrow(/newer than this build/);
+  });
+
+  it('writes a batch all or nothing: a failing span leaves no span, trace or idempotency key behind', async () => {
+    const store = await open();
+    const w = await world(store);
+    const good = root(newId(), T0);
+    const bad = root(newId(), T0, { unserialisable: BigInt(1) });
+    await expect(store.writeSpans(batch(w.app, [good, bad], 'key-1'))).rejects.toThrow();
+    expect(await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id }))).toEqual([]);
+    // The key was not recorded either: the retry is stored.
+    await store.writeSpans(batch(w.app, [good], 'key-1'));
+    expect(await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id }))).toHaveLength(1);
+  });
+
+  it('answers 503 unavailable once closed', async () => {
+    const store = await open();
+    await store.close();
+    const attempt = store.ping();
+    await expect(attempt).rejects.toBeInstanceOf(AppError);
+    await expect(attempt).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    await expect(collect(store.streamLogs({ userId: newId() }))).rejects.toMatchObject({ status: 503 });
+  });
+
+  it('maps busy, locked and I/O errors to 503 and leaves other errors alone', () => {
+    for (const code of ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR_WRITE', 'SQLITE_FULL']) {
+      expect(toStoreError(Object.assign(new Error('x'), { code }))).toMatchObject({ status: 503, code: 'unavailable' });
+    }
+    const other = Object.assign(new Error('syntax'), { code: 'SQLITE_ERROR' });
+    expect(toStoreError(other)).toBe(other);
+  });
+
+  it('answers 404 for a parent that does not exist, and for an API key whose project is not its application\'s', async () => {
+    const store = await open();
+    const w = await world(store);
+    const other = await store.createProject({ name: 'other', organizationId: w.org.id });
+    await expect(store.createProject({ name: 'x', organizationId: w.org.id + 100 })).rejects.toMatchObject({ status: 404 });
+    await expect(store.createApplication({ name: 'x', projectId: other.id + 100 })).rejects.toMatchObject({ status: 404 });
+    await expect(store.createTenant({ name: 'x', organizationId: w.org.id + 100 })).rejects.toMatchObject({ status: 404 });
+    await expect(store.createApiKey({ applicationId: w.app.id, projectId: other.id, name: 'k', prefix: 'p', hash: 'h' }))
+      .rejects.toMatchObject({ status: 404 });
+    expect(await store.listApiKeys(w.app.id, w.user.id)).toEqual([]);
+  });
+
+  it('purges idempotency keys older than 24 h by its clock, and counts only trace records and logs', async () => {
+    let now = T0;
+    const store = await open({ now: () => now });
+    const w = await world(store);
+    await store.writeSpans({ ...batch(w.app, [root(newId(), T0)], 'old'), receivedAt: toIso(T0 - 25 * HOUR) });
+    await store.writeSpans({ ...batch(w.app, [root(newId(), T0 + 1)], 'recent'), receivedAt: toIso(T0 - HOUR) });
+    const keys = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare('SELECT key FROM idempotency_keys ORDER BY key').pluck().all();
+      } finally {
+        db.close();
+      }
+    };
+    expect(keys()).toEqual(['old', 'recent']);
+    expect(await store.purgeTelemetryBefore(0)).toBe(0);
+    expect(keys()).toEqual(['recent']);
+    now = T0 + 24 * HOUR;
+    await store.purgeTelemetryBefore(0);
+    expect(keys()).toEqual([]);
+  });
+
+  it('stamps API keys and revocations with its clock', async () => {
+    let now = T0;
+    const store = await open({ now: () => now });
+    const w = await world(store);
+    const key = await store.createApiKey({ applicationId: w.app.id, projectId: w.project.id, name: 'k', prefix: 'p', hash: 'h' });
+    expect(key.createdAt).toBe(toIso(T0));
+    now = T0 + 1234;
+    await store.revokeApiKey(key.id);
+    expect((await store.findApiKeyByHash('h'))?.revokedAt).toBe(toIso(T0 + 1234));
+  });
+});
