@@ -1,0 +1,2 @@
+export type * from './port.js';
+export { assertValidKey, createFsBlobStore } from './fs.js';

@@ -1,0 +1,2 @@
+export type * from './port.js';
+export { createMemoryBus } from './memory.js';
