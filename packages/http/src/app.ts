@@ -1,0 +1,58 @@
+import type { Logger } from '@lantern/logging';
+import express, { type Express, type Router } from 'express';
+import { errorMiddleware, notFoundHandler } from './errors.js';
+import { requestLogger } from './request-log.js';
+
+export type ReadinessCheck = () => Promise<void>;
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  routers: Router[];
+  /** Dependencies /readyz checks, by name. */
+  checks?: Record<string, ReadinessCheck>;
+  /** Trust X-Forwarded-For from this many proxies. */
+  trustProxy?: number;
+}
+
+/**
+ * The Express app every service shares: request log, health endpoints, the routers, 404 for anything else,
+ * and the one error middleware. The embedded gateway passes every service's routers to one such app.
+ */
+export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0 }: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxy);
+  app.set('query parser', 'simple');
+  app.use(requestLogger(logger));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const results: Record<string, string> = {};
+    let ready = true;
+    await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        try {
+          await check();
+          results[name] = 'ok';
+        } catch {
+          results[name] = 'unavailable';
+          ready = false;
+        }
+      }),
+    );
+    if (!ready) res.setHeader('Retry-After', '5');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: results });
+  });
+  for (const router of routers) app.use(router);
+  app.use(notFoundHandler);
+  app.use(errorMiddleware(logger));
+  return app;
+}
+
+/** Wraps an async route handler so its rejection reaches the error middleware. */
+export function handle(fn: (req: express.Request, res: express.Response) => Promise<unknown>): express.RequestHandler {
+  return (req, res, next) => {
+    fn(req, res).catch(next);
+  };
+}

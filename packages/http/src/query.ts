@@ -1,0 +1,52 @@
+import { errors, parsePositiveInt, parseTimestamp } from '@lantern/domain';
+import type { Request } from 'express';
+
+/** A query parameter as one string, or undefined. Repeated (`?a=1&a=2`) or nested (`a[$gt]=`) is 400. */
+export function queryText(req: Request, name: string, maxLength = 1024): string | undefined {
+  const value = (req.query as Record<string, unknown>)[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw errors.validation(`The query parameter "${name}" must be given once, as text.`, [{ parameter: name }]);
+  if (value.length > maxLength) throw errors.validation(`The query parameter "${name}" is too long.`, [{ parameter: name }]);
+  return value;
+}
+
+export function requiredText(req: Request, name: string): string {
+  const v = queryText(req, name);
+  if (v === undefined || v === '') throw errors.missingParameter(name);
+  return v;
+}
+
+/** A positive integer id parameter (organizations, projects, applications). */
+export function queryId(req: Request, name: string, required: true): number;
+export function queryId(req: Request, name: string, required?: false): number | undefined;
+export function queryId(req: Request, name: string, required = false): number | undefined {
+  const raw = required ? requiredText(req, name) : queryText(req, name);
+  if (raw === undefined || raw === '') return undefined;
+  const id = parsePositiveInt(raw);
+  if (id === null) throw errors.validation(`The query parameter "${name}" must be a positive integer id.`, [{ parameter: name }]);
+  return id;
+}
+
+/** A path parameter id of an integer-keyed resource; anything else is 404, like a resource that does not exist. */
+export function pathId(value: string | undefined, what: string): number {
+  const id = parsePositiveInt(value);
+  if (id === null) throw errors.notFound(what);
+  return id;
+}
+
+export function queryTime(req: Request, name: string): number | undefined {
+  const raw = queryText(req, name, 64);
+  if (raw === undefined || raw === '') return undefined;
+  const ms = parseTimestamp(raw);
+  if (ms === null) throw errors.validation(`The query parameter "${name}" must be an ISO 8601 date-time with an offset.`, [{ parameter: name }]);
+  return ms;
+}
+
+export function queryInt(req: Request, name: string, min: number, max: number): number | undefined {
+  const raw = queryText(req, name, 32);
+  if (raw === undefined || raw === '') return undefined;
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw errors.validation(`The query parameter "${name}" must be a whole number from ${min} to ${max}.`, [{ parameter: name }]);
+  return n;
+}

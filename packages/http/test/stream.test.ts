@@ -1,0 +1,102 @@
+import { once } from 'node:events';
+import { get } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from '@jest/globals';
+import { errors } from '@lantern/domain';
+import { createLogger } from '@lantern/logging';
+import { Router } from 'express';
+import request from 'supertest';
+import { createServiceApp, handle, streamJsonArray, take } from '../src/index.js';
+
+/** A service app with one route streaming `items()` as a JSON array. */
+function serviceApp(items: () => AsyncIterable<unknown>) {
+  const router = Router();
+  router.get('/items', handle((_req, res) => streamJsonArray(res, items(), { 'X-Extra': 'yes' })));
+  return createServiceApp({ logger: createLogger({ service: 'http-test', silent: true }), routers: [router] });
+}
+const appStreaming = (items: () => AsyncIterable<unknown>) => request(serviceApp(items));
+
+/** A plain GET that reports whether the response body ended normally or the connection was cut. */
+async function rawGet(app: ReturnType<typeof serviceApp>, path: string): Promise<{ status: number; text: string; complete: boolean }> {
+  const server = app.listen(0);
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise((resolve) => {
+      get({ port, path, host: '127.0.0.1' }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, text, complete: res.complete }));
+        res.on('error', () => resolve({ status: res.statusCode!, text, complete: false }));
+        res.on('aborted', () => resolve({ status: res.statusCode!, text, complete: false }));
+      }).on('error', () => resolve({ status: 0, text: '', complete: false }));
+    });
+  } finally {
+    server.close();
+  }
+}
+
+async function* from<T>(values: T[], failAt = -1, failure: Error = new Error('boom')): AsyncGenerator<T> {
+  for (let i = 0; i < values.length; i++) {
+    if (i === failAt) throw failure;
+    yield values[i]!;
+  }
+  if (failAt === values.length) throw failure;
+}
+
+describe('streamJsonArray', () => {
+  it('streams an empty set as []', async () => {
+    const res = await appStreaming(() => from([])).get('/items').expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual([]);
+  });
+
+  it('streams many items (more than one write chunk) as one valid JSON array, with the extra headers', async () => {
+    const values = Array.from({ length: 5000 }, (_, i) => ({ i, text: `item ${i} ${'x'.repeat(20)}` }));
+    const res = await appStreaming(() => from(values)).get('/items').expect(200);
+    expect(res.headers['x-extra']).toBe('yes');
+    expect(res.text.length).toBeGreaterThan(16_384 * 4);
+    expect(JSON.parse(res.text)).toEqual(values);
+  });
+
+  it('an AppError before the first item gets the contract error body and status', async () => {
+    const res = await appStreaming(() => from([1, 2], 0, errors.unavailable('store'))).get('/items');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.headers['x-extra']).toBeUndefined();
+  });
+
+  it('any other error before the first item is a 500 internal body, never a stack', async () => {
+    const res = await appStreaming(() => from([1], 0, new Error('SQLITE_CORRUPT at /srv/db.ts:42'))).get('/items');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: 'internal', message: expect.any(String) } });
+    expect(res.text).not.toMatch(/SQLITE_CORRUPT|db\.ts|\n\s+at /);
+  });
+
+  it('an error midway ends the connection: the client never gets a short but valid array', async () => {
+    const values = Array.from({ length: 3000 }, (_, i) => ({ i, pad: 'p'.repeat(40) }));
+    const { status, text, complete } = await rawGet(serviceApp(() => from(values, 2500)), '/items');
+    expect(status).toBe(200);
+    expect(text.length).toBeGreaterThan(0);
+    expect(complete).toBe(false);
+    expect(() => JSON.parse(text)).toThrow();
+  });
+});
+
+describe('take', () => {
+  it('yields at most `limit` items and stops reading the source', async () => {
+    let read = 0;
+    async function* counting() {
+      for (let i = 0; i < 100; i++) {
+        read++;
+        yield i;
+      }
+    }
+    const out: number[] = [];
+    for await (const v of take(counting(), 3)) out.push(v);
+    expect(out).toEqual([0, 1, 2]);
+    expect(read).toBeLessThanOrEqual(4);
+  });
+});
