@@ -1,0 +1,27 @@
+import type { TokenService } from '@lantern/auth';
+import { createServiceApp } from '@lantern/http';
+import type { Logger } from '@lantern/logging';
+import type { AccountsStore } from '@lantern/store';
+import type { Express, Router } from 'express';
+import { authRoutes } from './routes/auth.js';
+import { organizationRoutes } from './routes/organizations.js';
+import { projectRoutes } from './routes/projects.js';
+
+export interface AccountsDeps {
+  store: AccountsStore;
+  tokens: TokenService;
+  logger: Logger;
+  /** Register and login attempts per client address per minute. */
+  rateLimit?: { enabled: boolean; perMinute: number };
+  /** Override the password hash (tests use cheaper scrypt parameters). */
+  passwordHasher?: (password: string) => Promise<string>;
+}
+
+/** Users, organizations, members, projects, applications and API keys. */
+export function createAccountsRouters(deps: AccountsDeps): Router[] {
+  return [authRoutes(deps), organizationRoutes(deps), projectRoutes(deps)];
+}
+
+export function createAccountsApp(deps: AccountsDeps & { checks?: Record<string, () => Promise<void>> }): Express {
+  return createServiceApp({ logger: deps.logger, routers: createAccountsRouters(deps), checks: deps.checks ?? {} });
+}

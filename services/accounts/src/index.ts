@@ -1,0 +1,1 @@
+export { createAccountsApp, createAccountsRouters, type AccountsDeps } from './app.js';

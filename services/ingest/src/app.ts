@@ -1,0 +1,70 @@
+import type { ApiKeyResolver } from '@lantern/auth';
+import type { Bus } from '@lantern/bus';
+import { AppError, errors, toIso } from '@lantern/domain';
+import { createServiceApp, jsonBody, originOf, rateLimit, requireApiKey } from '@lantern/http';
+import type { Logger } from '@lantern/logging';
+import { Router, type Express, type Request, type Response } from 'express';
+import { checkIdempotencyKey, ingestBodyLimit, prepareLogs, prepareSpans } from './batches.js';
+
+export interface IngestDeps {
+  bus: Bus;
+  keys: ApiKeyResolver;
+  logger: Logger;
+  /** Requests per API key per minute; omit or disable for benchmarks. */
+  rateLimit?: { enabled: boolean; perMinute: number };
+}
+
+/** Publishing failed: the client must retry (503 + Retry-After); nothing was acknowledged. */
+function busFailure(err: unknown): AppError {
+  return err instanceof AppError && err.status === 503 ? err : errors.unavailable('message bus');
+}
+
+/** POST /ingest/traces and POST /ingest/logs: API key -> validate -> publish -> 200 {accepted, rejected}. */
+export function createIngestRouter({ bus, keys, logger, rateLimit: limit }: IngestDeps): Router {
+  const router = Router();
+  const guard = [
+    requireApiKey(keys),
+    rateLimit({
+      enabled: limit?.enabled ?? false,
+      max: limit?.perMinute ?? 1,
+      key: (_req, res) => originOf(res).keyId,
+    }),
+    jsonBody({ limit: ingestBodyLimit, checkSafety: false }),
+  ];
+  const receivedAt = () => toIso(Date.now());
+
+  router.post('/ingest/traces', guard, async (req: Request, res: Response) => {
+    const origin = originOf(res);
+    const key = checkIdempotencyKey(req.headers['idempotency-key']);
+    const { messages, accepted, rejected } = prepareSpans(req.body, origin, key, receivedAt());
+    if (messages.length > 0) {
+      try {
+        await bus.publish('spans', messages.map((m) => ({ key: m.spans[0]!.traceId, value: m })));
+      } catch (err) {
+        logger.warn('publish failed', { topic: 'spans', applicationId: origin.applicationId, error: (err as Error).message });
+        throw busFailure(err);
+      }
+    }
+    res.json({ accepted, rejected });
+  });
+
+  router.post('/ingest/logs', guard, async (req: Request, res: Response) => {
+    const origin = originOf(res);
+    const key = checkIdempotencyKey(req.headers['idempotency-key']);
+    const { message, accepted, rejected } = prepareLogs(req.body, origin, key, receivedAt());
+    if (message.logs.length > 0) {
+      try {
+        await bus.publish('logs', [{ key: String(origin.applicationId), value: message }]);
+      } catch (err) {
+        logger.warn('publish failed', { topic: 'logs', applicationId: origin.applicationId, error: (err as Error).message });
+        throw busFailure(err);
+      }
+    }
+    res.json({ accepted, rejected });
+  });
+  return router;
+}
+
+export function createIngestApp(deps: IngestDeps & { checks?: Record<string, () => Promise<void>> }): Express {
+  return createServiceApp({ logger: deps.logger, routers: [createIngestRouter(deps)], checks: deps.checks ?? { bus: () => deps.bus.ping() } });
+}

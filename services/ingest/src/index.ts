@@ -1,0 +1,1 @@
+export { createIngestApp, createIngestRouter, type IngestDeps } from './app.js';

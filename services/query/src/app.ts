@@ -1,0 +1,81 @@
+import type { TokenService } from '@lantern/auth';
+import { errors, type LogEntry, type TraceRecord } from '@lantern/domain';
+import { createServiceApp, queryId, queryTime, requireUser, streamJsonArray, userIdOf } from '@lantern/http';
+import type { Logger } from '@lantern/logging';
+import type { Store } from '@lantern/store';
+import { Router, type Express, type Response } from 'express';
+import { aggregateMetrics } from './metrics.js';
+import { defined, encodeCursor, logFilters, traceFilters } from './params.js';
+
+export type QueryStore = Pick<Store, 'getProject' | 'streamTraces' | 'streamLogs' | 'streamRootSpans'>;
+
+export interface QueryDeps {
+  store: QueryStore;
+  tokens: TokenService;
+  logger: Logger;
+}
+
+const DAY = 86_400_000;
+
+/** A page of at most `limit` items (bounded), with `X-Next-Cursor` and a `Link: rel="next"` when there is more. */
+async function sendPage<T>(res: Response, items: AsyncIterable<T>, limit: number, position: (item: T) => { ts: number; id: string }) {
+  const page: T[] = [];
+  let more = false;
+  for await (const item of items) {
+    if (page.length === limit) {
+      more = true;
+      break;
+    }
+    page.push(item);
+  }
+  if (more) {
+    const cursor = encodeCursor(position(page[page.length - 1]!));
+    const url = new URL(res.req.originalUrl, 'http://x');
+    url.searchParams.set('cursor', cursor);
+    res.setHeader('X-Next-Cursor', cursor);
+    res.setHeader('Link', `<${url.pathname}${url.search}>; rel="next"`);
+  }
+  res.json(page);
+}
+
+/** The JWT reads: traces of a project, logs, metrics. */
+export function createQueryRouter({ store, tokens }: QueryDeps): Router {
+  const router = Router();
+  const auth = requireUser(tokens);
+
+  router.get('/logs/project', auth, async (req, res) => {
+    const userId = userIdOf(res);
+    const projectId = queryId(req, 'id', true);
+    const filters = traceFilters(req);
+    if (!(await store.getProject(projectId, userId))) throw errors.notFound('project');
+    const traces = store.streamTraces(defined({ userId, projectId, ...filters, limit: filters.limit && filters.limit + 1 }));
+    if (filters.limit) return sendPage(res, traces, filters.limit, (t: TraceRecord) => ({ ts: Date.parse(t.timestamp), id: t.id }));
+    await streamJsonArray(res, traces);
+  });
+
+  router.get('/ingest/logs', auth, async (req, res) => {
+    const userId = userIdOf(res);
+    const filters = logFilters(req);
+    if (filters.projectId !== undefined && !(await store.getProject(filters.projectId, userId))) throw errors.notFound('project');
+    const logs = store.streamLogs(defined({ userId, ...filters, limit: filters.limit && filters.limit + 1 }));
+    if (filters.limit) return sendPage(res, logs, filters.limit, (l: LogEntry) => ({ ts: Date.parse(l.timestamp), id: l.id }));
+    await streamJsonArray(res, logs);
+  });
+
+  router.get('/metrics', auth, async (req, res) => {
+    const userId = userIdOf(res);
+    const to = queryTime(req, 'to') ?? Date.now();
+    const from = queryTime(req, 'from') ?? to - 3_600_000;
+    if (from >= to) throw errors.validation('"from" must be before "to".', [{ parameter: 'from' }]);
+    if (to - from > 31 * DAY) throw errors.validation('The window from "from" to "to" may be at most 31 days.', [{ parameter: 'from' }]);
+    const projectId = queryId(req, 'projectId');
+    const applicationId = queryId(req, 'applicationId');
+    if (projectId !== undefined && !(await store.getProject(projectId, userId))) throw errors.notFound('project');
+    res.json(await aggregateMetrics(store.streamRootSpans(defined({ userId, from, to, projectId, applicationId })), from, to));
+  });
+  return router;
+}
+
+export function createQueryApp(deps: QueryDeps & { checks?: Record<string, () => Promise<void>> }): Express {
+  return createServiceApp({ logger: deps.logger, routers: [createQueryRouter(deps)], checks: deps.checks ?? {} });
+}

@@ -1,0 +1,63 @@
+import { errors, isUuid, LOG_LEVELS, type LogLevel } from '@lantern/domain';
+import { queryId, queryInt, queryText, queryTime } from '@lantern/http';
+import type { Cursor } from '@lantern/store';
+import type { Request } from 'express';
+
+export const MAX_PAGE = 1000;
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.ts, c.id])).toString('base64url');
+}
+
+function decodeCursor(raw: string): Cursor {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && Number.isSafeInteger(v[0]) && typeof v[1] === 'string' && v[1].length <= 64) return { ts: v[0], id: v[1] };
+  } catch {
+    // fall through
+  }
+  throw errors.validation('The query parameter "cursor" is not a cursor this service issued.', [{ parameter: 'cursor' }]);
+}
+
+function statusRange(raw: string | undefined): { min: number; max: number } | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let m = /^([1-5])xx$/i.exec(raw);
+  if (m) return { min: Number(m[1]) * 100, max: Number(m[1]) * 100 + 99 };
+  m = /^([1-5]\d\d)$/.exec(raw);
+  if (m) return { min: Number(m[1]), max: Number(m[1]) };
+  throw errors.validation('The query parameter "status" must be a status code (404) or a class (5xx).', [{ parameter: 'status' }]);
+}
+
+/** The optional narrowing parameters shared by the trace and log reads (contract.md "Reads"). */
+export function commonFilters(req: Request) {
+  const from = queryTime(req, 'from');
+  const to = queryTime(req, 'to');
+  if (from !== undefined && to !== undefined && from >= to) throw errors.validation('"from" must be before "to".', [{ parameter: 'from' }]);
+  const traceId = queryText(req, 'traceId', 64);
+  if (traceId !== undefined && !isUuid(traceId)) throw errors.validation('The query parameter "traceId" must be a UUID.', [{ parameter: 'traceId' }]);
+  const cursor = queryText(req, 'cursor', 256);
+  return {
+    from,
+    to,
+    applicationId: queryId(req, 'applicationId'),
+    traceId: traceId?.toLowerCase(),
+    limit: queryInt(req, 'limit', 1, MAX_PAGE),
+    cursor: cursor ? decodeCursor(cursor) : undefined,
+  };
+}
+
+export function traceFilters(req: Request) {
+  return { ...commonFilters(req), minDurationMs: queryInt(req, 'minDurationMs', 0, 2_147_483_647), status: statusRange(queryText(req, 'status', 8)) };
+}
+
+export function logFilters(req: Request) {
+  const level = queryText(req, 'level', 16);
+  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level))
+    throw errors.validation(`The query parameter "level" must be one of ${LOG_LEVELS.join(', ')}.`, [{ parameter: 'level' }]);
+  return { ...commonFilters(req), level: level as LogLevel | undefined, projectId: queryId(req, 'projectId') };
+}
+
+/** Drops undefined values so they do not override adapter defaults. */
+export function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,1 @@
+export { createWriter, type Writer, type WriterDeps } from './writer.js';
