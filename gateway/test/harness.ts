@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashPassword } from '@lantern/auth';
+import { createEmbedded, type Embedded } from '@lantern/gateway';
+import { createLogger } from '@lantern/logging';
+import request from 'supertest';
+
+/** Cheap scrypt parameters for tests only (the product uses N = 2^15). */
+export const fastHash = (password: string) => hashPassword(password, { N: 1024, r: 8, p: 1 });
+
+export interface Lantern extends Embedded {
+  dataDir: string;
+  http: ReturnType<typeof request>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  rateLimit?: { enabled: boolean; ingestPerMinute: number; authPerMinute: number };
+  apiKeyCacheMs?: number;
+  /** Use a SQLite file under the data dir instead of memory. */
+  fileStore?: boolean;
+}
+
+/** The whole embedded Lantern (every service, real SQLite, in-process bus, filesystem blobs) for supertest. */
+export async function startLantern(options: StartOptions = {}): Promise<Lantern> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'lantern-test-'));
+  const embedded = await createEmbedded({
+    dataDir,
+    jwtSecret: 'test-secret-that-is-long-enough-0123456789',
+    jwtTtlSeconds: 3600,
+    rateLimit: options.rateLimit ?? { enabled: false, ingestPerMinute: 1000, authPerMinute: 1000 },
+    apiKeyCacheMs: options.apiKeyCacheMs ?? 0,
+    trustProxy: 0,
+    logger: createLogger({ service: 'test', silent: true }),
+    ...(options.fileStore ? {} : { storeFile: ':memory:' }),
+    passwordHasher: fastHash,
+  });
+  return {
+    ...embedded,
+    dataDir,
+    http: request(embedded.app),
+    async stop() {
+      await embedded.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Tenancy {
+  token: string;
+  userId: string;
+  email: string;
+  organizationId: number;
+  projectId: number;
+  applicationId: number;
+  apiKey: string;
+  apiKeyId: string;
+}
+
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** Registers a user and creates an organization, project, application and API key through the HTTP API. */
+export async function createTenancy(l: Lantern, label = randomUUID().slice(0, 8)): Promise<Tenancy> {
+  const email = `user-${label}@example.com`;
+  const reg = await l.http.post('/auth/register').send({ email, password: 'correct horse battery', name: label }).expect(201);
+  const token: string = reg.body.token;
+  const org = await l.http.post('/organizations').set(bearer(token)).send({ name: `org ${label}` }).expect(201);
+  const project = await l.http.post('/projects').set(bearer(token)).send({ name: `project ${label}`, organizationId: org.body.id }).expect(201);
+  const app = await l.http.post('/applications').set(bearer(token)).send({ name: `app ${label}`, projectId: project.body.id }).expect(201);
+  const key = await l.http.post(`/applications/${app.body.id}/api-keys`).set(bearer(token)).send({ name: 'test' }).expect(201);
+  return {
+    token,
+    userId: reg.body.user.id,
+    email,
+    organizationId: org.body.id,
+    projectId: project.body.id,
+    applicationId: app.body.id,
+    apiKey: key.body.key,
+    apiKeyId: key.body.id,
+  };
+}
+
+export { bearer };
+
+/** A valid span; override any field. */
+export function span(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    traceId: randomUUID(),
+    spanId: randomUUID(),
+    parentSpanId: null,
+    timestamp: new Date().toISOString(),
+    requestMethod: 'controller:GET',
+    requestURL: '/cart',
+    responseStatus: 200,
+    durationMs: 12,
+    ...overrides,
+  };
+}
+
+/** A valid log; override any field. */
+export function log(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { level: 'error', type: 'app', message: 'payment failed', timestamp: new Date().toISOString(), ...overrides };
+}
+
+export const traceBatch = (traces: unknown[]) => ({ timestamp: new Date().toISOString(), traces });
+export const logBatch = (logs: unknown[]) => ({ timestamp: new Date().toISOString(), logs });

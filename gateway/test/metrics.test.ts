@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expectError } from './accounts-helpers.js';
+import { createTenancy, span, startLantern, type Lantern, type Tenancy } from './harness.js';
+import { addApplication, addProject, getAs, iso, MINUTE, sendAllTraces, T0 } from './telemetry-helpers.js';
+
+const DAY = 86_400_000;
+
+interface Bucket {
+  timestamp: string;
+  requests: number;
+  errors: number;
+  p95Ms: number | null;
+}
+interface AppMetrics {
+  applicationId: number;
+  projectId: number;
+  requests: number;
+  errors: number;
+  errorRate: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  series: Bucket[];
+}
+interface Metrics {
+  from: string;
+  to: string;
+  bucketMs: number;
+  applications: AppMetrics[];
+}
+
+/** The exact q-quantile by nearest rank (the definition the sketch approximates). */
+function exactQuantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+/** Within 1% of the exact value (plus the 0.005 of rounding to 2 decimals). */
+function expectWithin1Percent(actual: number | null, exact: number): void {
+  expect(actual).not.toBeNull();
+  expect(Math.abs(actual! - exact)).toBeLessThanOrEqual(exact * 0.01 + 0.005);
+}
+
+const metrics = async (l: Lantern, t: Pick<Tenancy, 'token'>, query: Record<string, string | number> = {}): Promise<Metrics> =>
+  (await getAs(l, t.token, '/metrics', query).expect(200)).body as Metrics;
+
+describe('GET /metrics: aggregates of root controller spans', () => {
+  let l: Lantern;
+  let t: Tenancy;
+  let appB: { applicationId: number; apiKey: string };
+  // Window of 12 minutes: 12 one-minute buckets; A's requests fall in the first 10 (k % 10 is the minute).
+  const from = T0;
+  const to = T0 + 12 * MINUTE;
+  const window = { from: iso(from), to: iso(to) };
+  const ks = Array.from({ length: 200 }, (_, i) => i + 1);
+  const minuteOf = (k: number) => k % 10;
+  const statusOf = (k: number) => (k % 10 === 0 ? 500 : k % 7 === 0 ? 404 : 200);
+  const rootA = (k: number) => span({ durationMs: k, responseStatus: statusOf(k), timestamp: iso(from + minuteOf(k) * MINUTE + k * 100) });
+
+  beforeAll(async () => {
+    l = await startLantern();
+    t = await createTenancy(l, 'metrics');
+    appB = await addApplication(l, t);
+    const { parentSpanId: _omit, ...rootWithoutParentField } = span({ durationMs: 200, responseStatus: 200, timestamp: iso(from + 11 * MINUTE) });
+    const notCounted = [
+      span({ parentSpanId: randomUUID(), durationMs: 90_000, responseStatus: 500, timestamp: iso(from + MINUTE) }), // a child
+      span({ requestMethod: 'service:loadCart', durationMs: 90_000, responseStatus: 500, timestamp: iso(from + MINUTE) }), // root, not a controller
+      span({ requestMethod: 'external:payments', durationMs: 90_000, responseStatus: 503, timestamp: iso(from + MINUTE) }),
+      span({ durationMs: 90_000, responseStatus: 500, timestamp: iso(from - 1) }), // before the window
+      span({ durationMs: 90_000, responseStatus: 500, timestamp: iso(to) }), // `to` is exclusive
+    ];
+    await sendAllTraces(l, t.apiKey, [...ks.map(rootA), ...notCounted]);
+    // The root without a parentSpanId field is a root too: B's 11th request.
+    await sendAllTraces(l, appB.apiKey, [...Array.from({ length: 10 }, (_, i) => span({ durationMs: 1000 + i, responseStatus: 503, timestamp: iso(from + i * MINUTE) })), rootWithoutParentField]);
+  });
+  afterAll(() => l.stop());
+
+  it('answers the window, the bucket width and one entry per application, by applicationId', async () => {
+    const m = await metrics(l, t, window);
+    expect(m.from).toBe(iso(from));
+    expect(m.to).toBe(iso(to));
+    expect(m.bucketMs).toBe(MINUTE);
+    expect(m.applications.map((a) => [a.applicationId, a.projectId])).toEqual([[t.applicationId, t.projectId], [appB.applicationId, t.projectId]]);
+  });
+
+  it('counts requests and errors (status >= 500) of root controller spans only, with the error rate', async () => {
+    const [a, b] = (await metrics(l, t, window)).applications;
+    expect(a).toMatchObject({ requests: 200, errors: 20, errorRate: 0.1 });
+    expect(b).toMatchObject({ requests: 11, errors: 10 });
+    expect(b!.errorRate).toBeCloseTo(10 / 11, 2);
+  });
+
+  it('reports p50, p95 and p99 within 1% of the exact values', async () => {
+    const [a, b] = (await metrics(l, t, window)).applications;
+    expectWithin1Percent(a!.p50Ms, exactQuantile(ks, 0.5));
+    expectWithin1Percent(a!.p95Ms, exactQuantile(ks, 0.95));
+    expectWithin1Percent(a!.p99Ms, exactQuantile(ks, 0.99));
+    const bDurations = [...Array.from({ length: 10 }, (_, i) => 1000 + i), 200];
+    expectWithin1Percent(b!.p50Ms, exactQuantile(bDurations, 0.5));
+    expectWithin1Percent(b!.p99Ms, exactQuantile(bDurations, 0.99));
+  });
+
+  it('has one series bucket per minute, empty ones included with p95Ms null, counts matching the spans', async () => {
+    const [a] = (await metrics(l, t, window)).applications;
+    expect(a!.series).toHaveLength(12);
+    expect(a!.series.map((s) => s.timestamp)).toEqual(Array.from({ length: 12 }, (_, i) => iso(from + i * MINUTE)));
+    for (let m = 0; m < 10; m++) {
+      const inMinute = ks.filter((k) => minuteOf(k) === m);
+      expect(a!.series[m]).toMatchObject({ requests: inMinute.length, errors: inMinute.filter((k) => statusOf(k) >= 500).length });
+      expectWithin1Percent(a!.series[m]!.p95Ms, exactQuantile(inMinute, 0.95));
+    }
+    expect(a!.series.slice(10)).toEqual([10, 11].map((m) => ({ timestamp: iso(from + m * MINUTE), requests: 0, errors: 0, p95Ms: null })));
+    expect(a!.series.reduce((n, s) => n + s.requests, 0)).toBe(a!.requests);
+  });
+
+  it('uses whole-minute buckets, at most 60, for longer windows', async () => {
+    for (const [span, bucketMs] of [[6 * 60 * MINUTE, 6 * MINUTE], [DAY, 24 * MINUTE], [31 * DAY, 744 * MINUTE], [90 * 1000, MINUTE]] as const) {
+      const m = await metrics(l, t, { from: iso(from), to: iso(from + span) });
+      expect(m.bucketMs).toBe(bucketMs);
+      for (const a of m.applications) {
+        expect(a.series).toHaveLength(Math.ceil(span / bucketMs));
+        expect(a.series.length).toBeLessThanOrEqual(60);
+      }
+    }
+    // A day from `from` also takes in A's root span at the 12-minute `to` of the short window.
+    const day = await metrics(l, t, { from: iso(from), to: iso(from + DAY) });
+    expect(day.applications[0]).toMatchObject({ requests: 201, errors: 21 });
+    expect(day.applications[0]!.series[0]!.requests).toBe(201);
+  });
+
+  it('narrows by applicationId and projectId', async () => {
+    const onlyB = await metrics(l, t, { ...window, applicationId: appB.applicationId });
+    expect(onlyB.applications.map((a) => a.applicationId)).toEqual([appB.applicationId]);
+    const other = await addProject(l, t);
+    await sendAllTraces(l, other.apiKey, [span({ timestamp: iso(from + MINUTE) })]);
+    const all = await metrics(l, t, window);
+    expect(all.applications.map((a) => a.applicationId)).toContain(other.applicationId);
+    const onlyOther = await metrics(l, t, { ...window, projectId: other.projectId });
+    expect(onlyOther.applications).toEqual([expect.objectContaining({ applicationId: other.applicationId, projectId: other.projectId, requests: 1 })]);
+  });
+
+  it('shows nothing of another organization: its projectId is 404 like a missing one, and its data is not counted', async () => {
+    const stranger = await createTenancy(l, 'metrics-stranger');
+    const foreign = await getAs(l, stranger.token, '/metrics', { ...window, projectId: t.projectId });
+    const missing = await getAs(l, stranger.token, '/metrics', { ...window, projectId: 999_999 });
+    expectError(foreign, 404, 'not_found');
+    expect(foreign.body).toEqual(missing.body);
+    expect((await metrics(l, stranger, window)).applications).toEqual([]);
+    expect((await metrics(l, stranger, { ...window, applicationId: t.applicationId })).applications).toEqual([]);
+  });
+
+  it.each([
+    ['from after to', () => ({ from: iso(T0 + MINUTE), to: iso(T0) })],
+    ['from equal to to', () => ({ from: iso(T0), to: iso(T0) })],
+    ['a window over 31 days', () => ({ from: iso(T0), to: iso(T0 + 31 * DAY + 1) })],
+    ['only a from more than 31 days ago', () => ({ from: iso(Date.now() - 32 * DAY) })],
+    ['a from that is not a timestamp', () => ({ from: 'an hour ago' })],
+    ['a to without an offset', () => ({ to: '2026-03-01T10:00:00' })],
+    ['projectId=0', () => ({ projectId: 0 })],
+    ['applicationId=abc', () => ({ applicationId: 'abc' })],
+  ])('answers 400 validation_failed for %s', async (_label, query) => {
+    expectError(await getAs(l, t.token, '/metrics', query()), 400, 'validation_failed');
+  });
+
+  it('answers 401 without a token', async () => {
+    expectError(await l.http.get('/metrics'), 401, 'unauthorized');
+  });
+});
+
+describe('GET /metrics: the default window is the last hour', () => {
+  let l: Lantern;
+  let t: Tenancy;
+  beforeAll(async () => {
+    l = await startLantern();
+    t = await createTenancy(l, 'metrics-now');
+    const now = Date.now();
+    await sendAllTraces(l, t.apiKey, [
+      span({ timestamp: iso(now - 10 * MINUTE), durationMs: 10 }),
+      span({ timestamp: iso(now - 50 * MINUTE), durationMs: 20, responseStatus: 502 }),
+      span({ timestamp: iso(now - 70 * MINUTE), durationMs: 30 }), // outside the last hour
+      span({ timestamp: iso(now - 3 * DAY), durationMs: 40 }),
+    ]);
+  });
+  afterAll(() => l.stop());
+
+  it('without parameters covers [now - 1 h, now) in 60 one-minute buckets', async () => {
+    const before = Date.now();
+    const m = await metrics(l, t);
+    const after = Date.now();
+    const to = Date.parse(m.to);
+    expect(to).toBeGreaterThanOrEqual(before);
+    expect(to).toBeLessThanOrEqual(after);
+    expect(to - Date.parse(m.from)).toBe(60 * MINUTE);
+    expect(m.bucketMs).toBe(MINUTE);
+    expect(m.applications).toHaveLength(1);
+    expect(m.applications[0]).toMatchObject({ applicationId: t.applicationId, requests: 2, errors: 1, errorRate: 0.5 });
+    expect(m.applications[0]!.series).toHaveLength(60);
+  });
+
+  it('with only `to`, covers the hour before it', async () => {
+    const to = Date.now() - 30 * MINUTE;
+    const m = await metrics(l, t, { to: iso(to) });
+    expect(m.from).toBe(iso(to - 60 * MINUTE));
+    expect(m.applications[0]).toMatchObject({ requests: 2 });
+  });
+
+  it('with only `from`, runs up to now', async () => {
+    const m = await metrics(l, t, { from: iso(Date.now() - 4 * DAY) });
+    expect(Date.now() - Date.parse(m.to)).toBeLessThan(60_000);
+    expect(m.applications[0]).toMatchObject({ requests: 4 });
+  });
+});
