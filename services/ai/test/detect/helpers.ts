@@ -1,18 +1,15 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import { createUploadInspector, type InspectionResult } from '../../src/detect/index.js';
 
 /**
- * The shared document fixtures: $LANTERN_FIXTURES (the fixtures root holding documents/, or the documents
- * folder itself) if set, else ../shared/fixtures/documents from the repository root (jest's cwd).
+ * The document fixtures: a copy, kept in the repository so that a clean clone tests on its own, of the
+ * team's shared/fixtures/documents (real files made by LibreOffice, pandoc and qpdf; see its README.md).
  */
 export function fixturesDir(): string {
-  const env = process.env['LANTERN_FIXTURES'];
-  if (env) return existsSync(join(env, 'documents')) ? resolve(env, 'documents') : resolve(env);
-  return resolve(process.cwd(), '../shared/fixtures/documents');
+  return fileURLToPath(new URL('../fixtures/documents/', import.meta.url));
 }
 
 export function* chunksOf(bytes: Buffer, size: number): Generator<Buffer> {
