@@ -78,7 +78,9 @@ export function createAiRouter({ store, blobs, tokens, logger }: AiDeps): Router
     } catch {
       throw errors.unavailable('object storage');
     }
-    await store.deleteDocument(doc.id);
+    // Concurrent DELETEs of one document all pass the lookup; only the one that removes the record answers
+    // 204, the others 404 as a later DELETE would.
+    if (!(await store.deleteDocument(doc.id))) throw errors.notFound('document');
     res.status(204).end();
   });
   return router;

@@ -41,12 +41,18 @@ function blobStorage(blobs: BlobStore): multer.StorageEngine {
   };
 }
 
-/** multer for one part named `file` of at most 10 MB (10,485,760 bytes; one byte more is 413). */
+/**
+ * multer for one part named `file` of at most 10 MB (10,485,760 bytes; one byte more is 413).
+ * `preservePath`: busboy's own base-name step turns a filename such as `..` or `dir/` into '', which multer
+ * then treats as "no file" (a misleading 400). The whole name goes to `sanitizeFilename` instead, which
+ * takes the base name itself and falls back to "document"; the name is never used as a path or key.
+ */
 export function uploadMiddleware(blobs: BlobStore): RequestHandler {
   return multer({
     storage: blobStorage(blobs),
     limits: { fileSize: limits.maxUploadBytes, files: 1, fields: 10, parts: 12, fieldSize: 1024, headerPairs: 50 },
     defParamCharset: 'utf8',
+    preservePath: true,
   }).single('file');
 }
 
