@@ -125,6 +125,7 @@ export interface AiStore {
   listTenants(organizationId: number, userId: string): Promise<Tenant[]>;
   getTenant(id: string, userId: string): Promise<Tenant | null>;
   createDocument(doc: StoredDocument): Promise<StoredDocument>;
+  /** Newest first; documents of the same instant, the last stored first. */
   listDocuments(tenantId: string, userId: string): Promise<StoredDocument[]>;
   getDocument(id: string, userId: string): Promise<StoredDocument | null>;
   /** Returns false if no such document. */

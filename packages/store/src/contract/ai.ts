@@ -58,6 +58,14 @@ export function aiContract(ctx: StoreContext): void {
       expect(await ctx.store.getDocument(newId(), w.user.id)).toBeNull();
     });
 
+    it('lists documents created in the same millisecond newest first, by the order they were stored', async () => {
+      const w = await makeWorld(ctx.store);
+      const tenant = await ctx.store.createTenant({ name: 'Support', organizationId: w.org.id });
+      const docs = Array.from({ length: 12 }, () => document(tenant.id, T0));
+      for (const doc of docs) await ctx.store.createDocument(doc);
+      expect((await ctx.store.listDocuments(tenant.id, w.user.id)).map((d) => d.id)).toEqual(docs.map((d) => d.id).reverse());
+    });
+
     it('deletes a document once: true, then false, and it is gone', async () => {
       const w = await makeWorld(ctx.store);
       const tenant = await ctx.store.createTenant({ name: 'Support', organizationId: w.org.id });

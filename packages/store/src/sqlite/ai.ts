@@ -47,7 +47,7 @@ export function createAiStore(db: Database, now: () => number): AiStore {
       (id, tenant_id, filename, content_type, size, sha256, status, created_ms, object_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     documents: db.prepare<[{ tenantId: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
       FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT}
-      WHERE d.tenant_id = @tenantId ORDER BY d.created_ms DESC, d.id DESC`),
+      WHERE d.tenant_id = @tenantId ORDER BY d.created_ms DESC, d.rowid DESC`),
     document: db.prepare<[{ id: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
       FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id`),
     deleteDoc: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
