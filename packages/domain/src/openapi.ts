@@ -1,3 +1,4 @@
+import { limits } from './limits.js';
 import { allSchemas } from './schemas/index.js';
 
 /**
@@ -22,7 +23,9 @@ const json = (schema: Json) => ({ content: { 'application/json': { schema } } })
 const list = (id: string) => ({ type: 'array', items: ref(id) });
 const err = (description: string) => ({ description, ...json(ref('Error')) });
 
-const ERRORS: Record<string, ReturnType<typeof err>> = {
+const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } };
+
+const ERRORS: Record<string, Json> = {
   '400': err('invalid_json, validation_failed or missing_parameter; details name the path'),
   '401': err('unauthorized: missing, malformed, expired or revoked credential'),
   '403': err('forbidden: authenticated but not allowed'),
@@ -30,14 +33,24 @@ const ERRORS: Record<string, ReturnType<typeof err>> = {
   '409': err('conflict'),
   '413': err('payload_too_large'),
   '415': err('unsupported_media_type'),
-  '429': err('rate_limited; Retry-After is set'),
-  '503': err('unavailable: a backing system is down; Retry-After is set; nothing was written'),
+  '429': { ...err('rate_limited'), headers: retryAfter },
+  '503': { ...err('unavailable: a backing system is down; nothing was written'), headers: retryAfter },
+};
+
+/** The headers of a page of a streamed read when `limit` is given and there is a next page. */
+const pageHeaders = {
+  'X-Next-Cursor': { description: 'The `cursor` of the next page; absent on the last page.', schema: { type: 'string' } },
+  Link: { description: 'The next page as `<url>; rel="next"`; absent on the last page.', schema: { type: 'string' } },
 };
 
 interface Op {
   summary: string;
   security: 'jwt' | 'apiKey' | 'none';
   body?: Json;
+  /** The request may come without a body. */
+  bodyOptional?: boolean;
+  /** Headers of the success response. */
+  headers?: Record<string, Json>;
   params?: Array<{ name: string; in: 'query' | 'path' | 'header'; required?: boolean; schema: Json; description?: string }>;
   ok: [string, string, Json?];
   errors: string[];
@@ -55,29 +68,34 @@ const readFilters: Op['params'] = [
   { name: 'traceId', in: 'query', schema: { type: 'string', format: 'uuid' } },
 ];
 
+const idempotencyKey: NonNullable<Op['params']>[number] = {
+  name: 'Idempotency-Key', in: 'header', schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' },
+  description: '1-200 visible ASCII characters. A repeated key from the same application within 24 h is answered 200 and not stored again.',
+};
+
 const ops: Record<string, Record<string, Op>> = {
   '/ingest/traces': {
     post: { summary: 'Send a batch of spans', security: 'apiKey', body: ref('TraceBatch'), ok: ['200', 'Valid spans stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
-      params: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 200 }, description: 'A repeated key within 24 h is answered 200 and not stored again.' }] },
+      params: [idempotencyKey] },
   },
   '/ingest/logs': {
     post: { summary: 'Send a batch of logs', security: 'apiKey', body: ref('LogBatch'), ok: ['200', 'Valid logs stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
-      params: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 200 } }] },
-    get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', ok: ['200', 'Log entries', list('LogEntry')], errors: ['400', '401', '404'],
+      params: [idempotencyKey] },
+    get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Log entries', list('LogEntry')], errors: ['400', '401', '404'],
       params: [...readFilters, { name: 'level', in: 'query', schema: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] } }, { name: 'projectId', in: 'query', schema: id }] },
   },
   '/logs/project': {
-    get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', ok: ['200', 'Trace records', list('TraceRecord')], errors: ['400', '401', '404'],
+    get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Trace records', list('TraceRecord')], errors: ['400', '401', '404'],
       params: [{ name: 'id', in: 'query', required: true, schema: id, description: 'Project id.' }, ...readFilters,
-        { name: 'minDurationMs', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'Root span duration at least this.' },
-        { name: 'status', in: 'query', schema: str, description: 'Root span status: a code (404) or a class (5xx).' }] },
+        { name: 'minDurationMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs }, description: 'Root span duration at least this.' },
+        { name: 'status', in: 'query', schema: { type: 'string', pattern: '^[1-5]([xX]{2}|[0-9]{2})$' }, description: 'Root span status: a code (404) or a class (5xx).' }] },
   },
   '/metrics': {
     get: { summary: 'Request metrics per application from root spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404'],
       params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: an hour before `to`.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now.' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
   },
   '/ai/tenant': {
-    post: { summary: 'Create an AI tenant in an organization you are a member of', security: 'jwt', body: ref('TenantBody'), ok: ['200', 'The tenant', ref('Tenant')], errors: ['400', '401', '403', '409', '415'] },
+    post: { summary: 'Create an AI tenant in an organization you are a member of', security: 'jwt', body: ref('TenantBody'), ok: ['200', 'The tenant', ref('Tenant')], errors: ['400', '401', '403', '409', '413', '415'] },
     get: { summary: 'List the tenants of an organization', security: 'jwt', ok: ['200', 'Tenants', list('Tenant')], errors: ['400', '401', '404'], params: [{ name: 'organizationId', in: 'query', required: true, schema: id }] },
   },
   '/ai/docs': {
@@ -90,26 +108,28 @@ const ops: Record<string, Record<string, Op>> = {
   '/ai/docs/{docId}': {
     delete: { summary: 'Delete a document: its object and its record', security: 'jwt', ok: ['204', 'Deleted'], errors: ['401', '404', '503'], params: [{ name: 'docId', in: 'path', required: true, schema: str }] },
   },
-  '/auth/register': { post: { summary: 'Create an account', security: 'none', body: ref('RegisterBody'), ok: ['201', 'Account and token', ref('AuthResult')], errors: ['400', '409', '415', '429'] } },
-  '/auth/login': { post: { summary: 'Log in', security: 'none', body: ref('LoginBody'), ok: ['200', 'Token', ref('AuthResult')], errors: ['400', '401', '415', '429'] } },
+  '/auth/register': { post: { summary: 'Create an account', security: 'none', body: ref('RegisterBody'), ok: ['201', 'Account and token', ref('AuthResult')], errors: ['400', '409', '413', '415', '429'] } },
+  '/auth/login': { post: { summary: 'Log in', security: 'none', body: ref('LoginBody'), ok: ['200', 'Token', ref('AuthResult')], errors: ['400', '401', '413', '415', '429'] } },
   '/auth/me': { get: { summary: 'You and your organizations', security: 'jwt', ok: ['200', 'Me', ref('Me')], errors: ['401'] } },
   '/organizations': {
-    post: { summary: 'Create an organization (you become its owner)', security: 'jwt', body: ref('OrganizationBody'), ok: ['201', 'Organization', ref('Organization')], errors: ['400', '401', '415'] },
+    post: { summary: 'Create an organization (you become its owner)', security: 'jwt', body: ref('OrganizationBody'), ok: ['201', 'Organization', ref('Organization')], errors: ['400', '401', '413', '415'] },
     get: { summary: 'Your organizations with your role', security: 'jwt', ok: ['200', 'Organizations', list('Organization')], errors: ['401'] },
   },
   '/organizations/{id}/members': {
-    post: { summary: 'Add a registered user to an organization (owners only)', security: 'jwt', body: ref('MemberBody'), ok: ['201', 'Member', ref('Member')], errors: ['400', '401', '403', '404', '415'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+    post: { summary: 'Add a registered user to an organization (owners only)', security: 'jwt', body: ref('MemberBody'), ok: ['201', 'Member', ref('Member')], errors: ['400', '401', '403', '404', '409', '413', '415'],
+      description: 'The user must have registered. 409 when an owner would change their own role.', params: [{ name: 'id', in: 'path', required: true, schema: id }] },
   },
   '/projects': {
-    post: { summary: 'Create a project', security: 'jwt', body: ref('ProjectBody'), ok: ['201', 'Project', ref('Project')], errors: ['400', '401', '403', '415'] },
+    post: { summary: 'Create a project', security: 'jwt', body: ref('ProjectBody'), ok: ['201', 'Project', ref('Project')], errors: ['400', '401', '403', '413', '415'] },
     get: { summary: 'Projects of an organization', security: 'jwt', ok: ['200', 'Projects', list('Project')], errors: ['400', '401', '404'], params: [{ name: 'organizationId', in: 'query', required: true, schema: id }] },
   },
   '/applications': {
-    post: { summary: 'Create an application', security: 'jwt', body: ref('ApplicationBody'), ok: ['201', 'Application', ref('Application')], errors: ['400', '401', '403', '415'] },
+    post: { summary: 'Create an application', security: 'jwt', body: ref('ApplicationBody'), ok: ['201', 'Application', ref('Application')], errors: ['400', '401', '403', '413', '415'] },
     get: { summary: 'Applications of a project', security: 'jwt', ok: ['200', 'Applications', list('Application')], errors: ['400', '401', '404'], params: [{ name: 'projectId', in: 'query', required: true, schema: id }] },
   },
   '/applications/{id}/api-keys': {
-    post: { summary: 'Create an API key (the key is shown only in this response)', security: 'jwt', body: ref('ApiKeyBody'), ok: ['201', 'Key', ref('ApiKeyCreated')], errors: ['400', '401', '404', '415'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+    post: { summary: 'Create an API key (the key is shown only in this response)', security: 'jwt', body: ref('ApiKeyBody'), bodyOptional: true, ok: ['201', 'Key', ref('ApiKeyCreated')], errors: ['400', '401', '404', '413', '415'],
+      description: 'Without a body (or without `name`) the key is named "default".', params: [{ name: 'id', in: 'path', required: true, schema: id }] },
     get: { summary: 'API keys of an application (never the key itself)', security: 'jwt', ok: ['200', 'Keys', list('ApiKey')], errors: ['401', '404'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
   },
   '/api-keys/{id}': {
@@ -124,10 +144,12 @@ function operation(op: Op): Json {
   if (op.params) out['parameters'] = op.params as unknown as Json;
   if (op.body) {
     const media = op.summary.startsWith('Upload') ? 'multipart/form-data' : 'application/json';
-    out['requestBody'] = { required: true, content: { [media]: { schema: op.body } } };
+    out['requestBody'] = { required: !op.bodyOptional, content: { [media]: { schema: op.body } } };
   }
   const [code, description, schema] = op.ok;
-  const responses: Record<string, Json> = { [code]: schema === undefined ? { description } : { description, ...json(schema) } };
+  const success: Record<string, Json> = schema === undefined ? { description } : { description, ...json(schema) };
+  if (op.headers) success['headers'] = op.headers;
+  const responses: Record<string, Json> = { [code]: success };
   for (const e of op.errors) responses[e] = ERRORS[e]!;
   out['responses'] = responses;
   return out;

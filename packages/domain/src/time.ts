@@ -2,6 +2,14 @@
 const ISO_WITH_OFFSET =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:?\d{2})$/;
 
+/**
+ * The instants whose UTC text has a four-digit year. An offset can push a local year-9999 or year-0000 time out
+ * of that range ("9999-12-31T23:00:00-05:00" is 10000-01-01 in UTC), and its output would no longer be the
+ * contract's format (toISOString writes "+010000-01-01T04:00:00.000Z"): such input is refused.
+ */
+const MIN_MS = -62_167_219_200_000; // 0000-01-01T00:00:00.000Z
+const MAX_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+
 /** Epoch milliseconds of an ISO 8601 date-time with an offset, or null if it is not one. */
 export function parseTimestamp(input: unknown): number | null {
   if (typeof input !== 'string' || input.length > 64) return null;
@@ -19,8 +27,11 @@ export function parseTimestamp(input: unknown): number | null {
   const ms = Date.parse(text);
   if (Number.isNaN(ms)) return null;
   // Day-of-month overflow (2026-02-31) silently rolls over in Date.parse: reject it.
-  const check = new Date(Date.UTC(Number(m[1]), Number(mo) - 1, Number(d)));
+  // setUTCFullYear, not Date.UTC: Date.UTC takes years 0-99 as 1900-1999 (so 0000-02-29 would be refused).
+  const check = new Date(0);
+  check.setUTCFullYear(Number(m[1]), Number(mo) - 1, Number(d));
   if (check.getUTCDate() !== Number(d)) return null;
+  if (ms < MIN_MS || ms > MAX_MS) return null;
   return ms;
 }
 

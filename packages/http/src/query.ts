@@ -1,9 +1,24 @@
 import { errors, parsePositiveInt, parseTimestamp } from '@lantern/domain';
 import type { Request } from 'express';
 
+/**
+ * True when the query names the parameter in the bracket syntax (`a[$gt]=`, `a[]=`, `a[0]=`). The query parser
+ * is the simple one, so such a key arrives as the literal text `a[$gt]`, beside an absent `a`: left alone, an
+ * optional filter sent as an operator would be silently dropped and the read would answer a wider set. (A
+ * required parameter given only in that form is missing_parameter, see requiredText.)
+ */
+function bracketed(query: Record<string, unknown>, name: string): boolean {
+  const prefix = `${name}[`;
+  return Object.keys(query).some((k) => k.startsWith(prefix));
+}
+
 /** A query parameter as one string, or undefined. Repeated (`?a=1&a=2`) or nested (`a[$gt]=`) is 400. */
 export function queryText(req: Request, name: string, maxLength = 1024): string | undefined {
-  const value = (req.query as Record<string, unknown>)[name];
+  const query = req.query as Record<string, unknown>;
+  if (bracketed(query, name)) {
+    throw errors.validation(`The query parameter "${name}" must be given once, as text: operators and the bracket syntax (${name}[...]) are not accepted.`, [{ parameter: name }]);
+  }
+  const value = query[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw errors.validation(`The query parameter "${name}" must be given once, as text.`, [{ parameter: name }]);
   if (value.length > maxLength) throw errors.validation(`The query parameter "${name}" is too long.`, [{ parameter: name }]);
@@ -11,6 +26,8 @@ export function queryText(req: Request, name: string, maxLength = 1024): string 
 }
 
 export function requiredText(req: Request, name: string): string {
+  // Only the bracket form (`?id[$gt]=1`) given: the parameter itself is absent.
+  if ((req.query as Record<string, unknown>)[name] === undefined) throw errors.missingParameter(name);
   const v = queryText(req, name);
   if (v === undefined || v === '') throw errors.missingParameter(name);
   return v;

@@ -14,8 +14,10 @@ const logEnvelope = validatorFor<{ timestamp: string; logs: unknown[] }>(schemas
 /** The envelope must be valid as a whole (else 400, nothing stored); returns its normalised flush time. */
 function checkEnvelope(body: unknown, items: 'traces' | 'logs'): string {
   (items === 'traces' ? traceEnvelope : logEnvelope).assert(body, `${items === 'traces' ? 'trace' : 'log'} batch`);
-  const { [items]: _items, ...rest } = body as Record<string, unknown>;
-  const unsafe = findUnsafe(rest, 2);
+  // The envelope's own keys are checked in place: an object rest (`{ [items]: _, ...rest }`) copies by
+  // assignment when compiled for older targets, which turns a `__proto__` key into the copy's prototype and
+  // hides it from the check.
+  const unsafe = findUnsafe(body, 2, items);
   if (unsafe) throw errors.validation(`The batch is invalid: ${unsafe}`);
   const ts = normalizeTimestamp((body as { timestamp: string }).timestamp);
   if (!ts) throw errors.validation('The batch is invalid: /timestamp must be an ISO 8601 date-time with an offset', [{ path: '/timestamp' }]);

@@ -7,6 +7,7 @@ export const span = {
   type: 'object',
   description: 'One element of a trace. Unknown extra fields are kept.',
   required: ['traceId', 'spanId', 'timestamp', 'requestMethod'],
+  additionalProperties: true,
   properties: {
     timestamp,
     requestMethod: {
@@ -30,6 +31,7 @@ export const logInput = {
   type: 'object',
   description: 'A log entry as sent to ingest. Unknown extra fields are kept.',
   required: ['level', 'message', 'timestamp'],
+  additionalProperties: true,
   properties: {
     traceId: uuid,
     level: { type: 'string', enum: [...LOG_LEVELS] },
@@ -92,6 +94,8 @@ export const traceRecord = {
 export const logEntry = {
   $id: 'LogEntry',
   type: 'object',
+  description: 'A stored log entry: the ingested fields, extra ones included, with its id, project and application.',
   required: ['id', 'projectId', 'applicationId', 'level', 'type', 'message', 'timestamp', 'clientTimestamp'],
+  additionalProperties: true,
   properties: { id: recordId, projectId: positiveId, applicationId: positiveId, ...logInput.properties },
 } as const;
