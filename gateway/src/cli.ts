@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@lantern/config';
-import { describeInit, initAccount } from './init.js';
+import { describeInit, initAccount, InitInputError } from './init.js';
+import { explainSetupError } from './setup-errors.js';
 
 const USAGE = `Usage: lantern <command>
 
@@ -11,6 +12,9 @@ Commands:
                               create a user, organization, project, application and API key,
                               and print them once with curl commands to try
 `;
+
+/** A failure already worded for the person at the terminal. */
+class CliError extends Error {}
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -35,17 +39,22 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   const result = await initAccount(config, {
     email: values.email!,
-    ...(values.password ? { password: values.password } : {}),
+    ...(values.password !== undefined ? { password: values.password } : {}),
     organization: values.organization!,
     project: values.project!,
     application: values.application!,
+  }).catch((err: unknown) => {
+    if (err instanceof InitInputError) throw err;
+    if ((err as { code?: unknown }).code === 'conflict') throw new CliError(`${values.email!.trim().toLowerCase()} already has an account: pass --email with another address.`);
+    throw new CliError(explainSetupError(err, config));
   });
   process.stdout.write(describeInit(result, `http://localhost:${config.port}`));
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
-  else if ((err as { code?: string }).code === 'conflict') process.stderr.write('That email already has an account: pass --email with another address.\n');
+  const code = (err as { code?: unknown }).code;
+  if (err instanceof ConfigError || err instanceof InitInputError || err instanceof CliError) process.stderr.write(`${err.message}\n`);
+  else if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) process.stderr.write(`lantern: ${(err as Error).message}\n\n${USAGE}`);
   else process.stderr.write(`lantern: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTokenService, generateApiKey, hashPassword } from '@lantern/auth';
 import type { Config } from '@lantern/config';
+import { schemas, validatorFor, type ValidationIssue } from '@lantern/domain';
 import { openSqliteStore } from '@lantern/store';
 import { loadOrCreateSecret } from './secret.js';
 
@@ -16,6 +18,8 @@ export interface InitOptions {
 export interface InitResult {
   email: string;
   password: string;
+  /** False when the caller chose the password: it is not printed back. */
+  passwordGenerated: boolean;
   token: string;
   organizationId: number;
   projectId: number;
@@ -23,19 +27,44 @@ export interface InitResult {
   apiKey: string;
 }
 
+/** An option of `lantern init` the API would refuse; the message names the option. */
+export class InitInputError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid options:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'InitInputError';
+  }
+}
+
+const registerBody = validatorFor(schemas.accounts.registerBody.$id);
+const nameBody = validatorFor(schemas.accounts.organizationBody.$id);
+
+/** The same rules as POST /auth/register and the name fields of the API, named by option. */
+function checkOptions(opts: InitOptions, password: string): void {
+  const named = (option: string, issues: ValidationIssue[]) => issues.map((i) => `--${option} ${i.message}`);
+  const problems = [
+    ...named('email', registerBody.issues({ email: opts.email.trim(), password: 'x'.repeat(8) })),
+    ...named('password', registerBody.issues({ email: 'a@example.com', password })),
+    ...(['organization', 'project', 'application'] as const).flatMap((option) => named(option, nameBody.issues({ name: opts[option] }))),
+  ];
+  if (problems.length > 0) throw new InitInputError(problems);
+}
+
 /** Creates a user, organization, project, application and API key directly in the embedded store. */
 export async function initAccount(config: Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds'>, opts: InitOptions, storeFile?: string): Promise<InitResult> {
+  const password = opts.password ?? randomBytes(12).toString('base64url');
+  checkOptions(opts, password);
+  await mkdir(config.dataDir, { recursive: true });
   const store = await openSqliteStore({ file: storeFile ?? join(config.dataDir, 'lantern.db') });
   try {
-    const password = opts.password ?? randomBytes(12).toString('base64url');
-    const user = await store.createUser({ email: opts.email.toLowerCase(), name: opts.email.split('@')[0]!, passwordHash: await hashPassword(password) });
-    const org = await store.createOrganization({ name: opts.organization, ownerId: user.id });
-    const project = await store.createProject({ name: opts.project, organizationId: org.id });
-    const app = await store.createApplication({ name: opts.application, projectId: project.id });
+    const email = opts.email.trim().toLowerCase();
+    const user = await store.createUser({ email, name: email.split('@')[0]!, passwordHash: await hashPassword(password) });
+    const org = await store.createOrganization({ name: opts.organization.trim(), ownerId: user.id });
+    const project = await store.createProject({ name: opts.project.trim(), organizationId: org.id });
+    const app = await store.createApplication({ name: opts.application.trim(), projectId: project.id });
     const key = generateApiKey();
     await store.createApiKey({ applicationId: app.id, projectId: project.id, name: 'default', prefix: key.prefix, hash: key.hash });
     const tokens = createTokenService({ secret: config.jwtSecret ?? (await loadOrCreateSecret(config.dataDir)), ttlSeconds: config.jwtTtlSeconds });
-    return { email: user.email, password, token: tokens.issue(user.id), organizationId: org.id, projectId: project.id, applicationId: app.id, apiKey: key.key };
+    return { email: user.email, password, passwordGenerated: opts.password === undefined, token: tokens.issue(user.id), organizationId: org.id, projectId: project.id, applicationId: app.id, apiKey: key.key };
   } finally {
     await store.close();
   }
@@ -43,10 +72,10 @@ export async function initAccount(config: Pick<Config, 'dataDir' | 'jwtSecret' |
 
 export function describeInit(r: InitResult, baseUrl: string): string {
   const now = '$(date -u +%Y-%m-%dT%H:%M:%S.000Z)';
-  const trace = '$(cat /proc/sys/kernel/random/uuid)';
+  const uuid = `$(node -p 'crypto.randomUUID()')`;
   return `Created (shown once; keep them safe):
   user          ${r.email}
-  password      ${r.password}
+  password      ${r.passwordGenerated ? r.password : '(the one you passed with --password)'}
   organization  ${r.organizationId}
   project       ${r.projectId}
   application   ${r.applicationId}
@@ -55,7 +84,7 @@ export function describeInit(r: InitResult, baseUrl: string): string {
 
 Send a span (ingest takes the API key):
   curl -s -X POST ${baseUrl}/ingest/traces -H 'Content-Type: application/json' -H 'x-api-key: ${r.apiKey}' \\
-    -d '{"timestamp":"'${now}'","traces":[{"traceId":"'${trace}'","spanId":"'${trace}'","parentSpanId":null,"timestamp":"'${now}'","requestMethod":"controller:GET","requestURL":"/hello","responseStatus":200,"durationMs":12}]}'
+    -d '{"timestamp":"'${now}'","traces":[{"traceId":"'${uuid}'","spanId":"'${uuid}'","parentSpanId":null,"timestamp":"'${now}'","requestMethod":"controller:GET","requestURL":"/hello","responseStatus":200,"durationMs":12}]}'
 
 Send a log:
   curl -s -X POST ${baseUrl}/ingest/logs -H 'Content-Type: application/json' -H 'x-api-key: ${r.apiKey}' \\

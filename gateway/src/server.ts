@@ -1,38 +1,84 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Logger } from '@lantern/logging';
 import type { Express } from 'express';
 
-/** Listens, and on SIGTERM/SIGINT stops accepting, lets in-flight requests finish, then runs `close`. */
-export function serve(app: Express, { port, host, logger, close, timeoutMs }: { port: number; host: string; logger: Logger; close: () => Promise<void>; timeoutMs: number }): Promise<Server> {
+export interface ServeOptions {
+  port: number;
+  host: string;
+  logger: Logger;
+  /** Drains the bus and closes the store; runs once every connection is closed. */
+  close: () => Promise<void>;
+  /** How long a shutdown waits for in-flight requests before closing their connections. */
+  timeoutMs: number;
+}
+
+/** Writes everything queued on stdout, then exits (process.exit alone can cut a piped stdout short). */
+function exitAfterFlush(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
+/**
+ * Listens, and on SIGTERM/SIGINT stops accepting, lets in-flight requests finish (their responses carry
+ * `Connection: close`, so a keep-alive client does not hold the shutdown open), cuts those still open after
+ * `timeoutMs`, waits until every response is closed (so each has its request log line), then runs `close`
+ * and exits. A second signal is not caught: it ends the process at once.
+ */
+export function serve(app: Express, { port, host, logger, close, timeoutMs }: ServeOptions): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.keepAliveTimeout = 65_000;
     server.once('error', reject);
+
+    const open = new Set<ServerResponse>();
+    let whenNoneOpen: (() => void) | undefined;
+    let stopping = false;
+    /** A response of the shutdown: it closes its connection, and once sent leaves nothing idle open. */
+    const lastOnItsConnection = (res: ServerResponse) => {
+      if (!res.headersSent) res.setHeader('Connection', 'close');
+      res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+    };
+    server.prependListener('request', (_req, res: ServerResponse) => {
+      open.add(res);
+      res.once('close', () => {
+        open.delete(res);
+        if (open.size === 0) whenNoneOpen?.();
+      });
+      if (stopping) lastOnItsConnection(res);
+    });
+
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info('shutting down', { signal, inFlight: open.size });
+      const force = setTimeout(() => {
+        logger.warn('shutdown timed out; closing open connections', { inFlight: open.size });
+        server.closeAllConnections();
+      }, timeoutMs);
+      force.unref();
+      /** Every response closed and its other 'close' listeners (the request log line) run. */
+      const responsesClosed = new Promise<void>((resolve) => {
+        whenNoneOpen = () => setImmediate(resolve);
+        if (open.size === 0) whenNoneOpen();
+      });
+      server.close(() => {
+        clearTimeout(force);
+        responsesClosed.then(close).then(
+          () => {
+            logger.info('stopped');
+            exitAfterFlush(0);
+          },
+          (err: unknown) => {
+            logger.error('error while closing', { error: err instanceof Error ? err.message : String(err) });
+            exitAfterFlush(1);
+          },
+        );
+      });
+      for (const res of open) lastOnItsConnection(res);
+      server.closeIdleConnections();
+    };
+
     server.once('listening', () => {
-      let stopping = false;
-      const stop = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        logger.info('shutting down', { signal });
-        const force = setTimeout(() => {
-          logger.warn('shutdown timed out; closing open connections');
-          server.closeAllConnections();
-        }, timeoutMs);
-        force.unref();
-        server.close(() => {
-          close().then(
-            () => {
-              logger.info('stopped');
-              process.exit(0);
-            },
-            (err: unknown) => {
-              logger.error('error while closing', { error: (err as Error).message });
-              process.exit(1);
-            },
-          );
-        });
-        server.closeIdleConnections();
-      };
+      server.off('error', reject);
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
       resolve(server);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPassword } from '@lantern/auth';
 import { createEmbedded, type Embedded } from '@lantern/gateway';
-import { createLogger } from '@lantern/logging';
+import { createLogger, type Logger } from '@lantern/logging';
 import request from 'supertest';
 
 /** Cheap scrypt parameters for tests only (the product uses N = 2^15). */
@@ -21,6 +21,8 @@ export interface StartOptions {
   apiKeyCacheMs?: number;
   /** Use a SQLite file under the data dir instead of memory. */
   fileStore?: boolean;
+  /** Where the services log; silent by default. */
+  logger?: Logger;
 }
 
 /** The whole embedded Lantern (every service, real SQLite, in-process bus, filesystem blobs) for supertest. */
@@ -33,7 +35,7 @@ export async function startLantern(options: StartOptions = {}): Promise<Lantern>
     rateLimit: options.rateLimit ?? { enabled: false, ingestPerMinute: 1000, authPerMinute: 1000 },
     apiKeyCacheMs: options.apiKeyCacheMs ?? 0,
     trustProxy: 0,
-    logger: createLogger({ service: 'test', silent: true }),
+    logger: options.logger ?? createLogger({ service: 'test', silent: true }),
     ...(options.fileStore ? {} : { storeFile: ':memory:' }),
     passwordHasher: fastHash,
   });
