@@ -19,6 +19,8 @@ import { loadOrCreateSecret } from './secret.js';
 export interface Embedded {
   app: Express;
   store: Store;
+  /** A shutdown has begun: /readyz answers 503 from now on, while in-flight requests finish. */
+  beginShutdown(): void;
   /** Drains the bus, stops the writer and closes the store and blob store. */
   close(): Promise<void>;
 }
@@ -45,9 +47,11 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
   const writer = createWriter({ bus, store, logger });
   await writer.start();
   const { rateLimit } = options;
+  let stopping = false;
   const app = createServiceApp({
     logger,
     trustProxy: options.trustProxy,
+    isStopping: () => stopping,
     checks: { store: () => store.ping(), bus: () => bus.ping(), blobs: () => blobs.ping() },
     routers: [
       openApiRouter(),
@@ -60,6 +64,9 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
   return {
     app,
     store,
+    beginShutdown() {
+      stopping = true;
+    },
     async close() {
       await bus.close();
       await writer.stop();

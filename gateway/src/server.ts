@@ -6,6 +6,8 @@ export interface ServeOptions {
   port: number;
   host: string;
   logger: Logger;
+  /** Called as the shutdown begins (readiness turns 503). */
+  onStopping?: () => void;
   /** Drains the bus and closes the store; runs once every connection is closed. */
   close: () => Promise<void>;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -23,7 +25,7 @@ function exitAfterFlush(code: number): void {
  * `timeoutMs`, waits until every response is closed (so each has its request log line), then runs `close`
  * and exits. A second signal is not caught: it ends the process at once.
  */
-export function serve(app: Express, { port, host, logger, close, timeoutMs }: ServeOptions): Promise<Server> {
+export function serve(app: Express, { port, host, logger, close, timeoutMs, onStopping }: ServeOptions): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.keepAliveTimeout = 65_000;
@@ -49,6 +51,7 @@ export function serve(app: Express, { port, host, logger, close, timeoutMs }: Se
     const stop = (signal: string) => {
       if (stopping) return;
       stopping = true;
+      onStopping?.();
       logger.info('shutting down', { signal, inFlight: open.size });
       const force = setTimeout(() => {
         logger.warn('shutdown timed out; closing open connections', { inFlight: open.size });

@@ -44,4 +44,18 @@ describe('walkthrough: register, ingest, read back', () => {
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/ingest/traces', '/ingest/logs', '/logs/project', '/metrics', '/ai/tenant', '/ai/docs', '/ai/docs/{docId}']));
     expect(doc.body.components.schemas.Span.required).toEqual(['traceId', 'spanId', 'timestamp', 'requestMethod']);
   });
+
+  it('answers /readyz 503 with Retry-After once a shutdown has begun, while /healthz stays 200', async () => {
+    const other = await startLantern();
+    try {
+      await other.http.get('/readyz').expect(200);
+      other.beginShutdown();
+      const res = await other.http.get('/readyz').expect(503);
+      expect(res.body).toEqual({ status: 'stopping', checks: {} });
+      expect(res.headers['retry-after']).toBe('5');
+      await other.http.get('/healthz').expect(200);
+    } finally {
+      await other.stop();
+    }
+  });
 });

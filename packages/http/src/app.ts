@@ -12,13 +12,15 @@ export interface ServiceAppOptions {
   checks?: Record<string, ReadinessCheck>;
   /** Trust X-Forwarded-For from this many proxies. */
   trustProxy?: number;
+  /** True once a shutdown has begun: /readyz then answers 503 so a load balancer stops sending. */
+  isStopping?: () => boolean;
 }
 
 /**
  * The Express app every service shares: request log, health endpoints, the routers, 404 for anything else,
  * and the one error middleware. The embedded gateway passes every service's routers to one such app.
  */
-export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0 }: ServiceAppOptions): Express {
+export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0, isStopping = () => false }: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -28,6 +30,11 @@ export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0 
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
+    if (isStopping()) {
+      res.setHeader('Retry-After', '5');
+      res.status(503).json({ status: 'stopping', checks: {} });
+      return;
+    }
     const results: Record<string, string> = {};
     let ready = true;
     await Promise.all(
