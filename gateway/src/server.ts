@@ -14,6 +14,9 @@ export interface ServeOptions {
   timeoutMs: number;
 }
 
+/** A repeated signal within this is the same Ctrl-C delivered twice. */
+const REPEAT_IGNORED_MS = 1000;
+
 /** Writes everything queued on stdout, then exits (process.exit alone can cut a piped stdout short). */
 function exitAfterFlush(code: number): void {
   process.stdout.write('', () => process.exit(code));
@@ -23,7 +26,9 @@ function exitAfterFlush(code: number): void {
  * Listens, and on SIGTERM/SIGINT stops accepting, lets in-flight requests finish (their responses carry
  * `Connection: close`, so a keep-alive client does not hold the shutdown open), cuts those still open after
  * `timeoutMs`, waits until every response is closed (so each has its request log line), then runs `close`
- * and exits. A second signal is not caught: it ends the process at once.
+ * and exits. A signal repeated within a second of the first is the same Ctrl-C delivered twice (the terminal
+ * signals the whole process group, and pnpm forwards it again): it is ignored. One later than that means
+ * "stop now": the process exits at once with 130.
  */
 export function serve(app: Express, { port, host, logger, close, timeoutMs, onStopping }: ServeOptions): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -48,9 +53,16 @@ export function serve(app: Express, { port, host, logger, close, timeoutMs, onSt
       if (stopping) lastOnItsConnection(res);
     });
 
+    let firstSignalAt = 0;
     const stop = (signal: string) => {
-      if (stopping) return;
+      if (stopping) {
+        if (Date.now() - firstSignalAt < REPEAT_IGNORED_MS) return;
+        logger.warn('second signal: stopping now', { signal, inFlight: open.size });
+        exitAfterFlush(130);
+        return;
+      }
       stopping = true;
+      firstSignalAt = Date.now();
       onStopping?.();
       logger.info('shutting down', { signal, inFlight: open.size });
       const force = setTimeout(() => {
@@ -82,8 +94,8 @@ export function serve(app: Express, { port, host, logger, close, timeoutMs, onSt
 
     server.once('listening', () => {
       server.off('error', reject);
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
       resolve(server);
     });
   });

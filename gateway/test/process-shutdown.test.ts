@@ -103,4 +103,35 @@ describe('graceful shutdown of the server process', () => {
     expect(await within('the exit after SIGINT', server.exited)).toEqual({ code: 0, signal: null });
     expect(server.logLines().map((l) => l['message'])).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
   });
+
+  /** A server holding one request that never completes, so a shutdown lasts until its timeout. */
+  async function holdingARequest(shutdownTimeoutMs: number) {
+    server = await startServer(childEnv({ DATA_DIR: data.dir, SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs) }));
+    const stuck = await openRaw(server.port);
+    stuck.socket.write(
+      `POST /ingest/logs HTTP/1.1\r\nHost: lantern\r\nContent-Type: application/json\r\nx-api-key: ${printed.apiKey}\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    await waitFor('100 Continue', () => (stuck.received().startsWith('HTTP/1.1 100 Continue\r\n') ? true : undefined));
+    return server;
+  }
+
+  it('a Ctrl-C delivered twice at once (terminal and pnpm) is one clean shutdown, not an abrupt exit', async () => {
+    const s = await holdingARequest(700);
+    s.child.kill('SIGINT');
+    s.child.kill('SIGINT');
+    expect(await within('the exit after the shutdown timeout', s.exited)).toEqual({ code: 0, signal: null });
+    const messages = s.logLines().map((l) => l['message']);
+    expect(messages).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
+    expect(messages).not.toContain('second signal: stopping now');
+  });
+
+  it('a second signal more than a second after the first stops at once with 130', async () => {
+    const s = await holdingARequest(60_000);
+    s.child.kill('SIGTERM');
+    await waitFor('the shutdown to begin', () => (s.logLines().some((l) => l['message'] === 'shutting down') ? true : undefined));
+    await new Promise((r) => setTimeout(r, 1200));
+    s.child.kill('SIGTERM');
+    expect(await within('the exit after the second signal', s.exited)).toEqual({ code: 130, signal: null });
+    expect(s.logLines().map((l) => l['message'])).toContain('second signal: stopping now');
+  });
 });
