@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError } from './accounts-helpers.js';
 import { createTenancy, span, startLantern, type Lantern, type Tenancy } from './harness.js';
@@ -63,9 +62,11 @@ describe('GET /metrics: aggregates of root controller spans', () => {
     t = await createTenancy(l, 'metrics');
     appB = await addApplication(l, t);
     const { parentSpanId: _omit, ...rootWithoutParentField } = span({ durationMs: 200, responseStatus: 200, timestamp: iso(from + 11 * MINUTE) });
+    const serviceRoot = span({ requestMethod: 'service:loadCart', durationMs: 90_000, responseStatus: 500, timestamp: iso(from + MINUTE) }); // root, not a controller
     const notCounted = [
-      span({ parentSpanId: randomUUID(), durationMs: 90_000, responseStatus: 500, timestamp: iso(from + MINUTE) }), // a child
-      span({ requestMethod: 'service:loadCart', durationMs: 90_000, responseStatus: 500, timestamp: iso(from + MINUTE) }), // root, not a controller
+      // A controller span under a span of its own application (a controller() helper inside a job): not an entry.
+      span({ traceId: serviceRoot['traceId'], parentSpanId: serviceRoot['spanId'], durationMs: 90_000, responseStatus: 500, timestamp: iso(from + MINUTE) }),
+      serviceRoot,
       span({ requestMethod: 'external:payments', durationMs: 90_000, responseStatus: 503, timestamp: iso(from + MINUTE) }),
       span({ durationMs: 90_000, responseStatus: 500, timestamp: iso(from - 1) }), // before the window
       span({ durationMs: 90_000, responseStatus: 500, timestamp: iso(to) }), // `to` is exclusive

@@ -90,7 +90,9 @@ describe('GET /logs/project: order and filters', () => {
       // A slow failing child never counts for the root filters.
       return [root, span({ traceId, parentSpanId: root['spanId'], requestMethod: 'external:db', timestamp: iso(T0 + i * MINUTE + 1), durationMs: 9999, responseStatus: 500 })];
     });
-    await sendAllTraces(l, t.apiKey, [...spans(0), span({ traceId: childOnly, parentSpanId: randomUUID(), timestamp: iso(T0 + 30 * MINUTE), durationMs: 9999, responseStatus: 500 })]);
+    // A trace holding only a span whose parent never arrived (not a controller span): it has no root.
+    const orphan = span({ traceId: childOnly, parentSpanId: randomUUID(), requestMethod: 'service:retry', timestamp: iso(T0 + 30 * MINUTE), durationMs: 9999, responseStatus: 500 });
+    await sendAllTraces(l, t.apiKey, [...spans(0), orphan]);
     await sendAllTraces(l, appB.apiKey, spans(1));
   });
   afterAll(() => l.stop());

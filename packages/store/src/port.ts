@@ -111,7 +111,10 @@ export interface TelemetryStore {
   streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
   /** Logs newest first (by timestamp, then id), of the projects the user can see. */
   streamLogs(query: LogQuery): AsyncIterable<LogEntry>;
-  /** Root spans (`controller:*`, no parent) in the window, of the projects the user can see. */
+  /**
+   * Entry spans in the window, of the projects the user can see: `controller:*` spans without parent, or whose
+   * parent is a span of another application (the application was called by another instrumented service).
+   */
   streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
 }
 

@@ -9,6 +9,7 @@ import { openSqliteStore } from '@lantern/store';
 import type { Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { toStoreError } from '../src/sqlite/errors.js';
+import { MIGRATIONS } from '../src/sqlite/schema.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -82,10 +83,38 @@ describe('sqlite store', () => {
     const db = new Database(file, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.pragma('user_version', { simple: true })).toBe(2);
     } finally {
       db.close();
     }
+  });
+
+  it('migrates a version-1 database with telemetry: its roots stay roots for metrics and trace filters', async () => {
+    const v1 = new Database(file);
+    v1.exec(MIGRATIONS[0]!);
+    v1.pragma('user_version = 1');
+    const userId = newId();
+    v1.prepare("INSERT INTO users (id, email, email_lower, name, password_hash, created_ms) VALUES (?, 'u@x.test', 'u@x.test', 'U', 'h', 0)").run(userId);
+    v1.exec("INSERT INTO organizations (id, name, created_ms) VALUES (1, 'O', 0); INSERT INTO projects (id, organization_id, name) VALUES (1, 1, 'P'); INSERT INTO applications (id, project_id, name) VALUES (1, 1, 'A');");
+    v1.prepare("INSERT INTO memberships (organization_id, user_id, role) VALUES (1, ?, 'owner')").run(userId);
+    const traceId = newId();
+    const rootSpan = root(traceId, T0, { durationMs: 700, responseStatus: 503 });
+    const child = { ...root(traceId, T0 + 1), parentSpanId: rootSpan.spanId };
+    const insert = v1.prepare(`INSERT INTO spans (application_id, span_id, project_id, trace_id, ts, root_controller, duration_ms, status, data)
+      VALUES (1, ?, 1, ?, ?, ?, ?, ?, ?)`);
+    insert.run(rootSpan.spanId, traceId, T0, 1, 700, 503, JSON.stringify(rootSpan));
+    insert.run(child.spanId, traceId, T0 + 1, 0, 3, 200, JSON.stringify(child));
+    v1.prepare(`INSERT INTO traces (application_id, trace_id, id, project_id, ts, has_root, root_duration_ms, root_status)
+      VALUES (1, ?, ?, 1, ?, 1, 700, 503)`).run(traceId, newId(), T0);
+    v1.close();
+
+    const store = await open();
+    const rows = await collect(store.streamRootSpans({ userId, from: T0, to: T0 + 10 }));
+    expect(rows).toEqual([{ projectId: 1, applicationId: 1, ts: T0, durationMs: 700, responseStatus: 503 }]);
+    // A later controller span of the same trace under a foreign parent ranks below the migrated root.
+    await store.writeSpans(batch({ id: 1, projectId: 1 }, [{ ...root(traceId, T0 + 2, { durationMs: 1, responseStatus: 200 }), parentSpanId: newId() }]));
+    const found = await collect(store.streamTraces({ userId, projectId: 1, status: { min: 503, max: 503 }, minDurationMs: 700 }));
+    expect(found.map((t) => t.telemetry.length)).toEqual([3]);
   });
 
   it('refuses a database whose schema is newer than this build', async () => {

@@ -25,7 +25,7 @@ export const errorBody = {
 
 const latency = {
   requests: { type: 'integer', minimum: 0 },
-  errors: { type: 'integer', minimum: 0, description: 'Root spans with responseStatus >= 500.' },
+  errors: { type: 'integer', minimum: 0, description: 'Entry spans with responseStatus >= 500.' },
   errorRate: { type: 'number', minimum: 0, maximum: 1, description: 'errors / requests (0 when there are none).' },
   p50Ms: { type: ['number', 'null'] },
   p95Ms: { type: ['number', 'null'] },
@@ -36,7 +36,7 @@ export const metrics = {
   $id: 'Metrics',
   type: 'object',
   description:
-    'Request metrics per application from its root (`controller:`) spans. Percentiles are within 1% of the exact value.',
+    'Request metrics per application from its entry (`controller:`) spans: without parent, or under a span of another application. Percentiles are within 1% of the exact value.',
   required: ['from', 'to', 'bucketMs', 'applications'],
   properties: {
     from: timestamp,

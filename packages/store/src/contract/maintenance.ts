@@ -10,13 +10,15 @@ export function maintenanceContract(ctx: StoreContext): void {
   describe('root spans', () => {
     it('streams the root controller spans of the window with their duration and status', async () => {
       const w = await makeWorld(ctx.store);
-      const parent = newId();
+      const t = newId();
+      const first = rootSpan(t, T0, { durationMs: 10, responseStatus: 200 });
       await ctx.store.writeSpans(spanBatch(w.app, [
-        rootSpan(newId(), T0, { durationMs: 10, responseStatus: 200 }),
+        first,
         rootSpan(newId(), T0 + 500, { durationMs: 70, responseStatus: undefined }),
         rootSpan(newId(), T0 + 999, { durationMs: 30, responseStatus: 500 }),
         span(newId(), T0 + 100, { requestMethod: 'service:billing' }),
-        rootSpan(newId(), T0 + 200, { parentSpanId: parent }),
+        // A controller span under a span of its own application is not an entry.
+        rootSpan(t, T0 + 200, { parentSpanId: first.spanId }),
         rootSpan(newId(), T0 - 1),
         rootSpan(newId(), T0 + 1000),
       ]));
@@ -43,6 +45,28 @@ export function maintenanceContract(ctx: StoreContext): void {
       expect(await apps({ projectId: w.project.id })).toEqual([w.app.id, app2.id]);
       expect(await apps({ projectId: w.project.id, applicationId: app2.id })).toEqual([app2.id]);
       expect(await apps({ applicationId: app3.id })).toEqual([app3.id]);
+    });
+
+    it('counts a controller span whose parent is in another application as an entry of its own application', async () => {
+      const w = await makeWorld(ctx.store);
+      const payments = await ctx.store.createApplication({ name: 'payments', projectId: w.project.id });
+      const t = newId();
+      const shopRoot = rootSpan(t, T0, { durationMs: 90 });
+      const call = span(t, T0 + 1, { parentSpanId: shopRoot.spanId, requestMethod: 'external:payments' });
+      const entry = span(t, T0 + 2, { parentSpanId: call.spanId, requestMethod: 'controller:POST', durationMs: 40, responseStatus: 402 });
+      const inner = span(t, T0 + 3, { parentSpanId: entry.spanId, requestMethod: 'controller:charge' });
+      const late = span(t, T0 + 5, { parentSpanId: newId(), requestMethod: 'controller:refund' });
+      const lateParent = span(t, T0 + 4, { spanId: late.parentSpanId!, parentSpanId: entry.spanId });
+      await ctx.store.writeSpans(spanBatch(w.app, [shopRoot, call]));
+      await ctx.store.writeSpans(spanBatch(payments, [inner, entry]));
+      // A child arriving before its parent: the parent, stored later, is of the same application.
+      await ctx.store.writeSpans(spanBatch(payments, [late]));
+      await ctx.store.writeSpans(spanBatch(payments, [lateParent]));
+      const rows = await collect(ctx.store.streamRootSpans({ userId: w.user.id, from: T0, to: T0 + 10 }));
+      expect(byTs(rows)).toEqual([
+        { projectId: w.project.id, applicationId: w.app.id, ts: T0, durationMs: 90, responseStatus: 200 },
+        { projectId: w.project.id, applicationId: payments.id, ts: T0 + 2, durationMs: 40, responseStatus: 402 },
+      ]);
     });
 
     it('streams hundreds of root spans, each once', async () => {

@@ -121,6 +121,20 @@ export function tracesContract(ctx: StoreContext): void {
       expect((await traces(w, { minDurationMs: 900 })).map((r) => r.traceId)).toEqual([t]);
     });
 
+    it('takes the entry controller span of a continued trace as its root; a span without parent outranks it', async () => {
+      const w = await makeWorld(ctx.store);
+      const t = newId();
+      const remoteParent = newId();
+      const entry = span(t, T0, { parentSpanId: remoteParent, requestMethod: 'controller:POST', durationMs: 800, responseStatus: 502 });
+      const child = span(t, T0 + 1, { parentSpanId: entry.spanId, requestMethod: 'controller:charge', durationMs: 5, responseStatus: 200 });
+      await ctx.store.writeSpans(spanBatch(w.app, [child, entry]));
+      expect((await traces(w, { status: { min: 500, max: 599 }, minDurationMs: 800 })).map((r) => r.traceId)).toEqual([t]);
+      const u = newId();
+      await ctx.store.writeSpans(spanBatch(w.app, [span(u, T0 + 2, { parentSpanId: newId(), requestMethod: 'controller:GET', durationMs: 900, responseStatus: 503 })]));
+      await ctx.store.writeSpans(spanBatch(w.app, [rootSpan(u, T0 + 1, { durationMs: 10, responseStatus: 200 })]));
+      expect((await traces(w, { status: { min: 200, max: 299 } })).map((r) => r.traceId)).toEqual([u]);
+    });
+
     it('keeps the root columns when later batches bring only child spans', async () => {
       const w = await makeWorld(ctx.store);
       const t = newId();

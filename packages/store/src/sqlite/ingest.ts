@@ -9,7 +9,8 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** What the spans of one trace stored by a batch add to its trace record. */
 interface TraceUpdate {
   ts: number;
-  hasRoot: 0 | 1;
+  /** 2: a span without parent; 1: a controller span whose parent is in another application; 0: none. */
+  rootRank: 0 | 1 | 2;
   duration: number | null;
   status: number | null;
 }
@@ -35,15 +36,17 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
       'SELECT created_ms FROM idempotency_keys WHERE application_id = ? AND kind = ? AND key = ?').pluck(),
     keyPut: db.prepare<[number, string, string, number]>(`INSERT INTO idempotency_keys (application_id, kind, key, created_ms)
       VALUES (?, ?, ?, ?) ON CONFLICT (application_id, kind, key) DO UPDATE SET created_ms = excluded.created_ms`),
-    span: db.prepare(`INSERT OR IGNORE INTO spans
-      (application_id, span_id, project_id, trace_id, ts, root_controller, duration_ms, status, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    // The first root span stored for a trace sets its root columns; `ts` only ever moves earlier.
+    span: db.prepare(`INSERT OR IGNORE INTO spans (application_id, span_id, project_id, trace_id, ts, parent_span_id,
+      controller, duration_ms, status, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    spanStored: db.prepare<[number, string, string], number>(
+      'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
+    // The first root of the highest rank stored for a trace sets its root columns; `ts` only ever moves earlier.
     trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_duration_ms, root_status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (application_id, trace_id) DO UPDATE SET
         ts = min(traces.ts, excluded.ts),
-        root_duration_ms = CASE WHEN traces.has_root THEN traces.root_duration_ms ELSE excluded.root_duration_ms END,
-        root_status = CASE WHEN traces.has_root THEN traces.root_status ELSE excluded.root_status END,
+        root_duration_ms = CASE WHEN excluded.has_root > traces.has_root THEN excluded.root_duration_ms ELSE traces.root_duration_ms END,
+        root_status = CASE WHEN excluded.has_root > traces.has_root THEN excluded.root_status ELSE traces.root_status END,
         has_root = max(traces.has_root, excluded.has_root)`),
     log: db.prepare(`INSERT OR IGNORE INTO logs (id, project_id, application_id, trace_id, level, ts, data)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -65,27 +68,34 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
     const { applicationId, projectId } = batch;
     const at = batchTime(batch, now);
     if (!claimKey(applicationId, 'spans', batch.idempotencyKey, at)) return;
+    const inBatch = new Set(batch.spans.map((span) => span.spanId));
+    /** A controller span whose parent is neither in this batch nor stored comes from another application. */
+    const rankOf = (span: SpanBatchMessage['spans'][number], controller: boolean): 0 | 1 | 2 => {
+      if (span.parentSpanId == null) return 2;
+      if (!controller || inBatch.has(span.parentSpanId)) return 0;
+      return q.spanStored.get(applicationId, span.traceId, span.parentSpanId) === undefined ? 1 : 0;
+    };
     const traces = new Map<string, TraceUpdate>();
     for (const span of batch.spans) {
       const parsed = Date.parse(span.timestamp);
       const ts = Number.isNaN(parsed) ? at : parsed;
-      const root = span.parentSpanId == null;
+      const controller = typeof span.requestMethod === 'string' && span.requestMethod.startsWith('controller:');
       const duration = numberOrNull(span.durationMs);
       const status = numberOrNull(span.responseStatus);
-      const controller = root && typeof span.requestMethod === 'string' && span.requestMethod.startsWith('controller:') ? 1 : 0;
-      const stored = q.span.run(applicationId, span.spanId, projectId, span.traceId, ts, controller, duration, status,
-        JSON.stringify(span)).changes;
+      const stored = q.span.run(applicationId, span.spanId, projectId, span.traceId, ts, span.parentSpanId ?? null,
+        controller ? 1 : 0, duration, status, JSON.stringify(span)).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
+      const rootRank = rankOf(span, controller);
       const update = traces.get(span.traceId);
       if (update === undefined) {
-        traces.set(span.traceId, { ts, hasRoot: root ? 1 : 0, duration: root ? duration : null, status: root ? status : null });
+        traces.set(span.traceId, { ts, rootRank, duration: rootRank ? duration : null, status: rootRank ? status : null });
         continue;
       }
       if (ts < update.ts) update.ts = ts;
-      if (root && update.hasRoot === 0) Object.assign(update, { hasRoot: 1, duration, status });
+      if (rootRank > update.rootRank) Object.assign(update, { rootRank, duration, status });
     }
     for (const [traceId, u] of traces) {
-      q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.hasRoot, u.duration, u.status);
+      q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.duration, u.status);
     }
   });
 

@@ -14,7 +14,7 @@ import type { Database } from 'better-sqlite3';
  * of ~500 for a key on the random span id alone (measured: 33k -> 69k spans/s at 1M spans). Traces are
  * WITHOUT ROWID for the same reason (one B-tree per insert, not two).
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE users (
     id TEXT PRIMARY KEY,
@@ -126,6 +126,20 @@ const MIGRATIONS: readonly string[] = [
     object_key TEXT NOT NULL
   );
   CREATE INDEX documents_tenant ON documents (tenant_id, created_ms, id);
+  `,
+  // 2: entry spans. A service called by another instrumented service starts its part of the trace with a
+  // `controller:` span whose parent is the caller's span (in another application): that span is the
+  // application's root too, for metrics and for the trace record's root columns. has_root becomes a rank:
+  // 2 = a span without parent, 1 = a controller span whose parent is in another application, 0 = none yet.
+  `
+  ALTER TABLE spans ADD COLUMN parent_span_id TEXT;
+  ALTER TABLE spans ADD COLUMN controller INTEGER NOT NULL DEFAULT 0;
+  UPDATE spans SET parent_span_id = json_extract(data, '$.parentSpanId'),
+    controller = (substr(json_extract(data, '$.requestMethod'), 1, 11) = 'controller:');
+  DROP INDEX spans_root;
+  ALTER TABLE spans DROP COLUMN root_controller;
+  CREATE INDEX spans_controller ON spans (project_id, ts) WHERE controller = 1;
+  UPDATE traces SET has_root = 2 WHERE has_root = 1;
   `,
 ];
 

@@ -76,9 +76,12 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
   }
 
   function rootPage(query: RootSpanQuery, projectId: number, after: { ts: number; r: number } | undefined, limit: number) {
-    const where = new Where().add('s.project_id = ?', projectId).add('s.root_controller = 1')
+    // An entry span: a controller span without parent, or whose parent is a span of another application.
+    const where = new Where().add('s.project_id = ?', projectId).add('s.controller = 1')
       .add('s.ts >= ?', query.from).add('s.ts < ?', query.to)
-      .maybe('s.application_id = ?', query.applicationId);
+      .maybe('s.application_id = ?', query.applicationId)
+      .add(`(s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans p
+        WHERE p.application_id = s.application_id AND p.trace_id = s.trace_id AND p.span_id = s.parent_span_id))`);
     if (after) where.add('(s.ts, s.rowid) > (?, ?)', after.ts, after.r);
     const sql = `SELECT s.rowid AS r, s.application_id AS applicationId, s.ts, s.duration_ms AS durationMs,
         s.status AS responseStatus
