@@ -4,10 +4,12 @@ export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ts },
-  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway'],
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/examples'],
   testMatch: ['**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   moduleNameMapper: {
+    '^@lantern/sdk-node$': '<rootDir>/packages/sdk-node/src/index.ts',
+    '^@lantern/sdk-node/winston$': '<rootDir>/packages/sdk-node/src/winston.ts',
     '^@lantern/(store|bus|blobs)/contract$': '<rootDir>/packages/$1/src/contract/index.ts',
     '^@lantern/(domain|config|logging|auth|store|bus|blobs|http)$': '<rootDir>/packages/$1/src/index.ts',
     '^@lantern/(accounts|ingest|writer|query|ai)$': '<rootDir>/services/$1/src/index.ts',

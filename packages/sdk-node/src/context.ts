@@ -1,0 +1,61 @@
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import http from 'node:http';
+
+/** What the current async context knows about its trace. */
+export interface TraceContext {
+  traceId: string;
+  /** The current span: children made here get it as parent. */
+  spanId: string;
+  /** Path of the incoming request (children inherit it as requestURL); '' outside a request. */
+  path: string;
+  /** Other vendors' tracestate members from the incoming request, passed on by call(). */
+  tracestate: string | undefined;
+}
+
+/** One AsyncLocalStorage per client: two clients in one process (two instrumented apps) never mix traces. */
+export function createContextStore() {
+  const als = new AsyncLocalStorage<TraceContext>();
+  return {
+    current: (): TraceContext | undefined => als.getStore(),
+    run: <A extends unknown[], R>(ctx: TraceContext, fn: (...args: A) => R, ...args: A): R => als.run(ctx, fn, ...args),
+  };
+}
+export type ContextStore = ReturnType<typeof createContextStore>;
+
+/** Set on a traced request and its response (by the request instrumentation); holds that request's state. */
+export const TRACED = Symbol('lantern.request');
+const METHODS = ['on', 'addListener', 'prependListener'] as const;
+type Listener = ((...args: unknown[]) => unknown) & { listener?: unknown };
+type Marked = { [TRACED]?: object };
+let patched = false;
+
+/**
+ * Once per process, on the prototypes of incoming requests and server responses (Express's inherit from them):
+ * a listener added to a traced request or response runs in the context it was added in (the request's), not in
+ * the socket's that emits it. Other objects are untouched. Patching the prototypes once, and binding only when a
+ * listener is added, costs far less per request than shadowing the methods on every object.
+ */
+function patchPrototypes(): void {
+  if (patched) return;
+  patched = true;
+  for (const proto of [http.IncomingMessage.prototype, http.ServerResponse.prototype] as unknown as Array<Record<string, unknown>>) {
+    for (const method of METHODS) {
+      const original = proto[method] as (this: Marked, event: string | symbol, listener: Listener) => unknown;
+      proto[method] = function (this: Marked, event: string | symbol, listener: Listener) {
+        if (this[TRACED] === undefined || typeof listener !== 'function') return original.call(this, event, listener);
+        const scope = new AsyncResource('lantern.listener');
+        const bound: Listener = function (this: unknown, ...args: unknown[]) {
+          return scope.runInAsyncScope(listener, this, ...args);
+        };
+        bound.listener = listener; // so that removeListener(listener) still finds it; `once` goes through `on`
+        return original.call(this, event, bound);
+      };
+    }
+  }
+}
+
+/**
+ * Makes the listeners that the application adds to traced requests and responses (those carrying `TRACED`) run in
+ * the request's context: events such as `req.on('data')` are emitted from the socket, outside it.
+ */
+export const bindTracedEmitters: () => void = patchPrototypes;

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+
+/** Items serialised once, when recorded; a batch keeps its Idempotency-Key for every attempt. */
+export interface Batch {
+  key: string;
+  items: string[];
+  bytes: number;
+  /** The envelope's flush time, fixed at the first attempt so that every retry is the same request. */
+  sentAt?: string;
+}
+
+/**
+ * The bounded in-memory buffer of one kind. The bound counts the batch being sent too, so a failed batch can
+ * always go back to the front without exceeding it. A batch that went back keeps its items and its key: a
+ * retry is byte-for-byte the same request, which the service deduplicates by key.
+ */
+export class BoundedQueue {
+  private items: string[] = [];
+  private sizes: number[] = [];
+  private head = 0;
+  private front: Batch[] = [];
+  private frontCount = 0;
+  private taken = 0;
+
+  constructor(private readonly maxItems: number) {}
+
+  /** Items waiting (a batch that went back to the front included), not counting the one being sent. */
+  get waiting(): number {
+    return this.items.length - this.head + this.frontCount;
+  }
+
+  /** Items of batches taken and not yet settled or put back. */
+  get inFlight(): number {
+    return this.taken;
+  }
+
+  get full(): boolean {
+    return this.waiting + this.taken >= this.maxItems;
+  }
+
+  /** A batch put back, or at least `maxItems` items, is waiting. */
+  fullBatchReady(maxItems: number): boolean {
+    return this.front.length > 0 || this.items.length - this.head >= maxItems;
+  }
+
+  /** Adds an item at the back; false when the bound is reached (the caller counts or spools it). */
+  push(json: string, bytes: number): boolean {
+    if (this.full) return false;
+    this.items.push(json);
+    this.sizes.push(bytes);
+    return true;
+  }
+
+  /** The next batch: a batch put back first, else up to `maxItems` items and `maxBytes` bytes (at least one item). */
+  take(maxItems: number, maxBytes: number): Batch | undefined {
+    const again = this.front.shift();
+    if (again) {
+      this.frontCount -= again.items.length;
+      this.taken += again.items.length;
+      return again;
+    }
+    const available = this.items.length - this.head;
+    if (available === 0) return undefined;
+    let n = 0;
+    let bytes = 0;
+    while (n < available && n < maxItems) {
+      const size = this.sizes[this.head + n]!;
+      if (n > 0 && bytes + size > maxBytes) break;
+      bytes += size;
+      n++;
+    }
+    const batch: Batch = { key: randomUUID(), items: this.items.slice(this.head, this.head + n), bytes };
+    this.head += n;
+    this.compact();
+    this.taken += n;
+    return batch;
+  }
+
+  /** Counts a batch made outside the queue (a fatal log sent at once) as in flight; false when full. */
+  reserve(batch: Batch): boolean {
+    if (this.full) return false;
+    this.taken += batch.items.length;
+    return true;
+  }
+
+  /** The batch was delivered or given up. */
+  settle(batch: Batch): void {
+    this.taken -= batch.items.length;
+  }
+
+  /** The batch failed: back to the front, same items, same key. */
+  putBack(batch: Batch): void {
+    this.taken -= batch.items.length;
+    this.front.unshift(batch);
+    this.frontCount += batch.items.length;
+  }
+
+  /** Everything waiting, as batches (those put back keep their keys); the queue is left empty. */
+  drain(maxItems: number, maxBytes: number): Batch[] {
+    const out: Batch[] = [];
+    for (let b = this.take(maxItems, maxBytes); b; b = this.take(maxItems, maxBytes)) {
+      this.settle(b);
+      out.push(b);
+    }
+    return out;
+  }
+
+  private compact(): void {
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.sizes = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
