@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { bindTracedEmitters, TRACED, type ContextStore, type TraceContext } from './context.js';
+import { bindTracedEmitters, traced, type ContextStore, type TraceContext } from './context.js';
 import { cleanUrl, describeError, elapsedMs, isStatus, type SpanRecord } from './spans.js';
 import { parseIncoming } from './traceparent.js';
 
 interface RequestState {
   error?: { value: unknown };
 }
-type Carrier = { [TRACED]?: RequestState };
 
 /** Status of a request whose connection closed before the response was complete (nginx's "client closed request"). */
 export const ABORTED_STATUS = 499;
@@ -65,7 +64,7 @@ export function createRequestInstrumentation(deps: { context: ContextStore; emit
   }
 
   function instrument(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-    if ((req as Carrier)[TRACED]) return next(); // already traced (the middleware twice, or wrap() around an Express app)
+    if (traced.has(req)) return next(); // already traced (the middleware twice, or wrap() around an Express app)
     const state: RequestState = {};
     const trace = begin(req, res, state);
     if (!trace) return next();
@@ -83,13 +82,13 @@ export function createRequestInstrumentation(deps: { context: ContextStore; emit
     // prematurely"); by then a complete one is writableFinished (the socket is detached).
     res.on('close', () => record(res.writableFinished));
     // Marked after our own listeners: listeners added from now on run in the request's context.
-    (req as Carrier)[TRACED] = state;
-    (res as Carrier)[TRACED] = state;
+    traced.set(req, state);
+    traced.set(res, state);
     context.run(trace.ctx, next);
   }
 
   function markError(res: ServerResponse, error: unknown): void {
-    const state = (res as Carrier)[TRACED];
+    const state = traced.get(res) as RequestState | undefined;
     if (state && !state.error) state.error = { value: error };
   }
 
