@@ -2,7 +2,7 @@
 // bench/ingest: drives POST /ingest/traces against the embedded Lantern (`pnpm start`, in a child process)
 // with batches of 500 realistic spans (~400 bytes each) from 16 concurrent connections, and reports accepted
 // spans/s and p50/p99 request latency, beside the rate of JSON.parse alone on the same bodies (the floor).
-// Usage: pnpm bench:ingest [-- --seconds 20 --connections 16 --batch 500]
+// Usage: pnpm bench:ingest [--seconds 20 --connections 16 --batch 500]
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,7 +12,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { initAccount } from '../../gateway/dist/index.js';
 
+// `pnpm bench:ingest -- --seconds 5` hands the script a leading `--`, which parseArgs takes for the end of options.
+const argv = process.argv.slice(2);
 const { values } = parseArgs({
+  args: argv[0] === '--' ? argv.slice(1) : argv,
   options: {
     seconds: { type: 'string', default: '20' },
     connections: { type: 'string', default: '16' },
