@@ -106,11 +106,22 @@ describe('sqlite store', () => {
     insert.run(child.spanId, traceId, T0 + 1, 0, 3, 200, JSON.stringify(child));
     v1.prepare(`INSERT INTO traces (application_id, trace_id, id, project_id, ts, has_root, root_duration_ms, root_status)
       VALUES (1, ?, ?, 1, ?, 1, 700, 503)`).run(traceId, newId(), T0);
+    // A called service's trace: its entry span's parent is in another application; v1 stored it without a root.
+    const calledId = newId();
+    const entry = { ...root(calledId, T0 + 5, { durationMs: 900, responseStatus: 502 }), parentSpanId: newId() };
+    insert.run(entry.spanId, calledId, T0 + 5, 0, 900, 502, JSON.stringify(entry));
+    v1.prepare(`INSERT INTO traces (application_id, trace_id, id, project_id, ts, has_root, root_duration_ms, root_status)
+      VALUES (1, ?, ?, 1, ?, 0, NULL, NULL)`).run(calledId, newId(), T0 + 5);
     v1.close();
 
     const store = await open();
     const rows = await collect(store.streamRootSpans({ userId, from: T0, to: T0 + 10 }));
-    expect(rows).toEqual([{ projectId: 1, applicationId: 1, ts: T0, durationMs: 700, responseStatus: 503 }]);
+    expect(rows).toEqual([
+      { projectId: 1, applicationId: 1, ts: T0, durationMs: 700, responseStatus: 503 },
+      { projectId: 1, applicationId: 1, ts: T0 + 5, durationMs: 900, responseStatus: 502 },
+    ]);
+    const called = await collect(store.streamTraces({ userId, projectId: 1, status: { min: 502, max: 502 }, minDurationMs: 900 }));
+    expect(called.map((t) => t.traceId)).toEqual([calledId]);
     // A later controller span of the same trace under a foreign parent ranks below the migrated root.
     await store.writeSpans(batch({ id: 1, projectId: 1 }, [{ ...root(traceId, T0 + 2, { durationMs: 1, responseStatus: 200 }), parentSpanId: newId() }]));
     const found = await collect(store.streamTraces({ userId, projectId: 1, status: { min: 503, max: 503 }, minDurationMs: 700 }));

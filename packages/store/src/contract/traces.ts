@@ -135,6 +135,18 @@ export function tracesContract(ctx: StoreContext): void {
       expect((await traces(w, { status: { min: 200, max: 299 } })).map((r) => r.traceId)).toEqual([u]);
     });
 
+    it('an entry span arriving after a controller span nested in it still becomes the root (the earlier one wins)', async () => {
+      const w = await makeWorld(ctx.store);
+      const t = newId();
+      const entry = span(t, T0, { parentSpanId: newId(), requestMethod: 'controller:POST', durationMs: 2000, responseStatus: 504 });
+      const nested = span(t, T0 + 5, { parentSpanId: newId(), requestMethod: 'controller:charge', durationMs: 10, responseStatus: 200 });
+      await ctx.store.writeSpans(spanBatch(w.app, [nested]));
+      await ctx.store.writeSpans(spanBatch(w.app, [entry]));
+      expect((await traces(w, { minDurationMs: 1000 })).map((r) => r.traceId)).toEqual([t]);
+      expect((await traces(w, { status: { min: 500, max: 599 } })).map((r) => r.traceId)).toEqual([t]);
+      expect(await traces(w, { status: { min: 200, max: 299 } })).toEqual([]);
+    });
+
     it('keeps the root columns when later batches bring only child spans', async () => {
       const w = await makeWorld(ctx.store);
       const t = newId();

@@ -11,8 +11,20 @@ interface TraceUpdate {
   ts: number;
   /** 2: a span without parent; 1: a controller span whose parent is in another application; 0: none. */
   rootRank: 0 | 1 | 2;
+  rootTs: number | null;
   duration: number | null;
   status: number | null;
+}
+
+/**
+ * Whether a root candidate replaces the current one: a higher rank wins; between two rank-1 candidates (entry
+ * spans from another application) the earlier, then the longer, since an entry span encloses the controller
+ * spans nested in it, which may arrive first. Between two spans without parent the first stays.
+ */
+function outranks(c: Pick<TraceUpdate, 'rootRank' | 'rootTs' | 'duration'>, current: Pick<TraceUpdate, 'rootRank' | 'rootTs' | 'duration'>): boolean {
+  if (c.rootRank !== current.rootRank) return c.rootRank > current.rootRank;
+  if (c.rootRank !== 1 || c.rootTs === null || current.rootTs === null) return false;
+  return c.rootTs < current.rootTs || (c.rootTs === current.rootTs && (c.duration ?? 0) > (current.duration ?? 0));
 }
 
 function numberOrNull(value: unknown): number | null {
@@ -24,6 +36,11 @@ function batchTime(batch: TelemetryMessage, now: () => number): number {
   const ms = Date.parse(batch.receivedAt);
   return Number.isNaN(ms) ? now() : ms;
 }
+
+/** `outranks(excluded, traces)` in SQL, for the upsert of a trace record (every SET expression sees the old row). */
+const ROOT_WINS = `(excluded.has_root > traces.has_root OR (excluded.has_root = 1 AND traces.has_root = 1
+  AND (excluded.root_ts < traces.root_ts OR (excluded.root_ts = traces.root_ts
+    AND coalesce(excluded.root_duration_ms, 0) > coalesce(traces.root_duration_ms, 0)))))`;
 
 export interface IngestWriter {
   writeSpans(batch: SpanBatchMessage): Promise<void>;
@@ -40,14 +57,15 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
       controller, duration_ms, status, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
-    // The first root of the highest rank stored for a trace sets its root columns; `ts` only ever moves earlier.
-    trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_duration_ms, root_status)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    // The root columns follow `outranks` (ROOT_WINS is the same rule in SQL); `ts` only ever moves earlier.
+    trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (application_id, trace_id) DO UPDATE SET
         ts = min(traces.ts, excluded.ts),
-        root_duration_ms = CASE WHEN excluded.has_root > traces.has_root THEN excluded.root_duration_ms ELSE traces.root_duration_ms END,
-        root_status = CASE WHEN excluded.has_root > traces.has_root THEN excluded.root_status ELSE traces.root_status END,
-        has_root = max(traces.has_root, excluded.has_root)`),
+        root_ts = CASE WHEN ${ROOT_WINS} THEN excluded.root_ts ELSE traces.root_ts END,
+        root_duration_ms = CASE WHEN ${ROOT_WINS} THEN excluded.root_duration_ms ELSE traces.root_duration_ms END,
+        root_status = CASE WHEN ${ROOT_WINS} THEN excluded.root_status ELSE traces.root_status END,
+        has_root = CASE WHEN ${ROOT_WINS} THEN excluded.has_root ELSE traces.has_root END`),
     log: db.prepare(`INSERT OR IGNORE INTO logs (id, project_id, application_id, trace_id, level, ts, data)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
   };
@@ -86,16 +104,17 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
         controller ? 1 : 0, duration, status, JSON.stringify(span)).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
       const rootRank = rankOf(span, controller);
+      const candidate = rootRank ? { rootRank, rootTs: ts, duration, status } : { rootRank, rootTs: null, duration: null, status: null };
       const update = traces.get(span.traceId);
       if (update === undefined) {
-        traces.set(span.traceId, { ts, rootRank, duration: rootRank ? duration : null, status: rootRank ? status : null });
+        traces.set(span.traceId, { ts, ...candidate });
         continue;
       }
       if (ts < update.ts) update.ts = ts;
-      if (rootRank > update.rootRank) Object.assign(update, { rootRank, duration, status });
+      if (outranks(candidate, update)) Object.assign(update, candidate);
     }
     for (const [traceId, u] of traces) {
-      q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.duration, u.status);
+      q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status);
     }
   });
 

@@ -131,15 +131,28 @@ export const MIGRATIONS: readonly string[] = [
   // `controller:` span whose parent is the caller's span (in another application): that span is the
   // application's root too, for metrics and for the trace record's root columns. has_root becomes a rank:
   // 2 = a span without parent, 1 = a controller span whose parent is in another application, 0 = none yet.
+  // Between rank-1 candidates the earliest (root_ts) wins, then the longest: an entry span encloses the
+  // controller spans nested in it, which may arrive first. Traces of called services already stored get their
+  // root from their first entry span. Rewrites every span row once: allow for the time and the WAL's size.
   `
   ALTER TABLE spans ADD COLUMN parent_span_id TEXT;
   ALTER TABLE spans ADD COLUMN controller INTEGER NOT NULL DEFAULT 0;
   UPDATE spans SET parent_span_id = json_extract(data, '$.parentSpanId'),
-    controller = (substr(json_extract(data, '$.requestMethod'), 1, 11) = 'controller:');
+    controller = coalesce(substr(json_extract(data, '$.requestMethod'), 1, 11) = 'controller:', 0);
   DROP INDEX spans_root;
   ALTER TABLE spans DROP COLUMN root_controller;
   CREATE INDEX spans_controller ON spans (project_id, ts) WHERE controller = 1;
+  ALTER TABLE traces ADD COLUMN root_ts INTEGER;
   UPDATE traces SET has_root = 2 WHERE has_root = 1;
+  UPDATE traces SET has_root = 1, root_ts = e.ts, root_duration_ms = e.duration_ms, root_status = e.status
+  FROM (
+    SELECT s.application_id, s.trace_id, s.ts, s.duration_ms, s.status,
+      row_number() OVER (PARTITION BY s.application_id, s.trace_id ORDER BY s.ts, s.duration_ms DESC) AS n
+    FROM spans s
+    WHERE s.controller = 1 AND s.parent_span_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM spans parent
+      WHERE parent.application_id = s.application_id AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id)
+  ) e
+  WHERE e.n = 1 AND traces.application_id = e.application_id AND traces.trace_id = e.trace_id AND traces.has_root = 0;
   `,
 ];
 

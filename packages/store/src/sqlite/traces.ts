@@ -80,8 +80,8 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
     const where = new Where().add('s.project_id = ?', projectId).add('s.controller = 1')
       .add('s.ts >= ?', query.from).add('s.ts < ?', query.to)
       .maybe('s.application_id = ?', query.applicationId)
-      .add(`(s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans p
-        WHERE p.application_id = s.application_id AND p.trace_id = s.trace_id AND p.span_id = s.parent_span_id))`);
+      .add(`(s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans parent
+        WHERE parent.application_id = s.application_id AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))`);
     if (after) where.add('(s.ts, s.rowid) > (?, ?)', after.ts, after.r);
     const sql = `SELECT s.rowid AS r, s.application_id AS applicationId, s.ts, s.duration_ms AS durationMs,
         s.status AS responseStatus
