@@ -1,4 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
+import { constants } from 'node:os';
 import type { Logger } from '@lantern/logging';
 import type { Express } from 'express';
 
@@ -28,7 +29,7 @@ function exitAfterFlush(code: number): void {
  * `timeoutMs`, waits until every response is closed (so each has its request log line), then runs `close`
  * and exits. A signal repeated within a second of the first is the same Ctrl-C delivered twice (the terminal
  * signals the whole process group, and pnpm forwards it again): it is ignored. One later than that means
- * "stop now": the process exits at once with 130.
+ * "stop now": the process exits at once with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
  */
 export function serve(app: Express, { port, host, logger, close, timeoutMs, onStopping }: ServeOptions): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -58,7 +59,7 @@ export function serve(app: Express, { port, host, logger, close, timeoutMs, onSt
       if (stopping) {
         if (Date.now() - firstSignalAt < REPEAT_IGNORED_MS) return;
         logger.warn('second signal: stopping now', { signal, inFlight: open.size });
-        exitAfterFlush(130);
+        exitAfterFlush(128 + (constants.signals[signal as keyof typeof constants.signals] ?? 0));
         return;
       }
       stopping = true;

@@ -28,8 +28,16 @@ export type ContextStore = ReturnType<typeof createContextStore>;
  * an object makes V8 copy its hidden class (measured ~7 us per request against <1 us for the WeakMap).
  */
 export const traced = new WeakMap<object, object>();
-const METHODS = ['on', 'addListener', 'prependListener'] as const;
+/** Each patched method, and the original it registers through (`once` variants add a self-removing wrapper). */
+const METHODS = [
+  { name: 'on', via: 'on', once: false },
+  { name: 'addListener', via: 'addListener', once: false },
+  { name: 'prependListener', via: 'prependListener', once: false },
+  { name: 'once', via: 'on', once: true },
+  { name: 'prependOnceListener', via: 'prependListener', once: true },
+] as const;
 type Listener = ((...args: unknown[]) => unknown) & { listener?: unknown };
+type Method = (this: { removeListener(event: string | symbol, l: Listener): unknown }, event: string | symbol, listener: Listener) => unknown;
 let patched = false;
 
 /**
@@ -37,21 +45,34 @@ let patched = false;
  * a listener added to a traced request or response runs in the context it was added in (the request's), not in
  * the socket's that emits it. Other objects are untouched. Patching the prototypes once, and binding only when a
  * listener is added, costs far less per request than shadowing the methods on every object.
+ *
+ * The wrapper carries the listener as `.listener`, as Node's own `once` wrapper does, so `removeListener(fn)`,
+ * `listenerCount(event, fn)` and `listeners()` see the application's function. `once` and `prependOnceListener`
+ * build their own self-removing wrapper and register it through the unpatched `on`/`prependListener`: going
+ * through the patched `on` would wrap twice and hide the listener one level too deep for `removeListener`
+ * (Readable.pipe's cleanup relies on it).
  */
 function patchPrototypes(): void {
   if (patched) return;
   patched = true;
-  for (const proto of [http.IncomingMessage.prototype, http.ServerResponse.prototype] as unknown as Array<Record<string, unknown>>) {
-    for (const method of METHODS) {
-      const original = proto[method] as (this: object, event: string | symbol, listener: Listener) => unknown;
-      proto[method] = function (this: object, event: string | symbol, listener: Listener) {
-        if (typeof listener !== 'function' || !traced.has(this)) return original.call(this, event, listener);
+  for (const proto of [http.IncomingMessage.prototype, http.ServerResponse.prototype] as unknown as Array<Record<string, Method>>) {
+    const originals = Object.fromEntries(METHODS.map((m) => [m.name, proto[m.name]!])) as Record<string, Method>;
+    for (const { name, via, once } of METHODS) {
+      proto[name] = function (event, listener) {
+        if (typeof listener !== 'function' || !traced.has(this)) return originals[name]!.call(this, event, listener);
         const scope = new AsyncResource('lantern.listener');
+        let fired = false;
+        const emitter = this;
         const bound: Listener = function (this: unknown, ...args: unknown[]) {
+          if (once) {
+            if (fired) return undefined;
+            fired = true;
+            emitter.removeListener(event, bound);
+          }
           return scope.runInAsyncScope(listener, this, ...args);
         };
-        bound.listener = listener; // so that removeListener(listener) still finds it; `once` goes through `on`
-        return original.call(this, event, bound);
+        bound.listener = listener;
+        return originals[via]!.call(this, event, bound);
       };
     }
   }

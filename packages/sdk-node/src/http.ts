@@ -93,7 +93,7 @@ export function createRequestInstrumentation(deps: { context: ContextStore; emit
   }
 
   function wrap<Req extends IncomingMessage, Res extends ServerResponse>(handler: HttpHandler<Req, Res>) {
-    return function traced(this: unknown, req: Req, res: Res): void {
+    return function tracedHandler(this: unknown, req: Req, res: Res): void {
       const fail = (error: unknown) => {
         markError(res, error);
         try {

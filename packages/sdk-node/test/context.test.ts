@@ -163,6 +163,71 @@ describe('events of the request itself', () => {
     }
   });
 
+  it('once listeners behave as on a plain emitter: run once in the request context, removable, counted, no leftovers', async () => {
+    const { lantern } = c;
+    const seen: Array<string | undefined> = [];
+    const { server, url } = await listen(
+      lantern.wrap(async (req, res) => {
+        const fn = () => seen.push(lantern.currentTrace()?.traceId);
+        // once + removeListener(fn) removes it; listenerCount(event, fn) and listeners() see the function itself.
+        res.once('x', fn);
+        const counted = [res.listenerCount('x', fn), res.listeners('x').includes(fn) ? 1 : 0];
+        res.removeListener('x', fn);
+        counted.push(res.listenerCount('x'));
+        // once fires once, in the request's trace; prependOnceListener too.
+        req.once('y', fn);
+        req.prependOnceListener('y', fn);
+        setImmediate(() => {
+          req.emit('y');
+          req.emit('y');
+        });
+        await new Promise((r) => setImmediate(r));
+        // events.once() leaves no listener behind (it adds and removes an 'error' listener through once/removeListener).
+        const before = req.listenerCount('error');
+        const waiting = EventEmitter.once(req, 'z');
+        req.emit('z');
+        await waiting;
+        counted.push(req.listenerCount('error') - before, req.listenerCount('y'));
+        res.end(JSON.stringify({ counted, trace: lantern.currentTrace()?.traceId }));
+      }),
+    );
+    try {
+      const r = await get(new http.Agent(), `${url}/`);
+      const body = JSON.parse(r.body) as { counted: number[]; trace: string };
+      expect(body.counted).toEqual([1, 1, 0, 0, 0]);
+      expect(seen).toEqual([body.trace, body.trace]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('piping many sources into one traced response leaves no listeners behind (Readable.pipe cleans up with removeListener)', async () => {
+    const { lantern } = c;
+    const { Readable } = await import('node:stream');
+    const { server, url } = await listen(
+      lantern.wrap(async (_req, res) => {
+        const base = { close: res.listenerCount('close'), finish: res.listenerCount('finish') };
+        for (let i = 0; i < 20; i++) {
+          const source = Readable.from([`part ${i};`]);
+          source.pipe(res, { end: false });
+          await new Promise((r) => source.once('end', r));
+          await new Promise((r) => setImmediate(r));
+        }
+        const after = { close: res.listenerCount('close'), finish: res.listenerCount('finish') };
+        res.end(JSON.stringify({ base, after }));
+      }),
+    );
+    try {
+      const r = await get(new http.Agent(), `${url}/`);
+      const { base, after } = JSON.parse(r.body.slice(r.body.indexOf('{'))) as Record<string, { close: number; finish: number }>;
+      expect(after).toEqual(base);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('Express with express.json(): the handler after the body parser is in the request trace', async () => {
     const { lantern } = c;
     const app = express();
