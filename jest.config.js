@@ -1,5 +1,5 @@
 /** One jest run for the whole workspace: tests import the sources of the workspace packages directly. */
-const ts = ['ts-jest', { useESM: true, tsconfig: { module: 'NodeNext', moduleResolution: 'NodeNext', verbatimModuleSyntax: false, isolatedModules: true, sourceMap: true } }];
+const ts = ['ts-jest', { useESM: true, tsconfig: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', verbatimModuleSyntax: false, isolatedModules: true, sourceMap: true } }];
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
