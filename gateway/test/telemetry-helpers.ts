@@ -1,42 +1,12 @@
 import { expect } from '@jest/globals';
+import type { LogEntry, TraceRecord } from '@lantern/domain';
 import type { Response } from 'supertest';
 import { bearer, type Lantern, type Tenancy } from './harness.js';
 
 /** Helpers of the ingest, reads and metrics tests: send batches, read them back, walk pages. */
 
-export interface Span {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-  timestamp: string;
-  requestMethod: string;
-  durationMs?: number;
-  responseStatus?: number;
-  [extra: string]: unknown;
-}
-
-export interface TraceRecord {
-  id: string;
-  projectId: number;
-  applicationId: number;
-  traceId: string;
-  timestamp: string;
-  telemetry: Span[];
-}
-
-export interface LogEntry {
-  id: string;
-  projectId: number;
-  applicationId: number;
-  traceId?: string;
-  level: string;
-  type: string;
-  message: string;
-  timestamp: string;
-  clientTimestamp: string;
-  [extra: string]: unknown;
-}
-
+/** What the reads return: the domain's own records. */
+export type { LogEntry, Span, TraceRecord } from '@lantern/domain';
 /** A fixed instant far from "now", so reads are not disturbed by the clock. */
 export const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 export const MINUTE = 60_000;
