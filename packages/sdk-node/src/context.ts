@@ -1,4 +1,4 @@
-import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 
 /** What the current async context knows about its trace. */
@@ -12,22 +12,62 @@ export interface TraceContext {
   tracestate: string | undefined;
 }
 
+/** The context of every client alive in the process (usually one); the emitter patch binds listeners to theirs. */
+const live = new Set<AsyncLocalStorage<TraceContext>>();
+
 /** One AsyncLocalStorage per client: two clients in one process (two instrumented apps) never mix traces. */
 export function createContextStore() {
   const als = new AsyncLocalStorage<TraceContext>();
+  live.add(als);
+  patchPrototypes();
   return {
     current: (): TraceContext | undefined => als.getStore(),
     run: <A extends unknown[], R>(ctx: TraceContext, fn: (...args: A) => R, ...args: A): R => als.run(ctx, fn, ...args),
+    /** The client closed: listeners added from now on are no longer bound to its context. */
+    dispose: () => {
+      live.delete(als);
+    },
   };
 }
 export type ContextStore = ReturnType<typeof createContextStore>;
 
+type Listener = ((...args: unknown[]) => unknown) & { listener?: unknown };
+type Method = (this: { removeListener(event: string | symbol, l: Listener): unknown }, event: string | symbol, listener: Listener) => unknown;
+
+/** Runs `listener` with `self` and `args` in the contexts captured when it was added (innermost last). */
+function callIn(captured: Array<[AsyncLocalStorage<TraceContext>, TraceContext]>, i: number, listener: Listener, self: unknown, args: unknown[]): unknown {
+  if (i === captured.length) return Reflect.apply(listener, self, args);
+  const [als, ctx] = captured[i]!;
+  return als.run(ctx, callIn, captured, i + 1, listener, self, args);
+}
+
 /**
- * The traced requests and their responses (set by the request instrumentation), each with that request's state.
- * A WeakMap rather than a property on the objects: Express re-prototypes req and res, and a property added to such
- * an object makes V8 copy its hidden class (measured ~7 us per request against <1 us for the WeakMap).
+ * A listener that runs in the Lantern context(s) current now, or undefined when there is none. Only Lantern's
+ * stores are restored (an `als.run`, not an AsyncResource): other libraries' async context behaves as without
+ * Lantern, and no async resource is made per listener.
  */
-export const traced = new WeakMap<object, object>();
+function bindToCurrent(listener: Listener): Listener | undefined {
+  let single: [AsyncLocalStorage<TraceContext>, TraceContext] | undefined;
+  let many: Array<[AsyncLocalStorage<TraceContext>, TraceContext]> | undefined;
+  for (const als of live) {
+    const ctx = als.getStore();
+    if (ctx === undefined) continue;
+    if (single === undefined) single = [als, ctx];
+    else (many ??= [single]).push([als, ctx]);
+  }
+  if (single === undefined) return undefined;
+  if (many !== undefined) {
+    const captured = many;
+    return function (this: unknown, ...args: unknown[]) {
+      return callIn(captured, 0, listener, this, args);
+    };
+  }
+  const [als, ctx] = single;
+  return function (this: unknown, ...args: unknown[]) {
+    return als.run(ctx, Reflect.apply, listener, this, args);
+  };
+}
+
 /** Each patched method, and the original it registers through (`once` variants add a self-removing wrapper). */
 const METHODS = [
   { name: 'on', via: 'on', once: false },
@@ -36,15 +76,14 @@ const METHODS = [
   { name: 'once', via: 'on', once: true },
   { name: 'prependOnceListener', via: 'prependListener', once: true },
 ] as const;
-type Listener = ((...args: unknown[]) => unknown) & { listener?: unknown };
-type Method = (this: { removeListener(event: string | symbol, l: Listener): unknown }, event: string | symbol, listener: Listener) => unknown;
 let patched = false;
 
 /**
- * Once per process, on the prototypes of incoming requests and server responses (Express's inherit from them):
- * a listener added to a traced request or response runs in the context it was added in (the request's), not in
- * the socket's that emits it. Other objects are untouched. Patching the prototypes once, and binding only when a
- * listener is added, costs far less per request than shadowing the methods on every object.
+ * Once per process, on the prototypes of incoming messages (server requests, client responses) and server
+ * responses (Express's inherit from them): a listener added while a Lantern context is current runs in that
+ * context, not in the one of the socket that emits it (`req.on('data')` is emitted from the socket; a kept-alive
+ * socket may come from another request). Listeners added outside a trace, and other objects, are untouched.
+ * Patching the prototypes once costs far less per request than shadowing the methods on every object.
  *
  * The wrapper carries the listener as `.listener`, as Node's own `once` wrapper does, so `removeListener(fn)`,
  * `listenerCount(event, fn)` and `listeners()` see the application's function. `once` and `prependOnceListener`
@@ -59,27 +98,22 @@ function patchPrototypes(): void {
     const originals = Object.fromEntries(METHODS.map((m) => [m.name, proto[m.name]!])) as Record<string, Method>;
     for (const { name, via, once } of METHODS) {
       proto[name] = function (event, listener) {
-        if (typeof listener !== 'function' || !traced.has(this)) return originals[name]!.call(this, event, listener);
-        const scope = new AsyncResource('lantern.listener');
-        let fired = false;
-        const emitter = this;
-        const bound: Listener = function (this: unknown, ...args: unknown[]) {
-          if (once) {
+        const inContext = typeof listener === 'function' ? bindToCurrent(listener) : undefined;
+        if (inContext === undefined) return originals[name]!.call(this, event, listener);
+        let bound: Listener = inContext;
+        if (once) {
+          let fired = false;
+          const emitter = this;
+          bound = function (this: unknown, ...args: unknown[]) {
             if (fired) return undefined;
             fired = true;
             emitter.removeListener(event, bound);
-          }
-          return scope.runInAsyncScope(listener, this, ...args);
-        };
+            return Reflect.apply(inContext, this, args);
+          };
+        }
         bound.listener = listener;
         return originals[via]!.call(this, event, bound);
       };
     }
   }
 }
-
-/**
- * Makes the listeners that the application adds to traced requests and responses (those in `traced`) run in
- * the request's context: events such as `req.on('data')` are emitted from the socket, outside it.
- */
-export const bindTracedEmitters: () => void = patchPrototypes;

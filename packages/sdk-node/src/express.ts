@@ -11,7 +11,7 @@ export type ErrorMiddleware = (error: unknown, req: IncomingMessage, res: Server
 /** `app.use(lantern.middleware())` first: every request gets a trace and a root span `controller:<METHOD>`. */
 export function expressMiddleware(requests: RequestInstrumentation): Middleware {
   return function lanternMiddleware(req, res, next) {
-    requests.instrument(req, res, () => next());
+    requests.instrument(req, res, next);
   };
 }
 

@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { bindTracedEmitters, traced, type ContextStore, type TraceContext } from './context.js';
-import { cleanUrl, describeError, elapsedMs, isStatus, type SpanRecord } from './spans.js';
-import { parseIncoming } from './traceparent.js';
-
-interface RequestState {
-  error?: { value: unknown };
-}
+import { elapsedMs, isoTime } from './clock.js';
+import type { ContextStore, TraceContext } from './context.js';
+import { cleanUrl, describeError, isStatus, type SpanRecord } from './spans.js';
+import { parseIncoming, type IncomingTrace } from './traceparent.js';
 
 /** Status of a request whose connection closed before the response was complete (nginx's "client closed request"). */
 export const ABORTED_STATUS = 499;
@@ -23,73 +20,84 @@ export interface RequestInstrumentation {
   wrap<Req extends IncomingMessage, Res extends ServerResponse>(handler: HttpHandler<Req, Res>): (req: Req, res: Res) => void;
 }
 
-export function createRequestInstrumentation(deps: { context: ContextStore; emit: (span: SpanRecord) => void; captureErrorStack: boolean }): RequestInstrumentation {
-  const { context, emit, captureErrorStack } = deps;
-  bindTracedEmitters();
+/** The request's trace, its root span's recorder, and the AsyncLocalStorage store of the request's context. */
+class RequestTrace implements TraceContext {
+  readonly traceId: string;
+  readonly spanId: string = randomUUID();
+  readonly path: string;
+  readonly tracestate: string | undefined;
+  private readonly parentSpanId: string | null;
+  private readonly startedAt = Date.now();
+  private readonly start = performance.now();
+  /** What the handler threw, if anything (markError). */
+  error: { value: unknown } | undefined = undefined;
+  private recorded = false;
 
-  /** The request's trace and the recorder of its root span; undefined if the request cannot be read (it is then not traced). */
-  function begin(req: IncomingMessage, res: ServerResponse, state: RequestState): { ctx: TraceContext; end: (finished: boolean) => void } | undefined {
-    try {
-      const incoming = parseIncoming(req.headers.traceparent, req.headers.tracestate);
-      const ctx: TraceContext = {
-        traceId: incoming?.traceId ?? randomUUID(),
-        spanId: randomUUID(),
-        path: cleanUrl((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/'),
-        tracestate: incoming?.tracestate,
-      };
-      const startedAt = Date.now();
-      const start = performance.now();
-      const end = (finished: boolean) => {
-        const failed = state.error !== undefined;
-        const span: SpanRecord = {
-          timestamp: new Date(startedAt).toISOString(),
-          requestMethod: `controller:${req.method ?? 'GET'}`,
-          requestURL: ctx.path,
-          responseStatus: finished ? (isStatus(res.statusCode) ? res.statusCode : 500) : failed ? 500 : ABORTED_STATUS,
-          traceId: ctx.traceId,
-          spanId: ctx.spanId,
-          parentSpanId: incoming?.parentSpanId ?? null,
-          durationMs: elapsedMs(start),
-        };
-        if (!finished && !failed) span.aborted = true;
-        if (state.error) Object.assign(span, describeError(state.error.value, captureErrorStack));
-        const r = req as { route?: { path?: unknown }; baseUrl?: unknown };
-        if (typeof r.route?.path === 'string') span.route = `${typeof r.baseUrl === 'string' ? r.baseUrl : ''}${r.route.path}`;
-        emit(span);
-      };
-      return { ctx, end };
-    } catch {
-      return undefined;
-    }
+  constructor(incoming: IncomingTrace | null, url: string) {
+    this.traceId = incoming?.traceId ?? randomUUID();
+    this.path = cleanUrl(url);
+    this.tracestate = incoming?.tracestate;
+    this.parentSpanId = incoming?.parentSpanId ?? null;
   }
 
+  /**
+   * Records the root span once, when the response closes (`finished`: it was complete). The request and response
+   * are passed in, not kept: this object is the context of whatever the request starts, which may outlive it.
+   */
+  end(req: IncomingMessage, res: ServerResponse, finished: boolean, emit: (span: SpanRecord) => void, captureErrorStack: boolean): void {
+    if (this.recorded) return;
+    this.recorded = true;
+    try {
+      const failed = this.error !== undefined;
+      const span: SpanRecord = {
+        timestamp: isoTime(this.startedAt),
+        requestMethod: rootMethod(req.method),
+        requestURL: this.path,
+        responseStatus: finished ? (isStatus(res.statusCode) ? res.statusCode : 500) : failed ? 500 : ABORTED_STATUS,
+        traceId: this.traceId,
+        spanId: this.spanId,
+        parentSpanId: this.parentSpanId,
+        durationMs: elapsedMs(this.start),
+      };
+      if (!finished && !failed) span.aborted = true;
+      if (this.error) Object.assign(span, describeError(this.error.value, captureErrorStack));
+      const r = req as { route?: { path?: unknown }; baseUrl?: unknown };
+      if (typeof r.route?.path === 'string') span.route = `${typeof r.baseUrl === 'string' ? r.baseUrl : ''}${r.route.path}`;
+      emit(span);
+    } catch {
+      // never throw from the response's events
+    }
+  }
+}
+
+const ROOT_METHODS = new Map(http.METHODS.map((m) => [m, `controller:${m}`]));
+const rootMethod = (method: string | undefined) => (method === undefined ? 'controller:GET' : (ROOT_METHODS.get(method) ?? `controller:${method}`));
+
+export function createRequestInstrumentation(deps: { context: ContextStore; emit: (span: SpanRecord) => void; captureErrorStack: boolean }): RequestInstrumentation {
+  const { context, emit, captureErrorStack } = deps;
+  /** Traced responses and their trace (markError; a request traced twice is traced once). */
+  const traced = new WeakMap<ServerResponse, RequestTrace>();
+
   function instrument(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-    if (traced.has(req)) return next(); // already traced (the middleware twice, or wrap() around an Express app)
-    const state: RequestState = {};
-    const trace = begin(req, res, state);
-    if (!trace) return next();
-    let recorded = false;
-    const record = (finished: boolean) => {
-      if (recorded) return;
-      recorded = true;
-      try {
-        trace.end(finished);
-      } catch {
-        // never throw from the response's events
-      }
-    };
+    if (traced.has(res)) return next(); // already traced (the middleware twice, or wrap() around an Express app)
+    let trace: RequestTrace;
+    try {
+      const incoming = parseIncoming(req.headers.traceparent, req.headers.tracestate);
+      trace = new RequestTrace(incoming, (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/');
+    } catch {
+      return next(); // a request that cannot be read is not traced
+    }
     // 'close' follows a complete response too ("completed, or its underlying connection was terminated
-    // prematurely"); by then a complete one is writableFinished (the socket is detached).
-    res.on('close', () => record(res.writableFinished));
-    // Marked after our own listeners: listeners added from now on run in the request's context.
-    traced.set(req, state);
-    traced.set(res, state);
-    context.run(trace.ctx, next);
+    // prematurely"); by then a complete one is writableFinished (the socket is detached). Added before the
+    // context is entered, so this listener is not bound to it.
+    res.on('close', () => trace.end(req, res, res.writableFinished, emit, captureErrorStack));
+    traced.set(res, trace);
+    context.run(trace, next);
   }
 
   function markError(res: ServerResponse, error: unknown): void {
-    const state = traced.get(res) as RequestState | undefined;
-    if (state && !state.error) state.error = { value: error };
+    const trace = traced.get(res);
+    if (trace && !trace.error) trace.error = { value: error };
   }
 
   function wrap<Req extends IncomingMessage, Res extends ServerResponse>(handler: HttpHandler<Req, Res>) {

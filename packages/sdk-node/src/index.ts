@@ -125,6 +125,7 @@ export function createLantern(options: LanternOptions = {}): Lantern {
       } finally {
         clearTimeout(hold);
         state = 'closed';
+        context.dispose();
         transport?.close();
         unregisterExit(participant);
       }

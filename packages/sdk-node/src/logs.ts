@@ -1,3 +1,4 @@
+import { isoTime } from './clock.js';
 import type { ContextStore } from './context.js';
 import { LOG_LEVELS, type LogLevel } from './options.js';
 import { cleanFields, errorFields, truncate } from './sanitize.js';
@@ -50,7 +51,7 @@ export function buildLogEntry(
   captureErrorStack: boolean,
   timestamp?: string | number | Date,
 ): string {
-  const now = new Date().toISOString();
+  const now = isoTime(Date.now());
   const entry: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(cleanFields(fields, captureErrorStack))) entry[RESERVED.has(key) ? `_${key}` : key] = value;
   if (message instanceof Error && !('error' in entry)) entry.error = errorFields(message, captureErrorStack);

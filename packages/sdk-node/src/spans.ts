@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { elapsedMs, isoTime } from './clock.js';
 import type { ContextStore, TraceContext } from './context.js';
 import { truncate } from './sanitize.js';
 import { outgoingHeaders, type TraceHeaders } from './traceparent.js';
@@ -52,7 +53,6 @@ export function spanJson(s: SpanRecord): string {
 }
 
 export const isStatus = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 100 && n <= 599;
-export const elapsedMs = (start: number) => Math.max(0, Math.round(performance.now() - start));
 
 /** Path without query string or fragment; for a full URL also without credentials. */
 export function cleanUrl(url: string): string {
@@ -68,7 +68,6 @@ export function cleanUrl(url: string): string {
   return truncate(cut === -1 ? url : url.slice(0, cut));
 }
 
-/** The message (and, if asked, the stack) of something thrown. */
 /** String(value), for anything (a hostile toString included). */
 export function safeString(value: unknown): string {
   try {
@@ -81,6 +80,7 @@ export function safeString(value: unknown): string {
 /** A span name fit for `<type>:<name>`: one line, at most 1000 characters, never empty. */
 export const spanName = (name: unknown) => truncate(safeString(name).replace(/[\r\n\u2028\u2029]+/g, ' '), 1000) || 'anonymous';
 
+/** The message (and, if asked, the stack) of something thrown. */
 export function describeError(error: unknown, withStack: boolean): { error: string; stack?: string } {
   const message = error instanceof Error ? safeString(error.message) || safeString(error.name) : safeString(error);
   const out: { error: string; stack?: string } = { error: truncate(message || 'Error') };
@@ -99,79 +99,110 @@ function statusOf(result: unknown): number | undefined {
   return isStatus(r.status) ? r.status : isStatus(r.statusCode) ? r.statusCode : undefined;
 }
 
+/** `<type>:<name>` for helper spans; names repeat, so their cleaned form is kept, per type (bounded). */
+const methodNames = new Map<string, Map<string, string>>();
+function spanMethod(type: string, name: unknown): string {
+  if (typeof name !== 'string') return `${type}:${spanName(name)}`;
+  let names = methodNames.get(type);
+  if (names === undefined) methodNames.set(type, (names = new Map()));
+  let method = names.get(name);
+  if (method === undefined) {
+    if (names.size >= 1000) names.clear();
+    method = `${type}:${spanName(name)}`;
+    names.set(name, method);
+  }
+  return method;
+}
+
+/**
+ * A helper's span while `fn` runs: the context its children see (it is the AsyncLocalStorage store), the handle
+ * `fn` gets, and the recorder. One object per span keeps the per-call allocations to this and the span's JSON.
+ */
+class ChildSpan implements TraceContext, SpanHandle {
+  readonly traceId: string;
+  readonly spanId: string = randomUUID();
+  readonly path: string;
+  readonly tracestate: string | undefined;
+  private readonly parentSpanId: string | null;
+  private readonly startedAt = Date.now();
+  private readonly start = performance.now();
+  private status: number | undefined = undefined;
+  private done = false;
+
+  constructor(
+    parent: TraceContext | undefined,
+    private readonly method: string,
+    private readonly url: string | undefined,
+    private readonly statusFromResult: boolean,
+    private readonly emit: (span: SpanRecord) => void,
+    private readonly captureErrorStack: boolean,
+  ) {
+    this.traceId = parent?.traceId ?? randomUUID();
+    this.path = parent?.path ?? '';
+    this.tracestate = parent?.tracestate;
+    this.parentSpanId = parent?.spanId ?? null;
+  }
+
+  setStatus(s: number): void {
+    if (isStatus(s)) this.status = s;
+  }
+
+  /** Records the span once; recording never changes what fn did. */
+  finish(failed: boolean, outcome: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    try {
+      const span: SpanRecord = {
+        timestamp: isoTime(this.startedAt),
+        requestMethod: this.method,
+        requestURL: this.url === undefined ? this.path : cleanUrl(this.url),
+        responseStatus: this.status ?? (failed ? 500 : (this.statusFromResult ? statusOf(outcome) : undefined) ?? 200),
+        traceId: this.traceId,
+        spanId: this.spanId,
+        parentSpanId: this.parentSpanId,
+        durationMs: elapsedMs(this.start),
+      };
+      if (failed) Object.assign(span, describeError(outcome, this.captureErrorStack));
+      this.emit(span);
+    } catch {
+      // never throw into the application
+    }
+  }
+}
+
 export function createSpanHelpers(deps: { context: ContextStore; emit: (span: SpanRecord) => void; captureErrorStack: boolean }): SpanHelpers {
   const { context, emit, captureErrorStack } = deps;
 
   /** Runs `fn` as a child of the current span (or as the root of a new trace), sync or async, and records it. */
-  function run<T>(type: string, name: string, url: string | undefined, fn: (ctx: TraceContext, handle: SpanHandle) => T, statusFromResult: boolean): T {
-    const parent = context.current();
-    const ctx: TraceContext = {
-      traceId: parent?.traceId ?? randomUUID(),
-      spanId: randomUUID(),
-      path: parent?.path ?? '',
-      tracestate: parent?.tracestate,
-    };
-    const startedAt = Date.now();
-    const start = performance.now();
-    let status: number | undefined;
-    let done = false;
-    const handle: SpanHandle = {
-      traceId: ctx.traceId,
-      spanId: ctx.spanId,
-      setStatus(s) {
-        if (isStatus(s)) status = s;
-      },
-    };
-    const finish = (failed: boolean, outcome: unknown) => {
-      if (done) return;
-      done = true;
-      try {
-        record(failed, outcome);
-      } catch {
-        // recording must never change what fn did
-      }
-    };
-    const record = (failed: boolean, outcome: unknown) => {
-      const span: SpanRecord = {
-        timestamp: new Date(startedAt).toISOString(),
-        requestMethod: `${type}:${spanName(name)}`,
-        requestURL: url === undefined ? ctx.path : cleanUrl(url),
-        responseStatus: status ?? (failed ? 500 : (statusFromResult ? statusOf(outcome) : undefined) ?? 200),
-        traceId: ctx.traceId,
-        spanId: ctx.spanId,
-        parentSpanId: parent?.spanId ?? null,
-        durationMs: elapsedMs(start),
-      };
-      if (failed) Object.assign(span, describeError(outcome, captureErrorStack));
-      emit(span);
-    };
+  function run<T>(method: string, url: string | undefined, fn: (span: ChildSpan) => T, statusFromResult: boolean): T {
+    const span = new ChildSpan(context.current(), method, url, statusFromResult, emit, captureErrorStack);
     let result: T;
     try {
-      result = context.run(ctx, fn, ctx, handle);
+      result = context.run(span, fn, span);
     } catch (error) {
-      finish(true, error);
+      span.finish(true, error);
       throw error;
     }
     if (!isThenable(result)) {
-      finish(false, result);
+      span.finish(false, result);
       return result;
     }
     return result.then(
       (value) => {
-        finish(false, value);
+        span.finish(false, value);
         return value;
       },
       (error: unknown) => {
-        finish(true, error);
+        span.finish(true, error);
         throw error;
       },
     ) as T;
   }
 
   return {
-    service: (name, fn) => run('service', name, undefined, (_ctx, handle) => fn(handle), false),
-    controller: (name, fn) => run('controller', name, undefined, (_ctx, handle) => fn(handle), false),
+    service: (name, fn) => run(spanMethod('service', name), undefined, fn, false),
+    controller: (name, fn) => run(spanMethod('controller', name), undefined, fn, false),
     call: (target, fn, options) =>
-      run('external', target, options?.url ?? safeString(target), (ctx, handle) => fn(outgoingHeaders(ctx.traceId, ctx.spanId, ctx.tracestate), handle), true),
+      run(spanMethod('external', target), options?.url ?? safeString(target), (span) => fn(outgoingHeaders(span.traceId, span.spanId, span.tracestate), span), true),
   };
 }

@@ -140,6 +140,56 @@ describe('events of the request itself', () => {
     }
   });
 
+  it('listeners on the response of an outgoing call run in the calling request\'s context, also on a kept-alive socket another request opened', async () => {
+    const { lantern } = c;
+    const upstream = await listen((_req, res) => res.end('up'));
+    // One socket for every call: the second request's call reuses the socket the first request's call opened.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const { server, url } = await listen(
+      lantern.wrap((_req, res) => {
+        const expected = lantern.currentTrace();
+        http.get(upstream.url, { agent }, (up) => {
+          up.resume();
+          up.on('end', () => res.end(JSON.stringify({ expected, inEnd: lantern.currentTrace() })));
+        });
+      }),
+    );
+    try {
+      const plain = new http.Agent();
+      const first = JSON.parse((await get(plain, `${url}/one`)).body);
+      const second = JSON.parse((await get(plain, `${url}/two`)).body);
+      expect(second.expected.traceId).not.toBe(first.expected.traceId);
+      expect(first.inEnd).toEqual(first.expected);
+      expect(second.inEnd).toEqual(second.expected);
+    } finally {
+      agent.destroy();
+      for (const s of [server, upstream.server]) {
+        s.closeAllConnections();
+        s.close();
+      }
+    }
+  });
+
+  it('a listener added outside any trace is registered as it is', async () => {
+    const { lantern } = c;
+    const seen: Array<{ same: boolean; trace: unknown }> = [];
+    const server = http.createServer((req, res) => {
+      const listener = () => undefined;
+      req.on('end', listener); // before the trace begins: not wrapped
+      seen.push({ same: req.listeners('end').includes(listener) && req.rawListeners('end').includes(listener), trace: lantern.currentTrace() });
+      lantern.wrap((_r, s) => s.end())(req, res);
+      req.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await get(new http.Agent(), `http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(seen).toEqual([{ same: true, trace: undefined }]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('removeListener still finds a listener added through the bound emitter', async () => {
     const { lantern } = c;
     let calls = 0;
@@ -352,6 +402,29 @@ describe('span helpers', () => {
     const id = lantern.service('teapot', (s) => (s.setStatus(418), s.spanId));
     await c.lantern.flush();
     expect(spans().find((s) => s.spanId === id)).toMatchObject({ responseStatus: 418 });
+  });
+
+  it('a listener added inside two clients\' traces runs in both', async () => {
+    const other = testClient(ingest.url, { enabled: false });
+    const server = http.createServer(
+      c.lantern.wrap((req, res) => {
+        other.lantern.service('inner', () => {
+          const expected = { outer: c.lantern.currentTrace(), inner: other.lantern.currentTrace() };
+          req.on('end', () => res.end(JSON.stringify({ expected, inEnd: { outer: c.lantern.currentTrace(), inner: other.lantern.currentTrace() } })));
+        });
+        req.resume();
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { expected, inEnd } = JSON.parse((await get(new http.Agent(), `http://127.0.0.1:${(server.address() as AddressInfo).port}/`)).body);
+      expect(expected.outer.traceId).not.toBe(expected.inner.traceId);
+      expect(inEnd).toEqual(expected);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await other.lantern.close();
+    }
   });
 
   it('two clients in one process keep their traces apart', async () => {
