@@ -6,11 +6,12 @@ export default {
   transform: { '^.+\\.ts$': ts },
   roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/examples'],
   testMatch: ['**/test/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // *.distributed.test.ts need real servers: `pnpm test:distributed` (jest.distributed.config.js) runs them.
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.distributed\\.test\\.ts$'],
   moduleNameMapper: {
     '^@lantern/sdk-node$': '<rootDir>/packages/sdk-node/src/index.ts',
     '^@lantern/sdk-node/winston$': '<rootDir>/packages/sdk-node/src/winston.ts',
-    '^@lantern/(store|bus|blobs)/contract$': '<rootDir>/packages/$1/src/contract/index.ts',
+    '^@lantern/(store|bus|blobs)/(contract|mongo|kafka|minio)$': '<rootDir>/packages/$1/src/$2/index.ts',
     '^@lantern/(domain|config|logging|auth|store|bus|blobs|http)$': '<rootDir>/packages/$1/src/index.ts',
     '^@lantern/(accounts|ingest|writer|query|ai)$': '<rootDir>/services/$1/src/index.ts',
     '^@lantern/gateway$': '<rootDir>/gateway/src/index.ts',

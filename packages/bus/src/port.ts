@@ -5,7 +5,8 @@
  * each consumer group; a handler that throws gets it again (or, in the embedded bus, the publish rejects),
  * so consumers must be idempotent.
  */
-export type Topic = 'spans' | 'logs';
+/** Span and log batches (ingest → writer), and document events (ai → whoever indexes documents). */
+export type Topic = 'spans' | 'logs' | 'documents';
 
 export interface BusMessage<T = unknown> {
   /** Partitioning key: messages with the same key are delivered in publish order. */

@@ -1,0 +1,169 @@
+// Shared by the scripts that start real servers for the distributed tests (kafka.mjs, mongo.mjs, minio.mjs,
+// nginx.mjs): where downloads are cached, where a server's state lives, downloads from Maven Central with their
+// checksums, detached processes with a pid file and a log, and waiting for a port. Node built-ins only.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** Downloads and builds, kept between runs (and between clones): LANTERN_INFRA_CACHE or ~/.cache/lantern-infra. */
+export const CACHE = resolve(process.env.LANTERN_INFRA_CACHE || join(homedir(), '.cache', 'lantern-infra'));
+/** Data, logs, pid files and endpoints of running servers: LANTERN_INFRA_STATE or <repo>/.infra. */
+export const STATE = resolve(process.env.LANTERN_INFRA_STATE || join(ROOT, '.infra'));
+
+export const log = (name, message) => process.stderr.write(`[infra:${name}] ${message}\n`);
+
+export function stateDir(name) {
+  const dir = join(STATE, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** A port from the environment variable `envName`, else `fallback`. */
+export function portFrom(envName, fallback) {
+  const raw = process.env[envName];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${envName} must be a port number (got "${raw}")`);
+  return n;
+}
+
+/** Fetches `url` to `file` (atomically); retried, since registries drop connections now and then. */
+export async function download(url, file, { attempts = 4 } = {}) {
+  mkdirSync(dirname(file), { recursive: true });
+  for (let i = 1; ; i++) {
+    const part = `${file}.part`;
+    try {
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+      await pipeline(res.body, createWriteStream(part));
+      renameSync(part, file);
+      return file;
+    } catch (error) {
+      rmSync(part, { force: true });
+      if (i >= attempts) throw error;
+      await new Promise((r) => setTimeout(r, 1000 * i));
+    }
+  }
+}
+
+export const MAVEN = process.env.LANTERN_MAVEN_URL || 'https://repo.maven.apache.org/maven2';
+
+/** `group:artifact:version` → the jar in the cache, downloaded from Maven Central and checked against its .sha1. */
+export async function mavenJar(coordinates) {
+  const [group, artifact, version] = coordinates.split(':');
+  const path = `${group.replace(/\./g, '/')}/${artifact}/${version}/${artifact}-${version}.jar`;
+  const file = join(CACHE, 'maven', path);
+  if (existsSync(file)) return file;
+  await download(`${MAVEN}/${path}`, `${file}.download`);
+  const sha1 = (await (await fetch(`${MAVEN}/${path}.sha1`)).text()).trim().split(/\s+/)[0];
+  const actual = createHash('sha1').update(readFileSync(`${file}.download`)).digest('hex');
+  if (sha1 !== actual) {
+    rmSync(`${file}.download`, { force: true });
+    throw new Error(`${coordinates}: checksum mismatch (expected ${sha1}, got ${actual})`);
+  }
+  renameSync(`${file}.download`, file);
+  return file;
+}
+
+/** Resolves when something accepts TCP connections on host:port, or rejects after `timeoutMs`. */
+export async function waitForPort(port, { host = '127.0.0.1', timeoutMs = 60_000, name = 'server', logFile } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise((resolve) => {
+      const socket = connect({ host, port });
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`${name} did not open ${host}:${port} within ${timeoutMs} ms${logFile ? ` (log: ${logFile})` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Starts `command` detached, output to `<state>/<name>.log`, pid in `<state>/<name>.pid`; returns the pid. */
+export function startDetached(name, command, args, { cwd, env } = {}) {
+  const dir = stateDir(name);
+  const logFile = join(dir, `${name}.log`);
+  const out = openSync(logFile, 'a');
+  const child = spawn(command, args, { cwd: cwd ?? dir, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', out, out] });
+  child.unref();
+  writeFileSync(join(dir, `${name}.pid`), String(child.pid));
+  return { pid: child.pid, logFile };
+}
+
+export function readPid(name) {
+  try {
+    const pid = Number(readFileSync(join(STATE, name, `${name}.pid`), 'utf8'));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops the server's process group: SIGTERM (or `signal`), then SIGKILL after `graceMs`. */
+export async function stopDetached(name, { signal = 'SIGTERM', graceMs = 15_000 } = {}) {
+  const pid = readPid(name);
+  if (pid === undefined || !isAlive(pid)) return false;
+  const kill = (sig) => {
+    try {
+      process.kill(-pid, sig); // the whole group: wrappers and the JVM they started
+    } catch {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // gone
+      }
+    }
+  };
+  kill(signal);
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) kill('SIGKILL');
+  rmSync(join(STATE, name, `${name}.pid`), { force: true });
+  return true;
+}
+
+/** What a started server tells the tests (URL, ports), in `<state>/<name>/endpoint.json`. */
+export function writeEndpoint(name, endpoint) {
+  writeFileSync(join(stateDir(name), 'endpoint.json'), `${JSON.stringify(endpoint, null, 2)}\n`);
+}
+
+export function readEndpoint(name) {
+  try {
+    return JSON.parse(readFileSync(join(STATE, name, 'endpoint.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** `node scripts/infra/<name>.mjs start|stop|status`: runs the matching function of `commands`. */
+export async function main(name, commands) {
+  const verb = process.argv[2];
+  const run = commands[verb];
+  if (!run) {
+    process.stderr.write(`usage: node scripts/infra/${name}.mjs ${Object.keys(commands).join('|')}\n`);
+    process.exit(2);
+  }
+  try {
+    const result = await run(process.argv.slice(3));
+    if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
+  } catch (error) {
+    log(name, `${verb} failed: ${error?.message ?? error}`);
+    process.exit(1);
+  }
+}
