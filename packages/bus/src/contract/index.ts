@@ -81,6 +81,37 @@ export function describeBusContract(name: string, open: () => Promise<BusFixture
       expect(failures).toBe(1);
     });
 
+    it('keeps topics apart: one group subscribed to two topics gets each topic in its own handler', async () => {
+      const other: Topic = topic === 'logs' ? 'spans' : 'logs';
+      const mine: { topic: Topic; n: number }[] = [];
+      const theirs: { topic: Topic; n: number }[] = [];
+      await fx.bus.subscribe<{ topic: Topic; n: number }>(topic, 'writer', async (vs) => void mine.push(...vs));
+      await fx.bus.subscribe<{ topic: Topic; n: number }>(other, 'writer', async (vs) => void theirs.push(...vs));
+      for (let n = 0; n < 6; n++) {
+        await fx.bus.publish(topic, [{ key: `k${n}`, value: { topic, n } }]);
+        await fx.bus.publish(other, [{ key: `k${n}`, value: { topic: other, n } }]);
+      }
+      await eventually(() => {
+        expect(mine).toHaveLength(6);
+        expect(theirs).toHaveLength(6);
+      });
+      expect(mine.every((v) => v.topic === topic)).toBe(true);
+      expect(theirs.every((v) => v.topic === other)).toBe(true);
+    });
+
+    it('stops a subscriber: it gets nothing more, and the next subscriber of its group goes on after what was handled', async () => {
+      const first: number[] = [];
+      const second: number[] = [];
+      const sub = await fx.bus.subscribe<{ n: number }>(topic, 'writer', async (vs) => void first.push(...vs.map((v) => v.n)));
+      await fx.bus.publish(topic, [{ key: 'k', value: { n: 1 } }]);
+      await eventually(() => expect(first).toEqual([1]));
+      await sub.stop();
+      await fx.bus.subscribe<{ n: number }>(topic, 'writer', async (vs) => void second.push(...vs.map((v) => v.n)));
+      await fx.bus.publish(topic, [{ key: 'k', value: { n: 2 } }]);
+      await eventually(() => expect(second).toEqual([2]));
+      expect(first).toEqual([1]);
+    });
+
     it('answers ping while open and refuses to publish once closed', async () => {
       await expect(fx.bus.ping()).resolves.toBeUndefined();
       await fx.bus.subscribe(topic, 'writer', async () => undefined);

@@ -1,0 +1,2 @@
+export { createKafkaBus, type KafkaBus } from './bus.js';
+export type { BusLogger, KafkaBusOptions } from './options.js';
