@@ -1,5 +1,10 @@
 /** Environment parsed once at start into a typed object, with messages that say which variable is wrong and how. */
 
+import { adapterConfig, type AdapterConfig } from './adapters.js';
+import { Reader, type Env } from './reader.js';
+
+export type { AdapterConfig, BlobsConfig, BusConfig, StoreConfig } from './adapters.js';
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -28,50 +33,10 @@ export interface Config {
   /** Trust X-Forwarded-For from this many proxies (for the client address of rate limits). */
   trustProxy: number;
   shutdownTimeoutMs: number;
-}
-
-type Env = Record<string, string | undefined>;
-
-class Reader {
-  readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
-
-  int(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max) {
-      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return n;
-  }
-
-  bool(name: string, fallback: boolean): boolean {
-    const raw = this.env[name]?.trim().toLowerCase();
-    if (raw === undefined || raw === '') return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-    this.problems.push(`${name} must be true or false (got "${this.env[name]}")`);
-    return fallback;
-  }
-
-  str(name: string, fallback: string, allowed?: readonly string[]): string {
-    const raw = this.env[name];
-    if (raw === undefined || raw === '') return fallback;
-    if (allowed && !allowed.includes(raw)) {
-      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
-      return fallback;
-    }
-    return raw;
-  }
-
-  secret(name: string, minLength: number): string | undefined {
-    const raw = this.env[name];
-    if (raw === undefined || raw === '') return undefined;
-    if (raw.length < minLength) this.problems.push(`${name} must be at least ${minLength} characters long`);
-    return raw;
-  }
+  /** Telemetry (traces, spans, logs) older than this many days is deleted; 0 keeps it forever. */
+  retentionDays: number;
+  /** Which store, bus and blob store the process uses, and where they are. */
+  adapters: AdapterConfig;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -91,6 +56,8 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyCacheMs: r.int('API_KEY_CACHE_MS', 5000, 0, 5000),
     trustProxy: r.int('TRUST_PROXY', 0, 0, 10),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    retentionDays: r.int('RETENTION_DAYS', 30, 0, 36_500),
+    adapters: adapterConfig(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;

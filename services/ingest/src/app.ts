@@ -15,8 +15,9 @@ export interface IngestDeps {
 }
 
 /** Publishing failed: the client must retry (503 + Retry-After); nothing was acknowledged. */
+/** The bus's own 503 (with its Retry-After) or 413 (a batch over the topic's message limit: retrying cannot help) pass through; anything else is a 503. */
 function busFailure(err: unknown): AppError {
-  return err instanceof AppError && err.status === 503 ? err : errors.unavailable('message bus');
+  return err instanceof AppError && (err.status === 503 || err.status === 413) ? err : errors.unavailable('message bus');
 }
 
 /** POST /ingest/traces and POST /ingest/logs: API key -> validate -> publish -> 200 {accepted, rejected}. */
