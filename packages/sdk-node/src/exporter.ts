@@ -1,10 +1,12 @@
 import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { accountOutcome, reportFailure, type Counts, type KindStats } from './outcomes.js';
 import { SpoolOverflow } from './overflow.js';
 import { BoundedQueue, type Batch } from './queue.js';
 import { LanternError, type DropReason, type Kind, type Reporter } from './report.js';
-import { Pause, retryDelayMs, type RetryPolicy } from './retry.js';
+import type { RetryPolicy } from './retry.js';
+import { SendLoop, type Attempt, type AttemptOutcome } from './send-loop.js';
 import type { Spool, SpoolFile } from './spool.js';
 import type { Transport } from './transport.js';
 
@@ -12,14 +14,16 @@ export interface ExporterSettings extends RetryPolicy {
   maxBatchSize: number;
   maxBatchBytes: number;
   maxQueueSize: number;
+  maxConcurrentBatches: number;
 }
 
 /** Room kept for the envelope `{"timestamp":…,"traces":[…]}` when a batch is measured. */
 const ENVELOPE_BYTES = 64;
 
 /**
- * Delivery of one kind (spans or logs): a bounded queue, one send loop (one batch in flight; a fatal log may
- * add its own request), retries with backoff, overflow to the spool, the drain of close() and the process exit.
+ * Delivery of one kind (spans or logs): a bounded queue whose bound counts every batch in flight, the send loop
+ * (up to `maxConcurrentBatches` batches at once, see SendLoop and Pacing; a fatal log may add its own request),
+ * what an attempt's outcome does to its batch, overflow to the spool, the drain of close() and the process exit.
  */
 export class KindExporter {
   private readonly queue: BoundedQueue;
@@ -28,16 +32,14 @@ export class KindExporter {
   /** Internal work runs in the context where the client was made, never in a request's. */
   private readonly scope = new AsyncResource('lantern.exporter');
   private readonly maxBytes: number;
-  private loop: Promise<void> | undefined;
-  /** False while the loop was started by a full batch: it then sends full batches only, the rest waits for the interval. */
-  private sendAll = false;
-  private failures = 0;
-  private readonly pause = new Pause();
-  private idleWaiters: Array<() => void> = [];
+  private readonly loop: SendLoop;
+  /** Batches from memory being sent (what exitNow() must still save). */
   private readonly inFlight = new Set<Batch>();
+  /** At most one spooled batch is in flight: it is read back into memory outside the queue's bound. */
+  private spoolSending = false;
   private readonly fatalSends = new Set<Promise<void>>();
-  private deadline: number | undefined;
-  private abort: AbortController | undefined;
+  /** Aborted at close()'s deadline: every request then in flight, also those started before close(). */
+  private readonly abort = new AbortController();
 
   constructor(
     readonly kind: Kind,
@@ -48,6 +50,11 @@ export class KindExporter {
   ) {
     this.queue = new BoundedQueue(settings.maxQueueSize);
     this.maxBytes = settings.maxBatchBytes - ENVELOPE_BYTES;
+    // One listener per request in flight (fatal logs included): no "possible leak" warning in the host's output.
+    setMaxListeners(0, this.abort.signal);
+    const source = { next: (all: boolean) => this.next(all), ready: (all: boolean) => (all ? this.queue.waiting > 0 : this.fullBatchReady()) };
+    const crash = (what: string, error: unknown) => this.reporter.error(new LanternError('internal', `${what}: ${(error as Error)?.message ?? String(error)}`, { kind }));
+    this.loop = new SendLoop(source, settings, (run) => this.scope.runInAsyncScope(run), crash);
     if (spool) {
       this.overflow = new SpoolOverflow(kind, spool, reporter, settings, (n) => (this.counts.spooled += n), (n, reason, sync) => this.drop(n, reason, sync));
     }
@@ -77,7 +84,7 @@ export class KindExporter {
     const bytes = Buffer.byteLength(json);
     if (bytes > this.maxBytes) return this.drop(1, 'too_large');
     if (this.queue.push(json, bytes)) {
-      if (this.queue.waiting >= this.settings.maxBatchSize) this.kick(false);
+      if (this.queue.waiting >= this.settings.maxBatchSize) this.loop.kick(false);
     } else if (this.overflow) {
       this.overflow.add(json, bytes);
     } else {
@@ -85,97 +92,62 @@ export class KindExporter {
     }
   }
 
-  /**
-   * Starts the send loop unless it runs (or waits out a backoff). The interval sends everything (`all`);
-   * a full batch starts a loop that sends full batches only.
-   */
+  /** The interval (`all`: everything goes), or a full batch (full batches go, the rest waits for the interval). */
   kick(all = true): void {
-    if (all) this.sendAll = true;
-    if (!this.loop) this.startLoop();
+    this.loop.kick(all);
   }
 
   /** Sends now (a backoff wait is cut short); resolves when the queue is empty or an attempt failed. */
   flush(): Promise<void> {
-    const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    this.sendAll = true;
-    if (this.loop) this.wake();
-    else this.startLoop();
-    return idle;
+    return this.loop.flush();
   }
 
-  private startLoop(): void {
-    let failed = false;
-    this.loop = this.scope
-      .runInAsyncScope(() => this.run())
-      .catch((error: unknown) => {
-        failed = true;
-        this.reporter.error(new LanternError('internal', `send loop failed: ${(error as Error)?.message ?? String(error)}`, { kind: this.kind }));
-      })
-      .finally(() => {
-        this.loop = undefined;
-        // A flush asked for while the loop was ending, with items that came meanwhile: go on.
-        if (!failed && this.sendAll && this.queue.waiting > 0 && this.deadline === undefined) return this.startLoop();
-        this.sendAll = false;
-        this.settleIdle();
-      });
-  }
-
-  private settleIdle(): void {
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  private wake(): void {
-    this.pause.end();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    this.settleIdle();
-    return this.pause.wait(ms);
-  }
-
-  private pastDeadline(): boolean {
-    return this.deadline !== undefined && Date.now() >= this.deadline;
+  private fullBatchReady(): boolean {
+    return this.queue.fullBatchReady(this.settings.maxBatchSize);
   }
 
   /** The request: the envelope's flush time is fixed at the first attempt, so a retry is the same request. */
   private send(batch: Batch) {
     batch.sentAt ??= new Date().toISOString();
     const body = `{"timestamp":"${batch.sentAt}","${this.kind}":[${batch.items.join(',')}]}`;
-    return this.transport.send(`/ingest/${this.kind}`, body, batch.key, this.abort?.signal);
+    return this.transport.send(`/ingest/${this.kind}`, body, batch.key, this.abort.signal);
   }
 
-  /** The next batch: memory first, then spooled files (not while closing: those stay for the next start). */
-  private async next(): Promise<{ batch: Batch; file?: SpoolFile } | undefined> {
-    const all = this.sendAll || this.deadline !== undefined;
-    const batch = all || this.queue.fullBatchReady(this.settings.maxBatchSize) ? this.queue.take(this.settings.maxBatchSize, this.maxBytes) : undefined;
-    if (batch) return { batch };
-    if (!all || !this.spool || this.deadline !== undefined) return undefined;
-    return this.spool.next(this.kind, (name) => this.reporter.error(new LanternError('spool', `unreadable spool file ${name} removed`, { kind: this.kind })));
+  /** The next batch: memory first, then spooled files (one at a time; not while closing: those stay for the next start). */
+  private async next(all: boolean): Promise<Attempt | undefined> {
+    const batch = all || this.fullBatchReady() ? this.queue.take(this.settings.maxBatchSize, this.maxBytes) : undefined;
+    if (batch) {
+      this.inFlight.add(batch);
+      return () => this.deliver(batch);
+    }
+    if (!all || !this.spool || this.loop.closing || this.spoolSending) return undefined;
+    this.spoolSending = true;
+    const found = await this.spool.next(this.kind, (name) => this.reporter.error(new LanternError('spool', `unreadable spool file ${name} removed`, { kind: this.kind })));
+    if (!found) this.spoolSending = false;
+    return found && (() => this.deliver(found.batch, found.file));
   }
 
-  private async run(): Promise<void> {
-    while (!this.pastDeadline()) {
-      const next = await this.next();
-      if (!next) return;
-      const { batch, file } = next;
-      if (!file) this.inFlight.add(batch);
+  /** One attempt and what it does to the batch: back to the front (or left in the spool) for a retry, or settled. */
+  private async deliver(batch: Batch, file?: SpoolFile): Promise<AttemptOutcome> {
+    try {
       const result = await this.send(batch);
-      this.inFlight.delete(batch);
+      if (!file) this.inFlight.delete(batch);
       if (result.outcome === 'retry') {
         if (!file) this.queue.putBack(batch);
         this.counts.retried++;
-        this.failures++;
         reportFailure(this.reporter, this.kind, result, batch.items.length, true);
-        const delay = retryDelayMs(this.failures, result.retryAfterMs, this.settings);
-        await this.sleep(this.deadline === undefined ? delay : Math.max(0, Math.min(delay, this.deadline - Date.now())));
-        continue;
+        return { retry: true, retryAfterMs: result.retryAfterMs };
       }
-      this.failures = 0;
       if (file) await this.spool?.remove(file);
       else this.queue.settle(batch);
       accountOutcome(this.reporter, this.kind, this.counts, result, batch.items.length);
+      return { retry: false };
+    } catch (error) {
+      // Not expected (the transport never rejects): the items are kept rather than lost.
+      if (this.inFlight.delete(batch)) this.queue.putBack(batch);
+      throw error;
+    } finally {
+      if (file) this.spoolSending = false;
     }
   }
 
@@ -195,11 +167,11 @@ export class KindExporter {
         this.queue.putBack(batch);
         this.counts.retried++;
         reportFailure(this.reporter, this.kind, result, 1, true);
-        return this.kick(false);
+        return this.loop.kick(false);
       }
       this.queue.settle(batch);
       accountOutcome(this.reporter, this.kind, this.counts, result, 1);
-      if (result.outcome === 'ok') this.wake(); // the service is back: no need to wait out a backoff
+      if (result.outcome === 'ok') this.loop.wake(); // the service is back: no need to wait out a backoff
     });
     const tracked = sent.catch(() => undefined).finally(() => this.fatalSends.delete(tracked));
     this.fatalSends.add(tracked);
@@ -207,26 +179,21 @@ export class KindExporter {
   }
 
   /**
-   * close(): send what is in memory until the deadline (a backoff wait is cut short, the request in flight at
-   * the deadline is aborted); what is left then is spooled, else dropped.
+   * close(): send what is in memory until the deadline (a backoff wait is cut short, the requests in flight at
+   * the deadline are aborted and their batches come back); what is left then is spooled, else dropped.
    */
   async drain(deadline: number): Promise<void> {
-    this.deadline = deadline;
-    this.failures = 0;
-    const abort = (this.abort = new AbortController());
+    this.loop.closeBy(deadline);
     let timer: NodeJS.Timeout | undefined;
     const reached = new Promise<void>((resolve) => {
-      timer = setTimeout(() => (abort.abort(), this.wake(), resolve()), Math.max(0, deadline - Date.now()));
+      timer = setTimeout(() => (this.abort.abort(), this.loop.wake(), resolve()), Math.max(0, deadline - Date.now()));
       timer.unref();
     });
-    while (!this.pastDeadline()) {
-      if (this.queue.waiting > 0 || this.loop) {
-        if (this.loop) this.wake();
-        else this.startLoop();
-        await this.loop;
-      } else if (this.fatalSends.size > 0) {
-        await Promise.race([...this.fatalSends, reached]);
-      } else break;
+    while (Date.now() < deadline) {
+      const running = this.loop.runOnce();
+      if (running) await running;
+      else if (this.fatalSends.size > 0) await Promise.race([...this.fatalSends, reached]);
+      else break;
     }
     clearTimeout(timer);
     this.scope.emitDestroy();

@@ -124,6 +124,7 @@ export function createLantern(options: LanternOptions = {}): Lantern {
         internal('close failed', error);
       } finally {
         clearTimeout(hold);
+        reporter.flushDrops();
         state = 'closed';
         context.dispose();
         transport?.close();
@@ -140,6 +141,7 @@ export function createLantern(options: LanternOptions = {}): Lantern {
     },
     exit() {
       if (exporters && state !== 'closed') KINDS.forEach((k) => exporters[k].exitNow());
+      reporter.flushDrops();
     },
   };
   if (exporters) registerExit(participant);

@@ -18,8 +18,13 @@ export interface LanternOptions {
   maxBatchSize?: number;
   /** Largest JSON body of one request before compression. Default 4 MiB (the service takes 5 MiB). */
   maxBatchBytes?: number;
-  /** Most items kept in memory per kind (spans, logs), in-flight batch included. Default 10000. */
+  /** Most items kept in memory per kind (spans, logs), batches in flight included. Default 10000. */
   maxQueueSize?: number;
+  /**
+   * Most batches of one kind in flight at once when a backlog exists (a fatal log's own request aside). One after
+   * a failed attempt, one more per answered batch up to this. Default 4 (max 64).
+   */
+  maxConcurrentBatches?: number;
   /** Bodies larger than this many bytes are sent gzip-compressed. Default 1024; 0 compresses every body. */
   gzipThresholdBytes?: number;
   /** One request's time limit. Default 10000. */
@@ -56,6 +61,7 @@ export interface ResolvedOptions {
   maxBatchSize: number;
   maxBatchBytes: number;
   maxQueueSize: number;
+  maxConcurrentBatches: number;
   gzipThresholdBytes: number;
   requestTimeoutMs: number;
   retryBaseMs: number;
@@ -78,6 +84,7 @@ const INTEGERS = {
   maxBatchSize: { default: 500, min: 1, max: 10_000 },
   maxBatchBytes: { default: 4 * MiB, min: 1024, max: 5 * MiB },
   maxQueueSize: { default: 10_000, min: 1, max: 10_000_000 },
+  maxConcurrentBatches: { default: 4, min: 1, max: 64 },
   gzipThresholdBytes: { default: 1024, min: 0, max: Number.MAX_SAFE_INTEGER },
   requestTimeoutMs: { default: 10_000, min: 1, max: 2_147_483_647 },
   retryBaseMs: { default: 500, min: 1, max: 2_147_483_647 },
@@ -173,6 +180,7 @@ export function resolveOptions(options: LanternOptions = {}, env: NodeJS.Process
     maxBatchSize: integer(options, env, 'maxBatchSize'),
     maxBatchBytes: integer(options, env, 'maxBatchBytes'),
     maxQueueSize: integer(options, env, 'maxQueueSize'),
+    maxConcurrentBatches: integer(options, env, 'maxConcurrentBatches'),
     gzipThresholdBytes: integer(options, env, 'gzipThresholdBytes'),
     requestTimeoutMs: integer(options, env, 'requestTimeoutMs'),
     retryBaseMs: integer(options, env, 'retryBaseMs'),

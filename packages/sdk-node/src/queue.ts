@@ -7,12 +7,15 @@ export interface Batch {
   bytes: number;
   /** The envelope's flush time, fixed at the first attempt so that every retry is the same request. */
   sentAt?: string;
+  /** Order in which batches were taken from the queue; batches made elsewhere (a fatal log) have none. */
+  seq?: number;
 }
 
 /**
- * The bounded in-memory buffer of one kind. The bound counts the batch being sent too, so a failed batch can
+ * The bounded in-memory buffer of one kind. The bound counts the batches being sent too, so a failed batch can
  * always go back to the front without exceeding it. A batch that went back keeps its items and its key: a
- * retry is byte-for-byte the same request, which the service deduplicates by key.
+ * retry is byte-for-byte the same request, which the service deduplicates by key. Batches that fail while
+ * several are in flight go back in the order they were first taken, whatever order their answers came in.
  */
 export class BoundedQueue {
   private items: string[] = [];
@@ -21,10 +24,11 @@ export class BoundedQueue {
   private front: Batch[] = [];
   private frontCount = 0;
   private taken = 0;
+  private seq = 0;
 
   constructor(private readonly maxItems: number) {}
 
-  /** Items waiting (a batch that went back to the front included), not counting the one being sent. */
+  /** Items waiting (batches that went back to the front included), not counting those being sent. */
   get waiting(): number {
     return this.items.length - this.head + this.frontCount;
   }
@@ -69,7 +73,7 @@ export class BoundedQueue {
       bytes += size;
       n++;
     }
-    const batch: Batch = { key: randomUUID(), items: this.items.slice(this.head, this.head + n), bytes };
+    const batch: Batch = { key: randomUUID(), items: this.items.slice(this.head, this.head + n), bytes, seq: this.seq++ };
     this.head += n;
     this.compact();
     this.taken += n;
@@ -88,10 +92,13 @@ export class BoundedQueue {
     this.taken -= batch.items.length;
   }
 
-  /** The batch failed: back to the front, same items, same key. */
+  /** The batch failed: back to the front (before batches taken after it), same items, same key. */
   putBack(batch: Batch): void {
     this.taken -= batch.items.length;
-    this.front.unshift(batch);
+    const seq = batch.seq ?? -1;
+    let at = 0;
+    while (at < this.front.length && (this.front[at]!.seq ?? -1) < seq) at++;
+    this.front.splice(at, 0, batch);
     this.frontCount += batch.items.length;
   }
 

@@ -65,9 +65,17 @@ export class LanternError extends Error {
 
 export interface Reporter {
   error(error: LanternError): void;
-  /** Drops are summed per kind and reason and reported once per tick; `sync` reports at once (process exit). */
+  /**
+   * Drops are summed per kind and reason: the first of a quiet spell is reported at the end of the current tick,
+   * the next ones together at most once every DROP_REPORT_EVERY_MS. `sync` reports at once (process exit).
+   */
   drop(kind: Kind, count: number, reason: DropReason, sync?: boolean): void;
+  /** Reports the drops held back now (close() before it resolves, the process exit). */
+  flushDrops(): void;
 }
+
+/** At most one drop report per kind and reason in this time, whatever the number of items dropped. */
+export const DROP_REPORT_EVERY_MS = 1_000;
 
 const WARN_EVERY_MS = 30_000;
 
@@ -88,11 +96,25 @@ export function rateLimitedWarn(now: () => number = Date.now): (error: LanternEr
   };
 }
 
-export function createReporter(hooks: { onError?: ((e: LanternError) => void) | undefined; onDrop?: ((d: DropInfo) => void) | undefined }): Reporter {
+/** Drops of one kind and reason not reported yet. */
+interface Tally {
+  kind: Kind;
+  reason: DropReason;
+  count: number;
+  /** When it was last reported. */
+  last: number;
+  /** A report is due (at the end of the tick, or by `timer`). */
+  due: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export function createReporter(
+  hooks: { onError?: ((e: LanternError) => void) | undefined; onDrop?: ((d: DropInfo) => void) | undefined },
+  now: () => number = Date.now,
+): Reporter {
   const fallback = rateLimitedWarn();
   const onError = hooks.onError ?? fallback;
-  const pending = new Map<string, DropInfo>();
-  let scheduled = false;
+  const tallies: Record<Kind, Map<DropReason, Tally>> = { traces: new Map(), logs: new Map() };
 
   const error = (e: LanternError) => {
     try {
@@ -112,25 +134,37 @@ export function createReporter(hooks: { onError?: ((e: LanternError) => void) | 
       error(new LanternError('internal', `onDrop hook threw: ${(hookError as Error)?.message ?? String(hookError)}`));
     }
   };
-  const flushDrops = () => {
-    scheduled = false;
-    const drops = [...pending.values()];
-    pending.clear();
-    for (const d of drops) deliver(d);
+  const report = (t: Tally) => {
+    t.due = false;
+    if (t.timer) clearTimeout(t.timer);
+    t.timer = undefined;
+    if (t.count === 0) return;
+    const count = t.count;
+    t.count = 0;
+    t.last = now();
+    deliver({ kind: t.kind, count, reason: t.reason });
+  };
+  const tally = (kind: Kind, reason: DropReason) => {
+    let t = tallies[kind].get(reason);
+    if (!t) tallies[kind].set(reason, (t = { kind, reason, count: 0, last: -Infinity, due: false, timer: undefined }));
+    return t;
   };
   return {
     error,
     drop(kind, count, reason, sync = false) {
       if (count <= 0) return;
-      if (sync) return deliver({ kind, count, reason });
-      const key = `${kind}:${reason}`;
-      const prev = pending.get(key);
-      if (prev) prev.count += count;
-      else pending.set(key, { kind, count, reason });
-      if (!scheduled) {
-        scheduled = true;
-        queueMicrotask(flushDrops);
-      }
+      const t = tally(kind, reason);
+      t.count += count;
+      if (sync) return report(t);
+      if (t.due) return;
+      t.due = true;
+      const wait = t.last + DROP_REPORT_EVERY_MS - now();
+      if (wait <= 0) return queueMicrotask(() => t.due && report(t));
+      t.timer = setTimeout(() => report(t), wait);
+      t.timer.unref();
+    },
+    flushDrops() {
+      for (const byReason of Object.values(tallies)) for (const t of byReason.values()) report(t);
     },
   };
 }

@@ -27,6 +27,8 @@ export interface TransportOptions {
   apiKey: string;
   requestTimeoutMs: number;
   gzipThresholdBytes: number;
+  /** Batches in flight per kind: the agent keeps a socket for each (both kinds) and one for a fatal log. */
+  maxConcurrentBatches: number;
 }
 
 export interface Transport {
@@ -74,7 +76,9 @@ export function classify(status: number, retryAfter: string | string[] | undefin
 export function createTransport(options: TransportOptions): Transport {
   const base = options.ingestUrl;
   const lib = base.protocol === 'https:' ? https : http;
-  const agent = new lib.Agent({ keepAlive: true, maxSockets: 4, maxFreeSockets: 2, scheduling: 'lifo' });
+  // Requests beyond maxSockets would wait for a socket inside the agent, their time limit running meanwhile.
+  const sockets = 2 * options.maxConcurrentBatches + 1;
+  const agent = new lib.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, scheduling: 'lifo' });
   const userAgent = `lantern-sdk-node/${SDK_VERSION} node/${process.version}`;
 
   function attempt(path: string, payload: Buffer, compressed: boolean, key: string, signal?: AbortSignal): Promise<SendResult & { reusedReset?: boolean }> {

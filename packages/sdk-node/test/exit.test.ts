@@ -96,4 +96,40 @@ describe('at exit', () => {
     expect(server.items('logs').slice(before).map((l) => l.message)).toEqual(['saved 0', 'saved 1', 'saved 2', 'saved 3', 'saved 4']);
     expect((await readdir(spoolDir)).filter((f) => f.endsWith('.ndjson'))).toEqual([]);
   });
+
+  it('process.exit() with several batches in flight: each is spooled with its key, and the next start stores every log once', async () => {
+    const spoolDir = join(work, 'spool-in-flight');
+    // Batches of "slow" logs get no answer before the child has exited.
+    server.decide = (r) => (String(r.body.logs?.[0]?.message).startsWith('slow') ? { do: 'ok', delayMs: 3_000 } : undefined);
+    const before = server.requests('logs').length;
+    const { code, stdout } = await runChild(`
+      const lantern = createLantern(${options({ spoolDir, maxBatchSize: 10 })});
+      // Three answered batches: the client then keeps up to four in flight.
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 10; i++) lantern.log.info('warm ' + round + ' ' + i);
+        await lantern.flush();
+      }
+      for (let i = 0; i < 60; i++) lantern.log.info('slow ' + i);
+      while (lantern.stats().logs.inFlight < 40) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 300)); // the four requests reach the server, which holds their answers
+      console.log(JSON.stringify(lantern.stats().logs));
+      process.exit(0);
+    `);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ inFlight: 40, queued: 20, sent: 30 });
+    const inFlightKeys = server.requests('logs').slice(before).filter((r) => String(r.body.logs?.[0]?.message).startsWith('slow')).map((r) => r.key);
+    expect(inFlightKeys).toHaveLength(4);
+    const files = (await readdir(spoolDir)).filter((f) => f.startsWith('logs-'));
+    expect(files).toHaveLength(6);
+    const headers = await Promise.all(files.map(async (f) => JSON.parse((await readFile(join(spoolDir, f), 'utf8')).split('\n')[0]!) as { key: string }));
+    for (const key of inFlightKeys) expect(headers.map((h) => h.key)).toContain(key);
+
+    server.decide = undefined;
+    const next = testClient(server.url, { spoolDir });
+    await waitFor(() => next.lantern.stats().logs.sent === 60, 'the spooled logs');
+    await next.lantern.close();
+    const slow = server.items('logs').map((l) => String(l.message)).filter((m) => m.startsWith('slow'));
+    expect(slow).toHaveLength(60);
+    expect(new Set(slow).size).toBe(60);
+  });
 });

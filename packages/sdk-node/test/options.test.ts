@@ -90,6 +90,19 @@ describe('invalid options: a clear TypeError at creation', () => {
   });
 });
 
+describe('maxConcurrentBatches', () => {
+  it('defaults to 4, comes from LANTERN_MAX_CONCURRENT_BATCHES, and is an integer from 1 to 64', () => {
+    expect(resolveOptions(base, {}).maxConcurrentBatches).toBe(4);
+    expect(envName('maxConcurrentBatches')).toBe('LANTERN_MAX_CONCURRENT_BATCHES');
+    expect(resolveOptions(base, { LANTERN_MAX_CONCURRENT_BATCHES: '8' }).maxConcurrentBatches).toBe(8);
+    expect(resolveOptions({ ...base, maxConcurrentBatches: 1 }, { LANTERN_MAX_CONCURRENT_BATCHES: '8' }).maxConcurrentBatches).toBe(1);
+    expect(() => resolveOptions({ ...base, maxConcurrentBatches: 0 }, {})).toThrow('option "maxConcurrentBatches" must be an integer from 1 to 64 (got 0)');
+    expect(() => resolveOptions({ ...base, maxConcurrentBatches: 2.5 }, {})).toThrow(/option "maxConcurrentBatches" must be an integer/);
+    expect(() => resolveOptions(base, { LANTERN_MAX_CONCURRENT_BATCHES: '65' })).toThrow('option "maxConcurrentBatches" must be an integer from 1 to 64 (got "65" from LANTERN_MAX_CONCURRENT_BATCHES)');
+    expect(() => createLantern({ ...base, flushOnExit: false, maxConcurrentBatches: '4' as unknown as number })).toThrow(TypeError);
+  });
+});
+
 describe('enabled: false', () => {
   it('needs no key or URL; helpers and context work; nothing is recorded', async () => {
     const l = createLantern({ enabled: false });

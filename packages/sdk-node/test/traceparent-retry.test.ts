@@ -102,6 +102,20 @@ describe('bounded queue', () => {
     expect(q.take(10, 1_000)!.items).toEqual(['3', '4']);
   });
 
+  it('batches failing in another order than they were taken go back in the order taken; a fatal log first', () => {
+    const q = new BoundedQueue(10);
+    for (const i of ['1', '2', '3', '4', '5', '6']) q.push(i, 1);
+    const [a, b, c] = [q.take(2, 1_000)!, q.take(2, 1_000)!, q.take(2, 1_000)!];
+    const fatal = { key: 'fatal', items: ['f'], bytes: 1 };
+    expect(q.reserve(fatal)).toBe(true);
+    q.putBack(c);
+    q.putBack(a);
+    q.putBack(fatal);
+    q.putBack(b);
+    expect(q.inFlight).toBe(0);
+    expect([q.take(9, 1_000), q.take(9, 1_000), q.take(9, 1_000), q.take(9, 1_000)]).toEqual([fatal, a, b, c]);
+  });
+
   it('a batch stops at maxBytes but always holds at least one item', () => {
     const q = new BoundedQueue(10);
     q.push('a', 600);

@@ -2,8 +2,8 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
-/** What the fault server does with one request. */
-export type Behaviour =
+/** What the fault server does with one request; `delayMs` (else the server's `latencyMs`) passes before it does it. */
+export type Behaviour = (
   /** Stores the batch (once per Idempotency-Key) and answers 200 {accepted, rejected: []}. */
   | { do: 'ok' }
   /** Stores the batch, answers 200 and lists these item indexes as rejected. */
@@ -15,7 +15,8 @@ export type Behaviour =
   /** Answers 200 with a body that is not JSON, without storing. */
   | { do: 'garbage' }
   /** Writes bytes that are not HTTP and closes. */
-  | { do: 'not-http' };
+  | { do: 'not-http' }
+) & { delayMs?: number };
 
 export interface Received {
   at: number;
@@ -26,6 +27,10 @@ export interface Received {
   body: { timestamp: string; traces?: Record<string, unknown>[]; logs?: Record<string, unknown>[] };
   bytes: number;
   behaviour: Behaviour['do'];
+  /** Requests being handled when this one arrived, this one included (several: batches sent in parallel). */
+  concurrent: number;
+  /** When the answer was given (undefined while the latency runs, or when the client went away meanwhile). */
+  answeredAt?: number;
 }
 
 /**
@@ -40,7 +45,13 @@ export class FaultServer {
   /** Consumed one per request; the default is `ok`. */
   readonly script: Behaviour[] = [];
   /** Decides instead of the script when set. */
-  decide: ((r: Omit<Received, 'behaviour'>) => Behaviour | undefined) | undefined;
+  decide: ((r: Omit<Received, 'behaviour' | 'concurrent'>) => Behaviour | undefined) | undefined;
+  /** Time between a request's arrival and what the server does with it (storing included): a distant collector. */
+  latencyMs = 0;
+  /** Requests arrived and not yet answered (nor given up by their client). */
+  private active = 0;
+  /** Answers waiting for their latency to pass. */
+  private readonly delayed = new Set<NodeJS.Timeout>();
   private server: http.Server;
   private readonly sockets = new Set<Socket>();
   port = 0;
@@ -87,10 +98,25 @@ export class FaultServer {
     const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
     const base = { at: Date.now(), path: req.url ?? '', headers: req.headers, key, body: JSON.parse(text), bytes: raw.length };
     const behaviour = this.decide?.(base) ?? this.script.shift() ?? { do: 'ok' };
-    const r: Received = { ...base, behaviour: behaviour.do };
+    const r: Received = { ...base, behaviour: behaviour.do, concurrent: ++this.active };
     this.received.push(r);
+    // 'close': answered, or the client went away first.
+    res.once('close', () => this.active--);
+    const delay = behaviour.delayMs ?? this.latencyMs;
+    if (delay <= 0) return this.answer(req, res, r, behaviour);
+    const timer = setTimeout(() => {
+      this.delayed.delete(timer);
+      this.answer(req, res, r, behaviour);
+    }, delay);
+    this.delayed.add(timer);
+  }
+
+  private answer(req: http.IncomingMessage, res: http.ServerResponse, r: Received, behaviour: Behaviour): void {
+    // The client gave up meanwhile (its deadline, or its process ended): nothing is stored, as with a real service.
+    if (req.socket.destroyed) return;
+    r.answeredAt = Date.now();
     const store = () => {
-      const k = key ?? `no-key-${this.received.length}`;
+      const k = r.key ?? `no-key-${this.received.length}`;
       if (!this.stored.has(k)) this.stored.set(k, r);
     };
     const items = (r.body.traces ?? r.body.logs ?? []).length;
@@ -120,6 +146,8 @@ export class FaultServer {
   async down(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const s of this.sockets) s.destroy();
+    for (const t of this.delayed) clearTimeout(t);
+    this.delayed.clear();
     await closed;
   }
 
