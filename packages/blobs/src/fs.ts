@@ -5,7 +5,7 @@ import { dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errors } from '@lantern/domain';
-import type { BlobStore } from './port.js';
+import { assertValidDownloadTtl, sizeMismatch, type BlobStore } from './port.js';
 
 const TMP_DIR = '.tmp';
 const MAX_KEY_LENGTH = 512;
@@ -55,14 +55,24 @@ export async function createFsBlobStore({ root }: { root: string }): Promise<Blo
     return join(root, ...key.split('/'));
   };
 
+  const exists = async (key: string): Promise<boolean> => {
+    try {
+      return (await stat(pathOf(key))).isFile();
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
+    }
+  };
+
   return {
-    async put(key, body: Readable) {
+    async put(key, body: Readable, meta) {
       const target = pathOf(key);
       const tmp = join(tmpDir, `${randomUUID()}.part`);
       const out = createWriteStream(tmp, { flags: 'wx', flush: true });
       try {
         // Attached at once (no await before it), so an early body error is never left unhandled.
         await pipeline(body, out);
+        if (meta.size !== undefined && out.bytesWritten !== meta.size) throw sizeMismatch(meta.size, String(out.bytesWritten));
         await mkdir(dirname(target), { recursive: true });
         await rename(tmp, target);
         return { size: out.bytesWritten };
@@ -92,13 +102,13 @@ export async function createFsBlobStore({ root }: { root: string }): Promise<Blo
       return handle.createReadStream(); // closes the handle when it ends or is destroyed
     },
 
-    async exists(key) {
-      try {
-        return (await stat(pathOf(key))).isFile();
-      } catch (err) {
-        if (isMissing(err)) return false;
-        throw err;
-      }
+    exists,
+
+    /** No links to a local folder: the service streams the object (`get`) itself. */
+    async downloadUrl(key, ttlSeconds) {
+      assertValidDownloadTtl(ttlSeconds);
+      if (!(await exists(key))) throw errors.notFound('object');
+      return undefined;
     },
 
     async delete(key) {
