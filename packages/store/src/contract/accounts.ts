@@ -110,6 +110,26 @@ export function accountsContract(ctx: StoreContext): void {
     });
   });
 
+  describe('references', () => {
+    it('answers 404 for a parent that does not exist, and for an API key whose project is not its application\'s', async () => {
+      const w = await makeWorld(ctx.store);
+      const other = await ctx.store.createProject({ name: 'Other', organizationId: w.org.id });
+      const missingOrg = w.org.id + 1000;
+      const notFound = { status: 404, code: 'not_found' };
+      await expect(ctx.store.createOrganization({ name: 'Nobody\'s', ownerId: newId() })).rejects.toMatchObject(notFound);
+      await expect(ctx.store.addMember(missingOrg, w.user.id, 'member')).rejects.toMatchObject(notFound);
+      await expect(ctx.store.addMember(w.org.id, newId(), 'member')).rejects.toMatchObject(notFound);
+      await expect(ctx.store.createProject({ name: 'x', organizationId: missingOrg })).rejects.toMatchObject(notFound);
+      await expect(ctx.store.createApplication({ name: 'x', projectId: other.id + 1000 })).rejects.toMatchObject(notFound);
+      await expect(ctx.store.createApiKey({ applicationId: w.app.id, projectId: other.id, name: 'k', prefix: 'lk_abcdefg', hash: `hash-${newId()}` }))
+        .rejects.toMatchObject(notFound);
+      expect(await ctx.store.listMemberships(w.user.id)).toEqual([{ id: w.org.id, name: w.org.name, role: 'owner' }]);
+      expect(await ctx.store.listProjects(w.org.id, w.user.id)).toEqual([w.project, other].sort((x, y) => x.id - y.id));
+      expect(await ctx.store.listApplications(other.id, w.user.id)).toEqual([]);
+      expect(await ctx.store.listApiKeys(w.app.id, w.user.id)).toEqual([]);
+    });
+  });
+
   describe('API keys', () => {
     const keyInput = (app: { id: number; projectId: number }, name = 'ci') =>
       ({ applicationId: app.id, projectId: app.projectId, name, prefix: `lk_${name}`.padEnd(10, 'x'), hash: `hash-${newId()}` });

@@ -42,6 +42,18 @@ export function aiContract(ctx: StoreContext): void {
     });
   });
 
+  describe('AI references', () => {
+    it('answers 404 for a tenant of an organization that does not exist, and for a document of a tenant that does not exist', async () => {
+      const w = await makeWorld(ctx.store);
+      const tenant = await ctx.store.createTenant({ name: 'Support', organizationId: w.org.id });
+      const notFound = { status: 404, code: 'not_found' };
+      await expect(ctx.store.createTenant({ name: 'Support', organizationId: w.org.id + 1000 })).rejects.toMatchObject(notFound);
+      await expect(ctx.store.createDocument(document(newId(), T0))).rejects.toMatchObject(notFound);
+      expect(await ctx.store.listTenants(w.org.id, w.user.id)).toEqual([tenant]);
+      expect(await ctx.store.listDocuments(tenant.id, w.user.id)).toEqual([]);
+    });
+  });
+
   describe('documents', () => {
     it('stores documents, lists those of a tenant newest first and gets one by id', async () => {
       const w = await makeWorld(ctx.store);

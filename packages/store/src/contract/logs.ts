@@ -37,6 +37,14 @@ export function logsContract(ctx: StoreContext): void {
       expect(out.find((l) => l.id === log.id)?.message).toBe('first');
     });
 
+    it('stores a log batch written several times at once only once', async () => {
+      const w = await makeWorld(ctx.store);
+      const written = Array.from({ length: 20 }, (_, i) => logEntry(w.app, T0 + i));
+      const batch = logBatch(w.app, written);
+      await Promise.all([ctx.store.writeLogs(batch), ctx.store.writeLogs(batch), ctx.store.writeLogs(batch)]);
+      expect((await logs(w)).map((l) => l.id)).toEqual(newestFirst(written).map((l) => l.id));
+    });
+
     it('orders newest first with equal timestamps by id descending, and pages without gaps or duplicates', async () => {
       const w = await makeWorld(ctx.store);
       const written = Array.from({ length: 17 }, (_, i) => logEntry(w.app, T0 + Math.floor(i / 4) * 1000));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { newId, toIso } from '@lantern/domain';
-import type { TraceRecord } from '@lantern/domain';
+import type { Span, TraceRecord } from '@lantern/domain';
 import type { TraceQuery } from '../port.js';
 import { T0, UUID, collect, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from './fixtures.js';
 import type { StoreContext, World } from './fixtures.js';
@@ -88,6 +88,31 @@ export function tracesContract(ctx: StoreContext): void {
       expect(once.flatMap((r) => r.telemetry)).toHaveLength(3);
     });
 
+    it('stores a batch written several times at once only once', async () => {
+      const w = await makeWorld(ctx.store);
+      const ids = [newId(), newId(), newId()];
+      const spans = ids.flatMap((t, i) => {
+        const root = rootSpan(t, T0 + i * 10, { durationMs: 100 + i });
+        return [root, span(t, T0 + i * 10 + 1, { parentSpanId: root.spanId }), span(t, T0 + i * 10 + 2, { parentSpanId: root.spanId })];
+      });
+      const batch = spanBatch(w.app, spans);
+      await Promise.all([ctx.store.writeSpans(batch), ctx.store.writeSpans(batch), ctx.store.writeSpans(batch)]);
+      const records = await traces(w);
+      expect(records.map((r) => [r.traceId, r.telemetry.length])).toEqual([[ids[2], 3], [ids[1], 3], [ids[0], 3]]);
+      expect((await traces(w, { minDurationMs: 101 })).map((r) => r.traceId)).toEqual([ids[2], ids[1]]);
+    });
+
+    it('keeps apart traces and spans whose ids would run together in a composite key', async () => {
+      const w = await makeWorld(ctx.store);
+      const base = newId();
+      const first = rootSpan(`${base}:1`, T0, { spanId: 'x' });
+      const second = rootSpan(base, T0 + 1, { spanId: '1:x' });
+      const third = rootSpan(`${base}","1`, T0 + 2, { spanId: 'x' });
+      await ctx.store.writeSpans(spanBatch(w.app, [first, second, third]));
+      const records = await traces(w);
+      expect(records.map((r) => [r.traceId, r.telemetry])).toEqual([[third.traceId, [third]], [base, [second]], [first.traceId, [first]]]);
+    });
+
     it('keeps the first version of a span sent again with the same trace and span id', async () => {
       const w = await makeWorld(ctx.store);
       const first = rootSpan(newId(), T0, { durationMs: 10, responseStatus: 200, marker: 'first' });
@@ -145,6 +170,23 @@ export function tracesContract(ctx: StoreContext): void {
       expect((await traces(w, { minDurationMs: 1000 })).map((r) => r.traceId)).toEqual([t]);
       expect((await traces(w, { status: { min: 500, max: 599 } })).map((r) => r.traceId)).toEqual([t]);
       expect(await traces(w, { status: { min: 200, max: 299 } })).toEqual([]);
+    });
+
+    it('between entry spans of the same instant the longer becomes the root, a missing duration counting as 0', async () => {
+      const w = await makeWorld(ctx.store);
+      const entry = (t: string, fields: Partial<Span>) => span(t, T0, { parentSpanId: newId(), requestMethod: 'controller:POST', ...fields });
+      const [t, u] = [newId(), newId()];
+      await ctx.store.writeSpans(spanBatch(w.app, [entry(t, { durationMs: 10, responseStatus: 200 })]));
+      await ctx.store.writeSpans(spanBatch(w.app, [entry(t, { durationMs: 500, responseStatus: 503 })]));
+      await ctx.store.writeSpans(spanBatch(w.app, [entry(t, { durationMs: 100, responseStatus: 201 })]));
+      await ctx.store.writeSpans(spanBatch(w.app, [entry(u, { durationMs: undefined, responseStatus: 201 })]));
+      await ctx.store.writeSpans(spanBatch(w.app, [entry(u, { durationMs: 0, responseStatus: 404 })]));
+      const ids = async (query: Partial<TraceQuery>) => (await traces(w, query)).map((r) => r.traceId);
+      expect(await ids({ status: { min: 500, max: 599 }, minDurationMs: 500 })).toEqual([t]);
+      expect(await ids({ status: { min: 200, max: 299 } })).toEqual([u]);
+      await ctx.store.writeSpans(spanBatch(w.app, [entry(u, { durationMs: 7, responseStatus: 502 })]));
+      expect((await ids({ status: { min: 500, max: 599 } })).sort()).toEqual([t, u].sort());
+      expect(await ids({ status: { min: 200, max: 299 } })).toEqual([]);
     });
 
     it('keeps the root columns when later batches bring only child spans', async () => {

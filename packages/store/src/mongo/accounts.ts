@@ -1,0 +1,169 @@
+import { errors, newId, toIso } from '@lantern/domain';
+import type { Application, Membership, Project } from '@lantern/domain';
+import type { AccountsStore, StoredApiKey } from '../port.js';
+import type { Access } from './access.js';
+import type { ApiKeyDoc, ApplicationDoc, Collections, ProjectDoc } from './collections.js';
+import { memberKey } from './collections.js';
+import type { Sequence } from './counters.js';
+import type { Guard } from './errors.js';
+
+const EMAIL_TAKEN = 'An account with this email already exists.';
+
+export interface AccountsDeps {
+  c: Collections;
+  guard: Guard;
+  access: Access;
+  next: (sequence: Sequence) => Promise<number>;
+  now: () => number;
+}
+
+const toProject = (p: ProjectDoc): Project => ({ id: p._id, name: p.name, organizationId: p.organizationId });
+const toApplication = (a: ApplicationDoc): Application => ({ id: a._id, name: a.name, projectId: a.projectId });
+
+function toApiKey(k: ApiKeyDoc): StoredApiKey {
+  return {
+    id: k._id,
+    applicationId: k.applicationId,
+    projectId: k.projectId,
+    name: k.name,
+    prefix: k.prefix,
+    createdAt: toIso(k.createdAt.getTime()),
+    revokedAt: k.revokedAt === null ? null : toIso(k.revokedAt.getTime()),
+  };
+}
+
+/**
+ * Users, organizations, memberships, projects, applications and API keys. Without foreign keys, a write that
+ * references another record checks that it exists first (404 as the SQLite store answers); nothing deletes
+ * those records, so the check cannot be overtaken.
+ */
+export function createAccountsStore({ c, guard, access, next, now }: AccountsDeps): AccountsStore {
+  const exists = async (found: Promise<unknown>, what: string): Promise<void> => {
+    if ((await found) === null) throw errors.notFound(what);
+  };
+  const byId = { projection: { _id: 1 } };
+
+  /** The application with the project it belongs to, if `userId` is a member of that project's organization. */
+  async function visibleApplication(id: number, userId: string): Promise<ApplicationDoc | null> {
+    const app = await c.applications.findOne({ _id: id });
+    return app !== null && (await access.visibleProject(app.projectId, userId)) !== null ? app : null;
+  }
+
+  return {
+    createUser: ({ email, name, passwordHash }) => guard.run(async () => {
+      const id = newId();
+      await c.users.insertOne({ _id: id, email, emailLower: email.toLowerCase(), name, passwordHash, createdAt: new Date(now()) });
+      return { id, email, name };
+    }, { duplicate: EMAIL_TAKEN }),
+
+    findUserByEmail: (email) => guard.run(async () => {
+      const u = await c.users.findOne({ emailLower: email.toLowerCase() });
+      return u === null ? null : { id: u._id, email: u.email, name: u.name, passwordHash: u.passwordHash };
+    }),
+
+    getUser: (id) => guard.run(async () => {
+      const u = await c.users.findOne({ _id: id }, { projection: { email: 1, name: 1 } });
+      return u === null ? null : { id: u._id, email: u.email, name: u.name };
+    }),
+
+    hasUsers: () => guard.run(async () => (await c.users.findOne({}, byId)) !== null),
+
+    createOrganization: ({ name, ownerId }) => guard.run(async () => {
+      await exists(c.users.findOne({ _id: ownerId }, byId), 'user');
+      const id = await next('organizations');
+      // The organization first, then its owner: a crash in between leaves an organization nobody sees.
+      await c.organizations.insertOne({ _id: id, name, createdAt: new Date(now()) });
+      await c.memberships.updateOne({ _id: memberKey(id, ownerId) },
+        { $set: { role: 'owner' }, $setOnInsert: { organizationId: id, userId: ownerId } }, { upsert: true });
+      return { id, name };
+    }),
+
+    listMemberships: (userId) => guard.run(async () => {
+      const memberships = await c.memberships.find({ userId }, { sort: { organizationId: 1 } }).toArray();
+      if (memberships.length === 0) return [];
+      const organizations = await c.organizations.find({ _id: { $in: memberships.map((m) => m.organizationId) } }).toArray();
+      const names = new Map(organizations.map((o) => [o._id, o.name]));
+      return memberships.flatMap((m): Membership[] => {
+        const name = names.get(m.organizationId);
+        return name === undefined ? [] : [{ id: m.organizationId, name, role: m.role }];
+      });
+    }),
+
+    getRole: (organizationId, userId) => guard.run(async () =>
+      (await c.memberships.findOne({ _id: memberKey(organizationId, userId) }))?.role ?? null),
+
+    addMember: (organizationId, userId, role) => guard.run(async () => {
+      const [org, user] = await Promise.all([
+        c.organizations.findOne({ _id: organizationId }, byId), c.users.findOne({ _id: userId }, byId),
+      ]);
+      if (org === null || user === null) throw errors.notFound('organization or user');
+      await c.memberships.updateOne({ _id: memberKey(organizationId, userId) },
+        { $set: { role }, $setOnInsert: { organizationId, userId } }, { upsert: true });
+    }),
+
+    createProject: ({ name, organizationId }) => guard.run(async () => {
+      await exists(c.organizations.findOne({ _id: organizationId }, byId), 'organization');
+      const id = await next('projects');
+      await c.projects.insertOne({ _id: id, organizationId, name });
+      return { id, name, organizationId };
+    }),
+
+    getProject: (id, userId) => guard.run(async () => {
+      const project = await access.visibleProject(id, userId);
+      return project === null ? null : toProject(project);
+    }),
+
+    listProjects: (organizationId, userId) => guard.run(async () => {
+      if (!(await access.isMember(organizationId, userId))) return [];
+      return (await c.projects.find({ organizationId }, { sort: { _id: 1 } }).toArray()).map(toProject);
+    }),
+
+    createApplication: ({ name, projectId }) => guard.run(async () => {
+      await exists(c.projects.findOne({ _id: projectId }, byId), 'project');
+      const id = await next('applications');
+      await c.applications.insertOne({ _id: id, projectId, name });
+      return { id, name, projectId };
+    }),
+
+    getApplication: (id, userId) => guard.run(async () => {
+      const app = await visibleApplication(id, userId);
+      return app === null ? null : toApplication(app);
+    }),
+
+    listApplications: (projectId, userId) => guard.run(async () => {
+      if ((await access.visibleProject(projectId, userId)) === null) return [];
+      return (await c.applications.find({ projectId }, { sort: { _id: 1 } }).toArray()).map(toApplication);
+    }),
+
+    createApiKey: ({ applicationId, projectId, name, prefix, hash }) => guard.run(async () => {
+      // The key's project decides where its telemetry goes: it must be the application's own project.
+      await exists(c.applications.findOne({ _id: applicationId, projectId }, byId), 'application');
+      const doc: ApiKeyDoc = {
+        _id: newId(), seq: await next('apiKeys'), applicationId, projectId, name, prefix, hash, createdAt: new Date(now()), revokedAt: null,
+      };
+      await c.apiKeys.insertOne(doc);
+      return toApiKey(doc);
+    }),
+
+    listApiKeys: (applicationId, userId) => guard.run(async () => {
+      if ((await visibleApplication(applicationId, userId)) === null) return [];
+      return (await c.apiKeys.find({ applicationId }, { sort: { seq: 1 } }).toArray()).map(toApiKey);
+    }),
+
+    getApiKey: (id, userId) => guard.run(async () => {
+      const key = await c.apiKeys.findOne({ _id: id });
+      return key !== null && (await access.visibleProject(key.projectId, userId)) !== null ? toApiKey(key) : null;
+    }),
+
+    revokeApiKey: (id) => guard.run(async () => {
+      // Only an unrevoked key changes, so a second revocation keeps the first time.
+      const { matchedCount } = await c.apiKeys.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: new Date(now()) } });
+      return matchedCount > 0 || (await c.apiKeys.findOne({ _id: id }, byId)) !== null;
+    }),
+
+    findApiKeyByHash: (hash) => guard.run(async () => {
+      const key = await c.apiKeys.findOne({ hash });
+      return key === null ? null : toApiKey(key);
+    }),
+  };
+}

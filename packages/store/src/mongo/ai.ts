@@ -1,0 +1,87 @@
+import { errors, newId, toIso } from '@lantern/domain';
+import type { Tenant } from '@lantern/domain';
+import type { AiStore, StoredDocument } from '../port.js';
+import type { Access } from './access.js';
+import type { Collections, DocumentDoc, TenantDoc } from './collections.js';
+import type { Sequence } from './counters.js';
+import type { Guard } from './errors.js';
+
+const NAME_TAKEN = 'This organization already has a tenant with that name.';
+
+export interface AiDeps {
+  c: Collections;
+  guard: Guard;
+  access: Access;
+  next: (sequence: Sequence) => Promise<number>;
+  now: () => number;
+}
+
+const toTenant = (t: TenantDoc): Tenant => ({ id: t._id, name: t.name, organizationId: t.organizationId });
+
+function toDocument(d: DocumentDoc): StoredDocument {
+  return {
+    id: d._id,
+    tenantId: d.tenantId,
+    filename: d.filename,
+    contentType: d.contentType,
+    size: d.size,
+    sha256: d.sha256,
+    status: d.status,
+    createdAt: toIso(d.createdAt.getTime()),
+    objectKey: d.objectKey,
+  };
+}
+
+/** AI tenants and their documents' metadata (the bytes are in the blob store). */
+export function createAiStore({ c, guard, access, next, now }: AiDeps): AiStore {
+  async function visibleTenant(id: string, userId: string): Promise<TenantDoc | null> {
+    const tenant = await c.tenants.findOne({ _id: id });
+    return tenant !== null && (await access.isMember(tenant.organizationId, userId)) ? tenant : null;
+  }
+
+  return {
+    createTenant: ({ name, organizationId }) => guard.run(async () => {
+      if ((await c.organizations.findOne({ _id: organizationId }, { projection: { _id: 1 } })) === null) {
+        throw errors.notFound('organization');
+      }
+      const id = newId();
+      // The unique (organizationId, name) index rejects a second tenant of that name, however close the requests.
+      await c.tenants.insertOne({ _id: id, seq: await next('tenants'), organizationId, name });
+      return { id, name, organizationId };
+    }, { duplicate: NAME_TAKEN }),
+
+    listTenants: (organizationId, userId) => guard.run(async () => {
+      if (!(await access.isMember(organizationId, userId))) return [];
+      return (await c.tenants.find({ organizationId }, { sort: { seq: 1 } }).toArray()).map(toTenant);
+    }),
+
+    getTenant: (id, userId) => guard.run(async () => {
+      const tenant = await visibleTenant(id, userId);
+      return tenant === null ? null : toTenant(tenant);
+    }),
+
+    createDocument: (doc) => guard.run(async () => {
+      if ((await c.tenants.findOne({ _id: doc.tenantId }, { projection: { _id: 1 } })) === null) throw errors.notFound('tenant');
+      const parsed = Date.parse(doc.createdAt);
+      const createdMs = Number.isNaN(parsed) ? now() : parsed;
+      // `seq` orders documents of the same millisecond: the last stored first.
+      await c.documents.insertOne({
+        _id: doc.id, seq: await next('documents'), tenantId: doc.tenantId, filename: doc.filename, contentType: doc.contentType,
+        size: doc.size, sha256: doc.sha256, status: doc.status, createdAt: new Date(createdMs), objectKey: doc.objectKey,
+      });
+      return { ...doc, createdAt: toIso(createdMs) };
+    }),
+
+    listDocuments: (tenantId, userId) => guard.run(async () => {
+      if ((await visibleTenant(tenantId, userId)) === null) return [];
+      return (await c.documents.find({ tenantId }, { sort: { createdAt: -1, seq: -1 } }).toArray()).map(toDocument);
+    }),
+
+    getDocument: (id, userId) => guard.run(async () => {
+      const doc = await c.documents.findOne({ _id: id });
+      return doc !== null && (await visibleTenant(doc.tenantId, userId)) !== null ? toDocument(doc) : null;
+    }),
+
+    deleteDocument: (id) => guard.run(async () => (await c.documents.deleteOne({ _id: id })).deletedCount > 0),
+  };
+}

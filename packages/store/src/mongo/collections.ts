@@ -1,0 +1,178 @@
+import type { Collection, Db } from 'mongodb';
+import type { LogLevel, Role } from '@lantern/domain';
+
+/**
+ * The documents of the MongoDB store, one interface per collection. Instants are BSON dates (TTL indexes need
+ * them; they sort and compare like the epoch milliseconds of the port). Integer ids of organizations, projects
+ * and applications come from `counters`; ordering sequences (`seq`) too, where the port orders by creation.
+ *
+ * Span and log payloads are kept as the JSON text the port received (`data`), as the SQLite store does: the
+ * fields clients send are theirs to name, and names with dots or a leading `$` are not storable in every MongoDB
+ * operation; JSON also gives back exactly what was stored (integers stay integers, nulls stay nulls).
+ */
+
+export interface CounterDoc {
+  _id: string;
+  seq: number;
+}
+
+export interface UserDoc {
+  _id: string;
+  email: string;
+  /** The unique key: emails are compared case-insensitively. */
+  emailLower: string;
+  name: string;
+  passwordHash: string;
+  createdAt: Date;
+}
+
+export interface OrganizationDoc {
+  _id: number;
+  name: string;
+  createdAt: Date;
+}
+
+export interface MembershipDoc {
+  /** `memberKey(organizationId, userId)`: one membership per pair. */
+  _id: string;
+  organizationId: number;
+  userId: string;
+  role: Role;
+}
+
+export interface ProjectDoc {
+  _id: number;
+  organizationId: number;
+  name: string;
+}
+
+export interface ApplicationDoc {
+  _id: number;
+  projectId: number;
+  name: string;
+}
+
+export interface ApiKeyDoc {
+  _id: string;
+  seq: number;
+  applicationId: number;
+  projectId: number;
+  name: string;
+  prefix: string;
+  hash: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface SpanDoc {
+  /** `spanKey(applicationId, traceId, spanId)`: the first version of a span stays. */
+  _id: string;
+  /** The `_id` of the span's trace record. */
+  traceKey: string;
+  applicationId: number;
+  projectId: number;
+  traceId: string;
+  spanId: string;
+  ts: Date;
+  parentSpanId: string | null;
+  /** `requestMethod` starts with `controller:` (a request handled by the application). */
+  controller: boolean;
+  durationMs: number | null;
+  status: number | null;
+  data: string;
+}
+
+/** 2: a span without parent; 1: a controller span whose parent is in another application; 0: none yet. */
+export type RootRank = 0 | 1 | 2;
+
+export interface TraceDoc {
+  /** `traceKey(applicationId, traceId)`: one record per application and trace. */
+  _id: string;
+  /** The record's public id (a UUID), second key of the newest-first order. */
+  id: string;
+  projectId: number;
+  applicationId: number;
+  traceId: string;
+  /** The earliest span's instant. */
+  ts: Date;
+  rootRank: RootRank;
+  rootTs: Date | null;
+  rootDurationMs: number | null;
+  rootStatus: number | null;
+}
+
+export interface LogDoc {
+  /** The log's id, assigned at ingest. */
+  _id: string;
+  projectId: number;
+  applicationId: number;
+  traceId?: string;
+  level: LogLevel;
+  ts: Date;
+  data: string;
+}
+
+export interface IdempotencyKeyDoc {
+  /** `idempotencyKey(applicationId, kind, key)`. */
+  _id: string;
+  applicationId: number;
+  kind: 'spans' | 'logs';
+  key: string;
+  /** When the key was last accepted (the batch's receivedAt). */
+  createdAt: Date;
+}
+
+export interface TenantDoc {
+  _id: string;
+  seq: number;
+  organizationId: number;
+  name: string;
+}
+
+export interface DocumentDoc {
+  _id: string;
+  seq: number;
+  tenantId: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  status: string;
+  createdAt: Date;
+  objectKey: string;
+}
+
+export interface Collections {
+  counters: Collection<CounterDoc>;
+  users: Collection<UserDoc>;
+  organizations: Collection<OrganizationDoc>;
+  memberships: Collection<MembershipDoc>;
+  projects: Collection<ProjectDoc>;
+  applications: Collection<ApplicationDoc>;
+  apiKeys: Collection<ApiKeyDoc>;
+  spans: Collection<SpanDoc>;
+  traces: Collection<TraceDoc>;
+  logs: Collection<LogDoc>;
+  idempotencyKeys: Collection<IdempotencyKeyDoc>;
+  tenants: Collection<TenantDoc>;
+  documents: Collection<DocumentDoc>;
+}
+
+export const COLLECTION_NAMES = [
+  'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'spans', 'traces', 'logs',
+  'idempotencyKeys', 'tenants', 'documents',
+] as const satisfies readonly (keyof Collections)[];
+
+export function collectionsOf(db: Db): Collections {
+  const entries = COLLECTION_NAMES.map((name) => [name, db.collection(name)] as const);
+  return Object.fromEntries(entries) as unknown as Collections;
+}
+
+// Composite keys as JSON arrays: unambiguous whatever the ids contain (a trace id with a colon cannot make two
+// keys collide), and still readable in a shell.
+export const traceKey = (applicationId: number, traceId: string): string => JSON.stringify([applicationId, traceId]);
+export const spanKey = (applicationId: number, traceId: string, spanId: string): string =>
+  JSON.stringify([applicationId, traceId, spanId]);
+export const idempotencyKeyId = (applicationId: number, kind: string, key: string): string => JSON.stringify([applicationId, kind, key]);
+/** The organization id is an integer, so the first colon always ends it: unambiguous. */
+export const memberKey = (organizationId: number, userId: string): string => `${organizationId}:${userId}`;

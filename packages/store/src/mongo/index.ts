@@ -1,0 +1,86 @@
+import { MongoClient } from 'mongodb';
+import type { CommandStartedEvent } from 'mongodb';
+import type { Store } from '../port.js';
+import { createAccess } from './access.js';
+import { createAccountsStore } from './accounts.js';
+import { createAiStore } from './ai.js';
+import { collectionsOf } from './collections.js';
+import { createCounters } from './counters.js';
+import { createGuard, toStoreError } from './errors.js';
+import { ensureIndexes } from './indexes.js';
+import { createIngestWriter } from './ingest.js';
+import { createLogReader } from './logs.js';
+import { DEFAULT_PAGE_SIZE } from './paging.js';
+import { createPurger } from './purge.js';
+import { createTraceReader } from './traces.js';
+
+export interface MongoStoreOptions {
+  /** A MongoDB connection string (`mongodb://` or `mongodb+srv://`); credentials go in it, never in logs. */
+  url: string;
+  /** The database of the store's collections. */
+  database: string;
+  /** Telemetry (trace records, spans, logs) expires this many days after its timestamp; 0 or absent: never. */
+  retentionDays?: number;
+  /** The clock (epoch ms) of createdAt/revokedAt and of the idempotency-key purge; tests replace it. */
+  now?: () => number;
+  /** Documents per batch read by the streams (default 200); tests use small pages to cross page boundaries. */
+  pageSize?: number;
+  /**
+   * How long an operation waits for a reachable server before the store answers 503 (default 3000 ms). Short
+   * on purpose: callers retry (the writer redelivers, clients get `Retry-After`), and the driver reconnects on
+   * its own once the server is back.
+   */
+  serverSelectionTimeoutMS?: number;
+  /** Sees every command the store sends (debugging, tests): turns the driver's command monitoring on. */
+  onCommand?: (event: CommandStartedEvent) => void;
+}
+
+export { INDEXES, TTL_INDEX } from './indexes.js';
+
+/**
+ * Connects to MongoDB, creates the indexes (idempotently: every process may do it at every start) and returns
+ * the store on that database. Throws the port's 503 when the server cannot be reached.
+ */
+export async function createMongoStore(options: MongoStoreOptions): Promise<Store> {
+  const now = options.now ?? Date.now;
+  const pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
+  const client = new MongoClient(options.url, {
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 3000,
+    connectTimeoutMS: 5000,
+    // Optional fields the port leaves undefined are left out, as JSON would, instead of being stored as null.
+    ignoreUndefined: true,
+    appName: 'lantern',
+    monitorCommands: options.onCommand !== undefined,
+  });
+  if (options.onCommand) client.on('commandStarted', options.onCommand);
+  try {
+    await client.connect();
+    await ensureIndexes(client.db(options.database), options.retentionDays);
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    throw toStoreError(e);
+  }
+  const db = client.db(options.database);
+  const c = collectionsOf(db);
+  const guard = createGuard();
+  const access = createAccess(c);
+  const next = createCounters(c.counters);
+  const purge = createPurger(c, now);
+
+  return {
+    ...createAccountsStore({ c, guard, access, next, now }),
+    ...createIngestWriter(c, guard, now),
+    ...createTraceReader(c, guard, access, pageSize),
+    ...createLogReader(c, guard, access, pageSize),
+    ...createAiStore({ c, guard, access, next, now }),
+    async ping() {
+      await guard.run(() => db.command({ ping: 1 }));
+    },
+    purgeTelemetryBefore: (cutoffMs) => guard.run(() => purge(cutoffMs)),
+    async close() {
+      if (guard.closed) return;
+      guard.close();
+      await client.close();
+    },
+  };
+}

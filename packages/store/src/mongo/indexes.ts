@@ -1,0 +1,114 @@
+import type { Db, IndexDescription } from 'mongodb';
+import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
+import type { Collections } from './collections.js';
+import { codeOf } from './errors.js';
+
+const NAMESPACE_NOT_FOUND = 26;
+
+/** Name of the TTL index of a collection (one per data kind). */
+export const TTL_INDEX = 'ttl';
+const DAY_SECONDS = 24 * 60 * 60;
+
+/**
+ * The indexes of every collection, for the reads the port makes. Created at start-up; `createIndexes` with the
+ * same specification is a no-op, so every process may run it at every start.
+ *  - Telemetry is read by project + time, application + time and trace id, newest first by (ts, id): each of
+ *    those is an index whose key ends with the order of the read, so a page is an index range, never a sort.
+ *    Several projects at once (`$in` on the first key) are merged from the index ranges by the server.
+ *  - Uniqueness the port promises (email, tenant name per organization, key hash) is a unique index: a duplicate
+ *    is a duplicate-key error, never a check-then-insert race.
+ */
+export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
+  users: [{ key: { emailLower: 1 }, name: 'emailLower', unique: true }],
+  memberships: [{ key: { userId: 1, organizationId: 1 }, name: 'user_organization' }],
+  projects: [{ key: { organizationId: 1, _id: 1 }, name: 'organization' }],
+  applications: [{ key: { projectId: 1, _id: 1 }, name: 'project' }],
+  apiKeys: [
+    { key: { hash: 1 }, name: 'hash', unique: true },
+    { key: { applicationId: 1, seq: 1 }, name: 'application_seq' },
+  ],
+  traces: [
+    { key: { projectId: 1, ts: -1, id: -1 }, name: 'project_ts' },
+    { key: { applicationId: 1, ts: -1, id: -1 }, name: 'application_ts' },
+    { key: { traceId: 1, projectId: 1 }, name: 'trace' },
+  ],
+  spans: [
+    // The spans of a page of trace records, in the order they are returned.
+    { key: { traceKey: 1, ts: 1, spanId: 1 }, name: 'trace_ts' },
+    // Entry-span candidates by project and time (streamRootSpans), only controller spans indexed.
+    { key: { projectId: 1, ts: 1, _id: 1 }, name: 'controller_project_ts', partialFilterExpression: { controller: true } },
+  ],
+  logs: [
+    { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_ts' },
+    { key: { applicationId: 1, ts: -1, _id: -1 }, name: 'application_ts' },
+    { key: { projectId: 1, traceId: 1, ts: -1, _id: -1 }, name: 'project_trace_ts', partialFilterExpression: { traceId: { $exists: true } } },
+  ],
+  tenants: [
+    { key: { organizationId: 1, name: 1 }, name: 'organization_name', unique: true },
+    { key: { organizationId: 1, seq: 1 }, name: 'organization_seq' },
+  ],
+  documents: [{ key: { tenantId: 1, createdAt: -1, seq: -1 }, name: 'tenant_created' }],
+};
+
+/** TTL per data kind: telemetry after `retentionDays` (none when 0 or absent), idempotency keys after their window. */
+export function ttlSeconds(retentionDays: number | undefined): { [K in keyof Collections]?: { field: string; seconds: number | null } } {
+  const telemetry = retentionDays !== undefined && retentionDays > 0 ? Math.round(retentionDays * DAY_SECONDS) : null;
+  return {
+    // A trace record expires with its earliest span; its later spans follow by their own time.
+    traces: { field: 'ts', seconds: telemetry },
+    spans: { field: 'ts', seconds: telemetry },
+    logs: { field: 'ts', seconds: telemetry },
+    // A key older than the window can no longer skip a batch (the SQLite purge drops it too).
+    idempotencyKeys: { field: 'createdAt', seconds: Math.round(IDEMPOTENCY_WINDOW_MS / 1000) },
+  };
+}
+
+interface ExistingIndex {
+  name?: string;
+  key?: Record<string, unknown>;
+  expireAfterSeconds?: number;
+}
+
+/** The indexes of a collection; none when the collection does not exist yet (MongoDB answers NamespaceNotFound). */
+async function indexesOf(db: Db, name: string): Promise<ExistingIndex[]> {
+  try {
+    return (await db.collection(name).listIndexes().toArray()) as ExistingIndex[];
+  } catch (e) {
+    if (codeOf(e) === NAMESPACE_NOT_FOUND) return [];
+    throw e;
+  }
+}
+
+/**
+ * Brings the TTL index of a collection to `seconds` (or removes it for null). A changed retention is applied
+ * with `collMod` where the server has it, else by dropping and recreating the index.
+ */
+async function ensureTtl(db: Db, name: string, field: string, seconds: number | null): Promise<void> {
+  const existing = (await indexesOf(db, name)).find((index) => index.name === TTL_INDEX);
+  // Dropped by its key, not its name: the emulator of the tests drops an index name from every collection.
+  const drop = async (index: ExistingIndex) => db.command({ dropIndexes: name, index: index.key ?? TTL_INDEX });
+  if (seconds === null) {
+    if (existing) await drop(existing);
+    return;
+  }
+  if (existing?.expireAfterSeconds === seconds) return;
+  if (existing) {
+    try {
+      await db.command({ collMod: name, index: { name: TTL_INDEX, expireAfterSeconds: seconds } });
+      return;
+    } catch {
+      await drop(existing);
+    }
+  }
+  await db.collection(name).createIndex({ [field]: 1 }, { name: TTL_INDEX, expireAfterSeconds: seconds });
+}
+
+/** Creates the collections' indexes (idempotent) and sets the TTL indexes to `retentionDays`. */
+export async function ensureIndexes(db: Db, retentionDays: number | undefined): Promise<void> {
+  for (const [name, indexes] of Object.entries(INDEXES)) {
+    if (indexes?.length) await db.collection(name).createIndexes(indexes);
+  }
+  for (const [name, ttl] of Object.entries(ttlSeconds(retentionDays))) {
+    if (ttl) await ensureTtl(db, name, ttl.field, ttl.seconds);
+  }
+}

@@ -1,0 +1,33 @@
+import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
+import type { Collections } from './collections.js';
+
+/** Trace records deleted per round, so that one round's `$in` stays small. */
+const CHUNK = 1000;
+
+/**
+ * Deletes telemetry older than the cut-off, as the SQLite store does: a trace record goes with all its spans
+ * when its timestamp (its earliest span's) is before the cut-off; logs by their own time; idempotency keys once
+ * out of their window. Returns the number of trace records and logs deleted.
+ *
+ * A round deletes the spans first and the records last, so a purge interrupted half-way finds the same records
+ * again next time. The TTL indexes do the same work continuously on a real MongoDB; this is the explicit
+ * equivalent the writer's retention job (and the tests) call.
+ */
+export function createPurger(c: Collections, now: () => number): (cutoffMs: number) => Promise<number> {
+  return async (cutoffMs) => {
+    const cutoff = new Date(cutoffMs);
+    let deleted = 0;
+    for (;;) {
+      const old = await c.traces.find({ ts: { $lt: cutoff } }, { projection: { _id: 1 }, limit: CHUNK }).toArray();
+      if (old.length === 0) break;
+      const keys = old.map((t) => t._id);
+      await c.spans.deleteMany({ traceKey: { $in: keys } });
+      const round = (await c.traces.deleteMany({ _id: { $in: keys }, ts: { $lt: cutoff } })).deletedCount;
+      deleted += round;
+      if (old.length < CHUNK || round === 0) break;
+    }
+    deleted += (await c.logs.deleteMany({ ts: { $lt: cutoff } })).deletedCount;
+    await c.idempotencyKeys.deleteMany({ createdAt: { $lt: new Date(now() - IDEMPOTENCY_WINDOW_MS) } });
+    return deleted;
+  };
+}

@@ -1,0 +1,96 @@
+import { toIso } from '@lantern/domain';
+import type { Span, TraceRecord } from '@lantern/domain';
+import type { Filter } from 'mongodb';
+import type { RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
+import type { Access } from './access.js';
+import type { Collections, SpanDoc, TraceDoc } from './collections.js';
+import { spanKey } from './collections.js';
+import type { Guard } from './errors.js';
+import { afterCursor, chunksOf, limitOption, remainingOf, windowFilter } from './paging.js';
+
+export interface TraceReader {
+  streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
+  streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
+}
+
+type TraceHead = Pick<TraceDoc, '_id' | 'id' | 'projectId' | 'applicationId' | 'traceId' | 'ts'>;
+
+function traceFilter(query: TraceQuery): Filter<TraceDoc> {
+  return {
+    projectId: query.projectId,
+    ...windowFilter(query),
+    ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
+    ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
+    ...(query.minDurationMs === undefined ? {} : { rootDurationMs: { $gte: query.minDurationMs } }),
+    ...(query.status === undefined ? {} : { rootStatus: { $gte: query.status.min, $lte: query.status.max } }),
+    ...afterCursor(query.cursor, 'id'),
+  };
+}
+
+export function createTraceReader(c: Collections, guard: Guard, access: Access, pageSize: number): TraceReader {
+  /** The spans of a page of trace records, in one query on the (traceKey, ts, spanId) index, grouped by record. */
+  async function spansOf(records: TraceHead[]): Promise<Map<string, Span[]>> {
+    const byTrace = new Map<string, Span[]>();
+    const spans = c.spans.find({ traceKey: { $in: records.map((r) => r._id) } },
+      { sort: { traceKey: 1, ts: 1, spanId: 1 }, projection: { traceKey: 1, data: 1 }, batchSize: 1000 });
+    for await (const s of spans) {
+      let list = byTrace.get(s.traceKey);
+      if (list === undefined) byTrace.set(s.traceKey, (list = []));
+      list.push(JSON.parse(s.data) as Span);
+    }
+    return byTrace;
+  }
+
+  /** Of these entry-span candidates, those whose parent is stored in their own application: not entries. */
+  async function calledFromInside(candidates: SpanDoc[]): Promise<Set<string>> {
+    const parentKeys = candidates.filter((s) => s.parentSpanId !== null)
+      .map((s) => spanKey(s.applicationId, s.traceId, s.parentSpanId!));
+    if (parentKeys.length === 0) return new Set();
+    const found = await c.spans.find({ _id: { $in: parentKeys } }, { projection: { _id: 1 } }).toArray();
+    return new Set(found.map((s) => s._id));
+  }
+
+  return {
+    streamTraces: (query) => guard.stream(async function* () {
+      const remaining = remainingOf(query.limit);
+      if (remaining === 0 || (await access.visibleProject(query.projectId, query.userId)) === null) return;
+      const cursor = c.traces.find(traceFilter(query), {
+        sort: { ts: -1, id: -1 }, batchSize: pageSize, ...limitOption(remaining),
+        projection: { _id: 1, id: 1, projectId: 1, applicationId: 1, traceId: 1, ts: 1 },
+      });
+      for await (const page of chunksOf(cursor, pageSize)) {
+        const spans = await spansOf(page);
+        for (const t of page) {
+          yield {
+            id: t.id, projectId: t.projectId, applicationId: t.applicationId, traceId: t.traceId,
+            timestamp: toIso(t.ts.getTime()), telemetry: spans.get(t._id) ?? [],
+          };
+        }
+      }
+    }),
+
+    /**
+     * Entry spans: controller spans without parent, or whose parent is not a span of their own application. The
+     * parent is looked up when read, not when written: a parent that arrives after its child makes the child an
+     * inner span again. Project by project (ascending id), each in ascending time.
+     */
+    streamRootSpans: (query) => guard.stream(async function* () {
+      const projects = await access.visibleProjects(query.userId, query.projectId);
+      if (projects.length === 0) return;
+      const filter: Filter<SpanDoc> = {
+        projectId: { $in: projects },
+        controller: true,
+        ts: { $gte: new Date(query.from), $lt: new Date(query.to) },
+        ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
+      };
+      const cursor = c.spans.find(filter, { sort: { projectId: 1, ts: 1, _id: 1 }, batchSize: pageSize, projection: { data: 0 } });
+      for await (const page of chunksOf(cursor, pageSize)) {
+        const inner = await calledFromInside(page);
+        for (const s of page) {
+          if (s.parentSpanId !== null && inner.has(spanKey(s.applicationId, s.traceId, s.parentSpanId))) continue;
+          yield { projectId: s.projectId, applicationId: s.applicationId, ts: s.ts.getTime(), durationMs: s.durationMs ?? 0, responseStatus: s.status };
+        }
+      }
+    }),
+  };
+}

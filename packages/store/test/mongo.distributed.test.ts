@@ -1,0 +1,307 @@
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MongoClient } from 'mongodb';
+import type { CommandStartedEvent, Db } from 'mongodb';
+import { newId, toIso } from '@lantern/domain';
+import type { Store } from '@lantern/store';
+import { describeStoreContract } from '@lantern/store/contract';
+import { INDEXES, TTL_INDEX, createMongoStore } from '@lantern/store/mongo';
+import type { MongoStoreOptions } from '@lantern/store/mongo';
+import { T0, collect, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
+
+// The server comes from scripts/infra/mongo.mjs (pnpm test:distributed starts it and sets this variable).
+const urlEnv = process.env.LANTERN_TEST_MONGO_URL;
+if (!urlEnv) {
+  throw new Error(
+    'LANTERN_TEST_MONGO_URL is not set. Run `pnpm test:distributed`, or `node scripts/infra/mongo.mjs start` and export the env of .infra/mongo/endpoint.json.',
+  );
+}
+const url = urlEnv;
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const DAY = 24 * 60 * 60;
+const HOUR_MS = 3_600_000;
+
+// The test's own client: to look at what the store wrote, and to drop each test's database.
+const admin = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+afterAll(() => admin.close());
+
+/** A database of its own for every store a test opens (names: at most 64 characters, no dots). */
+const uniqueDatabase = (): string => `lantern_test_${newId().replace(/-/g, '')}`;
+
+describeStoreContract('mongo', async () => {
+  const database = uniqueDatabase();
+  const store = await createMongoStore({ url, database });
+  return { store, cleanup: async () => void (await admin.db(database).dropDatabase()) };
+});
+
+// Every stream again with tiny batches, so that batch and page boundaries fall everywhere.
+describeStoreContract('mongo (pages of 3)', async () => {
+  const database = uniqueDatabase();
+  const store = await createMongoStore({ url, database, pageSize: 3 });
+  return { store, cleanup: async () => void (await admin.db(database).dropDatabase()) };
+});
+
+const opened: { store: Store; database: string }[] = [];
+afterEach(async () => {
+  const done = opened.splice(0);
+  await Promise.all(done.map(({ store }) => store.close()));
+  for (const database of new Set(done.map((d) => d.database))) await admin.db(database).dropDatabase();
+});
+
+/** A store on a new database, or on `database` (a second process on the same data); closed and dropped after the test. */
+async function openStore(options: Partial<MongoStoreOptions> = {}): Promise<{ store: Store; database: string; db: Db }> {
+  const database = options.database ?? uniqueDatabase();
+  const store = await createMongoStore({ url, ...options, database });
+  opened.push({ store, database });
+  return { store, database, db: admin.db(database) };
+}
+
+interface IndexInfo {
+  name: string;
+  key: Record<string, number>;
+  unique?: boolean;
+  expireAfterSeconds?: number;
+  partialFilterExpression?: object;
+}
+
+async function indexesOf(db: Db): Promise<Record<string, IndexInfo[]>> {
+  const names = [...Object.keys(INDEXES), 'idempotencyKeys'];
+  const entries = await Promise.all(names.map(async (name) => {
+    const list = (await db.collection(name).listIndexes().toArray()) as unknown as IndexInfo[];
+    return [name, list.map(({ name: n, key, unique, expireAfterSeconds, partialFilterExpression }) => ({
+      name: n, key, ...(unique ? { unique } : {}), ...(expireAfterSeconds === undefined ? {} : { expireAfterSeconds }),
+      ...(partialFilterExpression ? { partialFilterExpression } : {}),
+    })).sort((a, b) => a.name.localeCompare(b.name))] as const;
+  }));
+  return Object.fromEntries(entries);
+}
+
+const ttlOf = (indexes: Record<string, IndexInfo[]>, name: string) => indexes[name]?.find((i) => i.name === TTL_INDEX);
+
+async function eventually<T>(step: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await step();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+describe('mongo store: indexes', () => {
+  it('creates every index at start-up, TTL indexes from retentionDays, and a second start-up changes nothing', async () => {
+    const { store, database, db } = await openStore({ retentionDays: 7 });
+    const w = await makeWorld(store);
+    const now = Date.now();
+    await store.writeSpans(spanBatch(w.app, [rootSpan(newId(), now)], { receivedAt: now, idempotencyKey: 'k' }));
+    const first = await indexesOf(db);
+    for (const [name, specs] of Object.entries(INDEXES)) {
+      for (const spec of specs ?? []) {
+        expect(first[name]).toContainEqual(expect.objectContaining({
+          name: spec.name, key: spec.key, ...(spec.unique ? { unique: true } : {}),
+          ...(spec.partialFilterExpression ? { partialFilterExpression: spec.partialFilterExpression } : {}),
+        }));
+      }
+    }
+    for (const name of ['traces', 'spans', 'logs']) {
+      expect(ttlOf(first, name)).toEqual({ name: TTL_INDEX, key: { ts: 1 }, expireAfterSeconds: 7 * DAY });
+    }
+    expect(ttlOf(first, 'idempotencyKeys')).toEqual({ name: TTL_INDEX, key: { createdAt: 1 }, expireAfterSeconds: DAY });
+
+    const again = await openStore({ database, retentionDays: 7 });
+    expect(await indexesOf(db)).toEqual(first);
+    expect(await collect(again.store.streamTraces({ userId: w.user.id, projectId: w.project.id }))).toHaveLength(1);
+  });
+
+  it('follows a changed retentionDays: a new TTL, and none for telemetry when 0', async () => {
+    const { database, db } = await openStore({ retentionDays: 7 });
+    await openStore({ database, retentionDays: 30 });
+    const longer = await indexesOf(db);
+    for (const name of ['traces', 'spans', 'logs']) expect(ttlOf(longer, name)?.expireAfterSeconds).toBe(30 * DAY);
+    await openStore({ database, retentionDays: 0 });
+    const none = await indexesOf(db);
+    for (const name of ['traces', 'spans', 'logs']) expect(ttlOf(none, name)).toBeUndefined();
+    expect(ttlOf(none, 'idempotencyKeys')?.expireAfterSeconds).toBe(DAY);
+  });
+});
+
+describe('mongo store: ids and idempotent writes', () => {
+  it('gives increasing integer ids from its counters under concurrency, across two clients', async () => {
+    const { store, database } = await openStore();
+    const other = (await openStore({ database })).store;
+    const w = await makeWorld(store);
+    const projects = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+      (i % 2 ? store : other).createProject({ name: `p${i}`, organizationId: w.org.id })));
+    const ids = projects.map((p) => p.id).sort((a, b) => a - b);
+    expect(ids).toEqual(Array.from({ length: 50 }, (_, i) => w.project.id + 1 + i));
+    expect((await store.listProjects(w.org.id, w.user.id)).map((p) => p.id)).toEqual([w.project.id, ...ids]);
+    const apps = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      (i % 2 ? other : store).createApplication({ name: `a${i}`, projectId: w.project.id })));
+    expect(apps.map((a) => a.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => w.app.id + 1 + i));
+  });
+
+  it('stores each span and log once when a batch is written again and concurrently by two clients', async () => {
+    const { store: a, database, db } = await openStore();
+    const b = (await openStore({ database })).store;
+    const w = await makeWorld(a);
+    const traceBatch = (n: number) => spanBatch(w.app, Array.from({ length: n }, () => newId()).flatMap((t, i) => {
+      const root = rootSpan(t, T0 + i * 100, { durationMs: 1000 + i });
+      return [root, ...Array.from({ length: 9 }, (_, j) => span(t, T0 + i * 100 + j + 1, { parentSpanId: root.spanId }))];
+    }));
+    const first = traceBatch(20);
+    await a.writeSpans(first);
+    await Promise.all([a.writeSpans(first), b.writeSpans(first), b.writeSpans(first)]);
+    const second = traceBatch(20);
+    await Promise.all([a.writeSpans(second), b.writeSpans(second)]);
+    expect(await db.collection('spans').countDocuments({})).toBe(400);
+    expect(await db.collection('traces').countDocuments({})).toBe(40);
+    const records = await collect(b.streamTraces({ userId: w.user.id, projectId: w.project.id }));
+    expect(records.map((r) => r.telemetry.length)).toEqual(Array(40).fill(10));
+    expect(await collect(a.streamTraces({ userId: w.user.id, projectId: w.project.id, minDurationMs: 1000 }))).toHaveLength(40);
+
+    const logs = logBatch(w.app, Array.from({ length: 300 }, (_, i) => logEntry(w.app, T0 + i)));
+    await Promise.all([a.writeLogs(logs), b.writeLogs(logs), a.writeLogs(logs)]);
+    expect(await db.collection('logs').countDocuments({})).toBe(300);
+  });
+
+  it('completes a batch retried after failing half-way (spans stored, trace records and key not yet)', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    const t = newId();
+    const root = rootSpan(t, T0, { durationMs: 900, responseStatus: 503 });
+    const batch = spanBatch(w.app, [span(t, T0 + 5, { parentSpanId: root.spanId }), root], { idempotencyKey: 'k' });
+    const traces = () => collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id }));
+    await store.writeSpans(batch);
+    const whole = await traces();
+    // What a crash between the span upserts and the trace records leaves behind.
+    await db.collection('traces').deleteMany({});
+    await db.collection('idempotencyKeys').deleteMany({});
+    expect(await traces()).toEqual([]);
+    await store.writeSpans(batch);
+    expect((await traces()).map(({ id: _, ...r }) => r)).toEqual(whole.map(({ id: _, ...r }) => r));
+    expect(await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id, minDurationMs: 900, status: { min: 500, max: 599 } })))
+      .toHaveLength(1);
+    expect(await db.collection('spans').countDocuments({})).toBe(2);
+    // The key is recorded now: another batch under it is skipped.
+    await store.writeSpans(spanBatch(w.app, [rootSpan(newId(), T0)], { idempotencyKey: 'k' }));
+    expect(await traces()).toHaveLength(1);
+  });
+});
+
+describe('mongo store: streaming', () => {
+  it('reads batch by batch from a server cursor, and closes the cursor when the reader stops early', async () => {
+    const events: CommandStartedEvent[] = [];
+    const { store } = await openStore({ pageSize: 100, onCommand: (e) => events.push(e) });
+    const w = await makeWorld(store);
+    await store.writeLogs(logBatch(w.app, Array.from({ length: 1000 }, (_, i) => logEntry(w.app, T0 + i))));
+    await store.writeSpans(spanBatch(w.app, Array.from({ length: 500 }, (_, i) => rootSpan(newId(), T0 + i))));
+    const on = (collection: string) => events.filter((e) =>
+      ['find', 'getMore', 'killCursors'].includes(e.commandName) && [e.command.find, e.command.collection, e.command.killCursors].includes(collection));
+
+    events.length = 0;
+    const firstFive = [];
+    for await (const log of store.streamLogs({ userId: w.user.id })) {
+      firstFive.push(log);
+      if (firstFive.length === 5) break;
+    }
+    expect(firstFive.map((l) => l.timestamp)).toEqual([0, 1, 2, 3, 4].map((i) => toIso(T0 + 999 - i)));
+    expect(on('logs').map((e) => [e.commandName, e.command.batchSize])).toEqual([['find', 100], ['killCursors', undefined]]);
+
+    events.length = 0;
+    expect(await collect(store.streamLogs({ userId: w.user.id }))).toHaveLength(1000);
+    const reads = on('logs');
+    expect(reads[0]?.commandName).toBe('find');
+    expect(reads.filter((e) => e.commandName === 'getMore').length).toBeGreaterThanOrEqual(9);
+    expect(reads.every((e) => e.commandName === 'killCursors' || e.command.batchSize === 100)).toBe(true);
+
+    events.length = 0;
+    let records = 0;
+    for await (const record of store.streamTraces({ userId: w.user.id, projectId: w.project.id })) {
+      expect(record.telemetry).toHaveLength(1);
+      if (++records === 3) break;
+    }
+    expect(on('traces').map((e) => e.commandName)).toEqual(['find', 'killCursors']);
+  });
+});
+
+describe('mongo store: failures', () => {
+  it('answers 503 at start-up when no server listens', async () => {
+    const port = await new Promise<number>((done) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = server.address() as { port: number };
+        server.close(() => done(free));
+      });
+    });
+    await expect(createMongoStore({ url: `mongodb://127.0.0.1:${port}`, database: uniqueDatabase(), serverSelectionTimeoutMS: 500 }))
+      .rejects.toMatchObject({ status: 503, code: 'unavailable' });
+  });
+
+  it('answers 503 once closed', async () => {
+    const { store } = await openStore();
+    await store.close();
+    await expect(store.ping()).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    await expect(collect(store.streamLogs({ userId: newId() }))).rejects.toMatchObject({ status: 503 });
+  });
+
+  it('stamps keys and revocations with its clock, and purges idempotency keys older than 24 h by it', async () => {
+    let now = T0;
+    const { store, db } = await openStore({ now: () => now });
+    const w = await makeWorld(store);
+    const key = await store.createApiKey({ applicationId: w.app.id, projectId: w.project.id, name: 'k', prefix: 'p', hash: 'h' });
+    expect(key.createdAt).toBe(toIso(T0));
+    now = T0 + 1234;
+    await store.revokeApiKey(key.id);
+    expect((await store.findApiKeyByHash('h'))?.revokedAt).toBe(toIso(T0 + 1234));
+    now = T0;
+    await store.writeSpans(spanBatch(w.app, [rootSpan(newId(), T0)], { idempotencyKey: 'old', receivedAt: T0 - 25 * HOUR_MS }));
+    await store.writeSpans(spanBatch(w.app, [rootSpan(newId(), T0 + 1)], { idempotencyKey: 'recent', receivedAt: T0 - HOUR_MS }));
+    const keys = async () => (await db.collection('idempotencyKeys').find({}).toArray()).map((k) => k.key as string).sort();
+    expect(await keys()).toEqual(['old', 'recent']);
+    expect(await store.purgeTelemetryBefore(0)).toBe(0);
+    expect(await keys()).toEqual(['recent']);
+    now = T0 + 24 * HOUR_MS;
+    await store.purgeTelemetryBefore(0);
+    expect(await keys()).toEqual([]);
+  });
+
+  it('answers 503 while the server is down; after a restart the same store answers again, the data kept by H2', async () => {
+    // The restart goes through the script that manages the server: it must be the one the tests were given.
+    const state = resolve(process.env.LANTERN_INFRA_STATE || join(ROOT, '.infra'));
+    const endpoint = JSON.parse(readFileSync(join(state, 'mongo', 'endpoint.json'), 'utf8')) as { env?: Record<string, string> };
+    if (endpoint.env?.LANTERN_TEST_MONGO_URL !== url) {
+      throw new Error(`LANTERN_TEST_MONGO_URL (${url}) is not the server scripts/infra/mongo.mjs manages (${JSON.stringify(endpoint.env)}): this test restarts it.`);
+    }
+    const infra = (verb: 'start' | 'stop') => {
+      const run = spawnSync(process.execPath, [join(ROOT, 'scripts/infra/mongo.mjs'), verb], { encoding: 'utf8', env: process.env });
+      if (run.status !== 0) throw new Error(`scripts/infra/mongo.mjs ${verb} failed:\n${run.stderr}`);
+    };
+    const { store } = await openStore({ serverSelectionTimeoutMS: 1000 });
+    const w = await makeWorld(store);
+    const before = rootSpan(newId(), T0);
+    await store.writeSpans(spanBatch(w.app, [before]));
+    await store.writeLogs(logBatch(w.app, [logEntry(w.app, T0)]));
+    const traces = () => collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id }));
+
+    infra('stop');
+    try {
+      await expect(store.ping()).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+      await expect(store.writeSpans(spanBatch(w.app, [rootSpan(newId(), T0 + 1)]))).rejects.toMatchObject({ status: 503 });
+      await expect(traces()).rejects.toMatchObject({ status: 503 });
+    } finally {
+      infra('start');
+    }
+    await eventually(() => store.ping(), 20_000);
+    expect(await store.getUser(w.user.id)).toEqual(w.user);
+    expect((await traces()).map((r) => r.telemetry)).toEqual([[before]]);
+    expect(await collect(store.streamLogs({ userId: w.user.id }))).toHaveLength(1);
+    const after = rootSpan(newId(), T0 + 2);
+    await store.writeSpans(spanBatch(w.app, [after]));
+    expect((await traces()).map((r) => r.telemetry)).toEqual([[after], [before]]);
+  }, 90_000);
+});
