@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
-import { elapsedMs, isoTime } from './clock.js';
-import type { ContextStore, TraceContext } from './context.js';
+import type { ContextStore } from './context.js';
+import { OpenSpan } from './open-span.js';
 import { cleanUrl, describeError, isStatus, type SpanRecord } from './spans.js';
 import { parseIncoming, type IncomingTrace } from './traceparent.js';
 
@@ -21,23 +20,13 @@ export interface RequestInstrumentation {
 }
 
 /** The request's trace, its root span's recorder, and the AsyncLocalStorage store of the request's context. */
-class RequestTrace implements TraceContext {
-  readonly traceId: string;
-  readonly spanId: string = randomUUID();
-  readonly path: string;
-  readonly tracestate: string | undefined;
-  private readonly parentSpanId: string | null;
-  private readonly startedAt = Date.now();
-  private readonly start = performance.now();
+class RequestTrace extends OpenSpan {
   /** What the handler threw, if anything (markError). */
   error: { value: unknown } | undefined = undefined;
   private recorded = false;
 
   constructor(incoming: IncomingTrace | null, url: string) {
-    this.traceId = incoming?.traceId ?? randomUUID();
-    this.path = cleanUrl(url);
-    this.tracestate = incoming?.tracestate;
-    this.parentSpanId = incoming?.parentSpanId ?? null;
+    super(incoming?.traceId ?? randomUUID(), cleanUrl(url), incoming?.tracestate, incoming?.parentSpanId ?? null);
   }
 
   /**
@@ -49,16 +38,7 @@ class RequestTrace implements TraceContext {
     this.recorded = true;
     try {
       const failed = this.error !== undefined;
-      const span: SpanRecord = {
-        timestamp: isoTime(this.startedAt),
-        requestMethod: rootMethod(req.method),
-        requestURL: this.path,
-        responseStatus: finished ? (isStatus(res.statusCode) ? res.statusCode : 500) : failed ? 500 : ABORTED_STATUS,
-        traceId: this.traceId,
-        spanId: this.spanId,
-        parentSpanId: this.parentSpanId,
-        durationMs: elapsedMs(this.start),
-      };
+      const span = this.recordOf(rootMethod(req.method), this.path, finished ? (isStatus(res.statusCode) ? res.statusCode : 500) : failed ? 500 : ABORTED_STATUS);
       if (!finished && !failed) span.aborted = true;
       if (this.error) Object.assign(span, describeError(this.error.value, captureErrorStack));
       const r = req as { route?: { path?: unknown }; baseUrl?: unknown };

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import { elapsedMs, isoTime } from './clock.js';
 import type { ContextStore, TraceContext } from './context.js';
+import { OpenSpan } from './open-span.js';
 import { truncate } from './sanitize.js';
 import { outgoingHeaders, type TraceHeaders } from './traceparent.js';
 
@@ -114,18 +113,8 @@ function spanMethod(type: string, name: unknown): string {
   return method;
 }
 
-/**
- * A helper's span while `fn` runs: the context its children see (it is the AsyncLocalStorage store), the handle
- * `fn` gets, and the recorder. One object per span keeps the per-call allocations to this and the span's JSON.
- */
-class ChildSpan implements TraceContext, SpanHandle {
-  readonly traceId: string;
-  readonly spanId: string = randomUUID();
-  readonly path: string;
-  readonly tracestate: string | undefined;
-  private readonly parentSpanId: string | null;
-  private readonly startedAt = Date.now();
-  private readonly start = performance.now();
+/** A helper's span while `fn` runs: the context its children see, the handle `fn` gets, and the recorder. */
+class ChildSpan extends OpenSpan implements SpanHandle {
   private status: number | undefined = undefined;
   private done = false;
 
@@ -137,10 +126,7 @@ class ChildSpan implements TraceContext, SpanHandle {
     private readonly emit: (span: SpanRecord) => void,
     private readonly captureErrorStack: boolean,
   ) {
-    this.traceId = parent?.traceId ?? randomUUID();
-    this.path = parent?.path ?? '';
-    this.tracestate = parent?.tracestate;
-    this.parentSpanId = parent?.spanId ?? null;
+    super(parent?.traceId ?? randomUUID(), parent?.path ?? '', parent?.tracestate, parent?.spanId ?? null);
   }
 
   setStatus(s: number): void {
@@ -152,16 +138,8 @@ class ChildSpan implements TraceContext, SpanHandle {
     if (this.done) return;
     this.done = true;
     try {
-      const span: SpanRecord = {
-        timestamp: isoTime(this.startedAt),
-        requestMethod: this.method,
-        requestURL: this.url === undefined ? this.path : cleanUrl(this.url),
-        responseStatus: this.status ?? (failed ? 500 : (this.statusFromResult ? statusOf(outcome) : undefined) ?? 200),
-        traceId: this.traceId,
-        spanId: this.spanId,
-        parentSpanId: this.parentSpanId,
-        durationMs: elapsedMs(this.start),
-      };
+      const status = this.status ?? (failed ? 500 : (this.statusFromResult ? statusOf(outcome) : undefined) ?? 200);
+      const span = this.recordOf(this.method, this.url === undefined ? this.path : cleanUrl(this.url), status);
       if (failed) Object.assign(span, describeError(outcome, this.captureErrorStack));
       this.emit(span);
     } catch {
