@@ -2,12 +2,16 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@lantern/config';
 import { describeInit, initAccount, InitInputError } from './init.js';
+import { isServiceName } from './routers.js';
 import { explainSetupError } from './setup-errors.js';
 
 const USAGE = `Usage: lantern <command>
 
 Commands:
   start                       run every service in one process (same as pnpm start)
+  accounts | ingest | writer | query | ai
+                              run one service in a process of its own (distributed mode:
+                              MongoDB, Kafka, MinIO and nginx; see docs/deploy.md)
   init [--email E] [--password P] [--organization O] [--project P] [--application A]
                               create a user, organization, project, application and API key,
                               and print them once with curl commands to try
@@ -20,6 +24,10 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'start') {
     await import('./main.js');
+    return;
+  }
+  if (isServiceName(command)) {
+    await (await import('./service-main.js')).runService(command);
     return;
   }
   if (command !== 'init') {

@@ -1,19 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createAccountsRouters } from '@lantern/accounts';
-import { createAiRouter } from '@lantern/ai';
-import { createApiKeyResolver, createTokenService } from '@lantern/auth';
-import { createFsBlobStore } from '@lantern/blobs';
-import { createMemoryBus } from '@lantern/bus';
+import { createTokenService } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { createServiceApp } from '@lantern/http';
-import { createIngestRouter } from '@lantern/ingest';
 import type { Logger } from '@lantern/logging';
-import { createQueryRouter } from '@lantern/query';
-import { openSqliteStore, type Store } from '@lantern/store';
-import { createWriter } from '@lantern/writer';
+import type { Store } from '@lantern/store';
+import { createRetention, createWriter } from '@lantern/writer';
 import type { Express } from 'express';
-import { openApiRouter } from './openapi-route.js';
+import { Closers, openBlobs, openBus, openStore } from './adapters.js';
+import { SERVICES, serviceRouters } from './routers.js';
 import { loadOrCreateSecret } from './secret.js';
 
 export interface Embedded {
@@ -25,7 +20,8 @@ export interface Embedded {
   close(): Promise<void>;
 }
 
-export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds' | 'rateLimit' | 'apiKeyCacheMs' | 'trustProxy'> & {
+export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds' | 'rateLimit' | 'apiKeyCacheMs' | 'trustProxy'> &
+  Partial<Pick<Config, 'adapters' | 'retentionDays'>> & {
   logger: Logger;
   /** SQLite file; defaults to DATA_DIR/lantern.db (tests pass ':memory:'). */
   storeFile?: string;
@@ -33,33 +29,41 @@ export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeco
 };
 
 /**
- * Every service in one process on one Express app, with the embedded adapters: SQLite store, in-process
- * bus, filesystem blobs. Ingest still publishes to the bus and the writer still persists from it.
+ * Every service in one process on one Express app, by default with the embedded adapters: SQLite store,
+ * in-process bus, filesystem blobs (LANTERN_STORE/BUS/BLOBS may name others). Ingest still publishes to the bus
+ * and the writer still persists from it.
  */
 export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded> {
   const { dataDir, logger } = options;
   await mkdir(dataDir, { recursive: true });
-  const store = await openSqliteStore({ file: options.storeFile ?? join(dataDir, 'lantern.db') });
-  const bus = createMemoryBus();
-  const blobs = await createFsBlobStore({ root: join(dataDir, 'blobs') });
+  const adapters = options.adapters ?? { store: { kind: 'sqlite' }, bus: { kind: 'memory' }, blobs: { kind: 'fs' } };
+  const retentionDays = options.retentionDays ?? 0;
+  const closers = new Closers();
+  const { store, bus, blobs } = await closers.guard(async () => {
+    const store = closers.add(await openStore(adapters.store, { dataDir, retentionDays, ...(options.storeFile ? { sqliteFile: options.storeFile } : {}) }));
+    const blobs = closers.add(await openBlobs(adapters.blobs, { dataDir }));
+    const bus = await openBus(adapters.bus, { clientId: 'lantern', logger });
+    const writer = createWriter({ bus, store, logger });
+    const retention = createRetention({ store, logger, days: retentionDays });
+    closers.push(async () => {
+      await retention.stop();
+      await writer.stop();
+    });
+    // Closed first: the bus drains (in-flight publishes reach the writer), then the writer stops.
+    closers.add(bus);
+    await writer.start();
+    retention.start();
+    return { store, bus, blobs };
+  });
   const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds });
-  const keys = createApiKeyResolver(store, { ttlMs: options.apiKeyCacheMs });
-  const writer = createWriter({ bus, store, logger });
-  await writer.start();
-  const { rateLimit } = options;
+  const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, apiKeyCacheMs: options.apiKeyCacheMs, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
   let stopping = false;
   const app = createServiceApp({
     logger,
     trustProxy: options.trustProxy,
     isStopping: () => stopping,
     checks: { store: () => store.ping(), bus: () => bus.ping(), blobs: () => blobs.ping() },
-    routers: [
-      openApiRouter(),
-      ...createAccountsRouters({ store, tokens, logger, rateLimit: { enabled: rateLimit.enabled, perMinute: rateLimit.authPerMinute }, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) }),
-      createIngestRouter({ bus, keys, logger, rateLimit: { enabled: rateLimit.enabled, perMinute: rateLimit.ingestPerMinute } }),
-      createQueryRouter({ store, tokens, logger }),
-      createAiRouter({ store, blobs, tokens, logger }),
-    ],
+    routers: SERVICES.flatMap((service) => serviceRouters(service, deps)),
   });
   return {
     app,
@@ -67,11 +71,6 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
     beginShutdown() {
       stopping = true;
     },
-    async close() {
-      await bus.close();
-      await writer.stop();
-      await blobs.close();
-      await store.close();
-    },
+    close: () => closers.closeAll(),
   };
 }

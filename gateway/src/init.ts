@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createTokenService, generateApiKey, hashPassword } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { schemas, validatorFor, type ValidationIssue } from '@lantern/domain';
-import { openSqliteStore } from '@lantern/store';
+import { openStore } from './adapters.js';
 import { loadOrCreateSecret } from './secret.js';
 
 export interface InitOptions {
@@ -49,12 +49,12 @@ function checkOptions(opts: InitOptions, password: string): void {
   if (problems.length > 0) throw new InitInputError(problems);
 }
 
-/** Creates a user, organization, project, application and API key directly in the embedded store. */
-export async function initAccount(config: Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds'>, opts: InitOptions, storeFile?: string): Promise<InitResult> {
+/** Creates a user, organization, project, application and API key directly in the configured store. */
+export async function initAccount(config: Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds'> & Partial<Pick<Config, 'adapters'>>, opts: InitOptions, storeFile?: string): Promise<InitResult> {
   const password = opts.password ?? randomBytes(12).toString('base64url');
   checkOptions(opts, password);
   await mkdir(config.dataDir, { recursive: true });
-  const store = await openSqliteStore({ file: storeFile ?? join(config.dataDir, 'lantern.db') });
+  const store = await openStore(config.adapters?.store ?? { kind: 'sqlite' }, { dataDir: config.dataDir, retentionDays: 0, ...(storeFile ? { sqliteFile: storeFile } : {}) });
   try {
     const email = opts.email.trim().toLowerCase();
     const user = await store.createUser({ email, name: email.split('@')[0]!, passwordHash: await hashPassword(password) });

@@ -1,22 +1,15 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig, type Config } from '@lantern/config';
+import type { Config } from '@lantern/config';
 import { createLogger } from '@lantern/logging';
 import { createEmbedded } from './compose.js';
 import { serve } from './server.js';
 import { explainSetupError } from './setup-errors.js';
+import { configOrExit, fail } from './startup.js';
 
-function fail(message: string, code: number): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(code);
-}
-
-function configOrExit(): Config {
-  try {
-    return loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) fail(`${err.message}\nSee .env.example and README.md ("Configuration").`, 2);
-    throw err;
-  }
+/** "embedded mode" with the default adapters, else which ones this all-in-one process uses. */
+function modeOf({ adapters: { store, bus, blobs } }: Config): string {
+  if (store.kind === 'sqlite' && bus.kind === 'memory' && blobs.kind === 'fs') return 'embedded mode';
+  return `all services in one process; store ${store.kind}, bus ${bus.kind}, blobs ${blobs.kind}`;
 }
 
 /** `pnpm start`: every service in one process on one port, with the embedded adapters. */
@@ -40,7 +33,7 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const lines = [
-    `Lantern is running on http://localhost:${port} (embedded mode, data in ${config.dataDir})`,
+    `Lantern is running on http://localhost:${port} (${modeOf(config)}, data in ${config.dataDir})`,
     empty
       ? 'The store is empty: run `pnpm lantern init` in another terminal to create a user, project and API key.'
       : `API reference: http://localhost:${port}/openapi.json`,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { expect } from '@jest/globals';
 import type { Response } from 'supertest';
-import { bearer, type Lantern } from './harness.js';
+import { bearer, type HttpTarget } from './harness.js';
 
 /**
  * jsonwebtoken is a dependency of @lantern/auth only (the gateway does not depend on it), so it is loaded
@@ -28,7 +28,7 @@ export function expectError(res: Response, status: number, code: string): void {
 }
 
 /** POSTs a body sent verbatim (malformed JSON, prototype keys a JS object could not carry). */
-export function postRaw(l: Lantern, path: string, raw: string, token?: string, contentType = 'application/json') {
+export function postRaw(l: HttpTarget, path: string, raw: string, token?: string, contentType = 'application/json') {
   const req = l.http.post(path).set('Content-Type', contentType);
   if (token) req.set(bearer(token));
   return req.send(raw);
@@ -41,7 +41,7 @@ export interface Registered {
 }
 
 /** Registers a fresh user through the API. */
-export async function register(l: Lantern, label = randomUUID().slice(0, 8)): Promise<Registered> {
+export async function register(l: HttpTarget, label = randomUUID().slice(0, 8)): Promise<Registered> {
   const email = `${label}-${randomUUID().slice(0, 6)}@example.com`;
   const res = await l.http.post('/auth/register').send({ email, password: PASSWORD, name: label }).expect(201);
   return { token: res.body.token, user: res.body.user, email };

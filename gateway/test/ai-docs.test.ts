@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ISO_MS, expectError, register, type Registered } from './accounts-helpers.js';
 import {
   DOC_KEYS,
+  FIXTURE_ACCEPTED,
+  FIXTURE_REJECTED,
+  FIXTURE_TYPES,
   FIXTURES,
   blobKeys,
   createAiTenant,
@@ -18,32 +21,9 @@ import {
 } from './ai-helpers.js';
 import { bearer, createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
 
-const PDF = 'application/pdf';
-const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-const utf8 = (type: string) => `${type}; charset=utf-8`;
-
-/** The outcome of every fixture, from fixtures/documents/README.md (truncated.pdf: our documented choice, 200). */
-const ACCEPTED: Record<string, string> = {
-  'runbook.md': utf8('text/markdown'),
-  'runbook-pandoc.docx': DOCX,
-  'runbook-libreoffice.docx': DOCX,
-  'runbook.pdf': PDF,
-  'scanned.pdf': PDF,
-  'encrypted.pdf': PDF,
-  'truncated.pdf': PDF,
-  'orders.csv': utf8('text/csv'),
-  'service.yaml': utf8('application/yaml'),
-  'incident.json': utf8('application/json'),
-  'status.html': utf8('text/html'),
-  'notes-utf8.txt': utf8('text/plain'),
-  'notes-latin1.txt': 'text/plain; charset=iso-8859-1',
-};
-const REJECTED: Record<string, [number, string, RegExp]> = {
-  'runbook.odt': [415, 'unsupported_media_type', /OpenDocument.*not a supported format/],
-  'image-named.txt': [415, 'unsupported_media_type', /PNG image.*not a supported format/],
-  'plain-zip-named.docx': [415, 'unsupported_media_type', /ZIP archive.*not a supported format/],
-  'empty.txt': [400, 'validation_failed', /empty/],
-};
+const { PDF, DOCX, utf8 } = FIXTURE_TYPES;
+const ACCEPTED = FIXTURE_ACCEPTED;
+const REJECTED = FIXTURE_REJECTED;
 
 describe('AI documents: the fixtures', () => {
   let l: Lantern;

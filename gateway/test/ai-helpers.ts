@@ -4,7 +4,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from '@jest/globals';
-import { bearer, type Lantern } from './harness.js';
+import { bearer, type HttpTarget, type Lantern } from './harness.js';
 
 /** The document fixtures, kept in the repository (a copy of the team's shared/fixtures/documents). */
 export const FIXTURES = fileURLToPath(new URL('../../services/ai/test/fixtures/documents/', import.meta.url));
@@ -15,6 +15,34 @@ export const sha256 = (bytes: Buffer | string): string => createHash('sha256').u
 
 /** 10 MB as the contract defines it. */
 export const MAX_UPLOAD = 10 * 1024 * 1024;
+
+const PDF = 'application/pdf';
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+const utf8 = (type: string) => `${type}; charset=utf-8`;
+export const FIXTURE_TYPES = { PDF, DOCX, utf8 };
+
+/** The outcome of every fixture, from fixtures/documents/README.md (truncated.pdf: our documented choice, 200). */
+export const FIXTURE_ACCEPTED: Record<string, string> = {
+  'runbook.md': utf8('text/markdown'),
+  'runbook-pandoc.docx': DOCX,
+  'runbook-libreoffice.docx': DOCX,
+  'runbook.pdf': PDF,
+  'scanned.pdf': PDF,
+  'encrypted.pdf': PDF,
+  'truncated.pdf': PDF,
+  'orders.csv': utf8('text/csv'),
+  'service.yaml': utf8('application/yaml'),
+  'incident.json': utf8('application/json'),
+  'status.html': utf8('text/html'),
+  'notes-utf8.txt': utf8('text/plain'),
+  'notes-latin1.txt': 'text/plain; charset=iso-8859-1',
+};
+export const FIXTURE_REJECTED: Record<string, [number, string, RegExp]> = {
+  'runbook.odt': [415, 'unsupported_media_type', /OpenDocument.*not a supported format/],
+  'image-named.txt': [415, 'unsupported_media_type', /PNG image.*not a supported format/],
+  'plain-zip-named.docx': [415, 'unsupported_media_type', /ZIP archive.*not a supported format/],
+  'empty.txt': [400, 'validation_failed', /empty/],
+};
 
 export const DOC_KEYS = ['contentType', 'createdAt', 'filename', 'id', 'sha256', 'size', 'status', 'tenantId'];
 
@@ -49,23 +77,23 @@ export function multipart(parts: Part[]): Buffer {
 }
 
 /** POST /ai/docs?TenantId= with a hand-built multipart body. */
-export function postParts(l: Lantern, token: string | undefined, tenantId: string | undefined, parts: Part[]) {
+export function postParts(l: HttpTarget, token: string | undefined, tenantId: string | undefined, parts: Part[]) {
   const req = l.http.post(tenantId === undefined ? '/ai/docs' : `/ai/docs?TenantId=${encodeURIComponent(tenantId)}`);
   if (token) req.set(bearer(token));
   return req.set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(multipart(parts));
 }
 
 /** Uploads `data` as the part named `file`. */
-export function upload(l: Lantern, token: string, tenantId: string, data: Buffer | string, filename = 'notes.txt', contentType?: string) {
+export function upload(l: HttpTarget, token: string, tenantId: string, data: Buffer | string, filename = 'notes.txt', contentType?: string) {
   return postParts(l, token, tenantId, [{ name: 'file', filename, data, ...(contentType ? { contentType } : {}) }]);
 }
 
-export async function createAiTenant(l: Lantern, token: string, organizationId: number, name: string): Promise<string> {
+export async function createAiTenant(l: HttpTarget, token: string, organizationId: number, name: string): Promise<string> {
   const res = await l.http.post('/ai/tenant').set(bearer(token)).send({ name, organizationId }).expect(200);
   return res.body.id as string;
 }
 
-export async function listDocs(l: Lantern, token: string, tenantId: string): Promise<Array<Record<string, unknown>>> {
+export async function listDocs(l: HttpTarget, token: string, tenantId: string): Promise<Array<Record<string, unknown>>> {
   const res = await l.http.get(`/ai/docs?TenantId=${encodeURIComponent(tenantId)}`).set(bearer(token)).expect(200);
   return res.body;
 }

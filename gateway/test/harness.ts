@@ -16,6 +16,9 @@ export interface Lantern extends Embedded {
   stop(): Promise<void>;
 }
 
+/** Anything the HTTP helpers can talk to: the embedded app under supertest, or a running gateway's URL. */
+export type HttpTarget = Pick<Lantern, 'http'>;
+
 export interface StartOptions {
   rateLimit?: { enabled: boolean; ingestPerMinute: number; authPerMinute: number };
   apiKeyCacheMs?: number;
@@ -64,7 +67,7 @@ export interface Tenancy {
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** Registers a user and creates an organization, project, application and API key through the HTTP API. */
-export async function createTenancy(l: Lantern, label = randomUUID().slice(0, 8)): Promise<Tenancy> {
+export async function createTenancy(l: HttpTarget, label = randomUUID().slice(0, 8)): Promise<Tenancy> {
   const email = `user-${label}@example.com`;
   const reg = await l.http.post('/auth/register').send({ email, password: 'correct horse battery', name: label }).expect(201);
   const token: string = reg.body.token;

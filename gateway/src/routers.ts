@@ -1,0 +1,66 @@
+import { createAccountsRouters } from '@lantern/accounts';
+import { createAiRouter } from '@lantern/ai';
+import { createApiKeyResolver, type TokenService } from '@lantern/auth';
+import type { BlobStore } from '@lantern/blobs';
+import type { Bus } from '@lantern/bus';
+import type { Config } from '@lantern/config';
+import { createIngestRouter } from '@lantern/ingest';
+import type { Logger } from '@lantern/logging';
+import { createQueryRouter } from '@lantern/query';
+import type { Store } from '@lantern/store';
+import type { Router } from 'express';
+import { openApiRouter } from './openapi-route.js';
+
+export const SERVICES = ['accounts', 'ingest', 'writer', 'query', 'ai'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+export const isServiceName = (name: string | undefined): name is ServiceName => (SERVICES as readonly string[]).includes(name ?? '');
+
+export interface RouterDeps extends Pick<Config, 'rateLimit' | 'apiKeyCacheMs'> {
+  store: Store;
+  logger: Logger;
+  tokens?: TokenService;
+  bus?: Bus;
+  blobs?: BlobStore;
+  passwordHasher?: (password: string) => Promise<string>;
+}
+
+function need<T>(value: T | undefined, what: string, service: ServiceName): T {
+  if (value === undefined) throw new Error(`the ${service} service needs ${what}`);
+  return value;
+}
+
+/**
+ * The HTTP routes of one service, the same whether it runs alone behind nginx or with the others in one process.
+ * The writer has none (it consumes the bus); accounts also serves the OpenAPI document.
+ */
+export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
+  const { store, logger, rateLimit } = d;
+  switch (service) {
+    case 'accounts':
+      return [
+        openApiRouter(),
+        ...createAccountsRouters({
+          store,
+          tokens: need(d.tokens, 'a token service', service),
+          logger,
+          rateLimit: { enabled: rateLimit.enabled, perMinute: rateLimit.authPerMinute },
+          ...(d.passwordHasher ? { passwordHasher: d.passwordHasher } : {}),
+        }),
+      ];
+    case 'ingest':
+      return [
+        createIngestRouter({
+          bus: need(d.bus, 'a bus', service),
+          keys: createApiKeyResolver(store, { ttlMs: d.apiKeyCacheMs }),
+          logger,
+          rateLimit: { enabled: rateLimit.enabled, perMinute: rateLimit.ingestPerMinute },
+        }),
+      ];
+    case 'query':
+      return [createQueryRouter({ store, tokens: need(d.tokens, 'a token service', service), logger })];
+    case 'ai':
+      return [createAiRouter({ store, blobs: need(d.blobs, 'a blob store', service), tokens: need(d.tokens, 'a token service', service), logger })];
+    case 'writer':
+      return [];
+  }
+}

@@ -1,0 +1,67 @@
+import { createTokenService } from '@lantern/auth';
+import type { Config } from '@lantern/config';
+import { createServiceApp } from '@lantern/http';
+import type { Logger } from '@lantern/logging';
+import { createRetention, createWriter } from '@lantern/writer';
+import type { Express } from 'express';
+import { Closers, openBlobs, openBus, openStore } from './adapters.js';
+import { serviceRouters, type ServiceName } from './routers.js';
+
+export interface ServiceProcess {
+  app: Express;
+  /** A shutdown has begun: /readyz answers 503 from now on, while in-flight requests finish. */
+  beginShutdown(): void;
+  /** Stops consuming (the writer commits what it stored), then closes the clients. */
+  close(): Promise<void>;
+}
+
+/**
+ * Problems that make a configuration unfit for one service in a process of its own. The in-process bus cannot
+ * cross processes, the SQLite file and the documents under DATA_DIR are not shared between hosts, and every
+ * process must check tokens with the same secret.
+ */
+export function distributedProblems(service: ServiceName, config: Config): string[] {
+  const problems: string[] = [];
+  const { store, bus, blobs } = config.adapters;
+  if (store.kind !== 'mongo') problems.push(`LANTERN_STORE=mongo (with LANTERN_MONGO_URL) is required to run "${service}" as a process of its own; the SQLite store serves the all-in-one "lantern start"`);
+  if ((service === 'ingest' || service === 'writer') && bus.kind !== 'kafka') problems.push(`LANTERN_BUS=kafka (with LANTERN_KAFKA_BROKERS) is required to run "${service}" as a process of its own: the in-process bus cannot reach another process`);
+  if (service === 'ai' && blobs.kind !== 'minio') problems.push('LANTERN_BLOBS=minio (with LANTERN_MINIO_URL) is required to run "ai" as a process of its own: files under DATA_DIR are not shared between hosts');
+  if ((service === 'accounts' || service === 'query' || service === 'ai') && !config.jwtSecret) problems.push(`JWT_SECRET is required to run "${service}" as a process of its own: every process signs and checks user tokens with the same secret`);
+  return problems;
+}
+
+/** One service with the adapters it needs, behind the shared HTTP shell (/healthz, /readyz, errors, request log). */
+export async function createServiceProcess(service: ServiceName, config: Config, logger: Logger): Promise<ServiceProcess> {
+  const closers = new Closers();
+  let stopping = false;
+  const app = await closers.guard(async () => {
+    const store = closers.add(await openStore(config.adapters.store, { dataDir: config.dataDir, retentionDays: config.retentionDays }));
+    const bus = service === 'ingest' || service === 'writer' ? closers.add(await openBus(config.adapters.bus, { clientId: `lantern-${service}`, logger })) : undefined;
+    const blobs = service === 'ai' ? closers.add(await openBlobs(config.adapters.blobs, { dataDir: config.dataDir })) : undefined;
+    const checks: Record<string, () => Promise<void>> = { store: () => store.ping() };
+    if (bus) checks.bus = () => bus.ping();
+    if (blobs) checks.blobs = () => blobs.ping();
+    // Only the services that sign or check user tokens have (and need) the secret: distributedProblems made sure.
+    const tokens = config.jwtSecret ? createTokenService({ secret: config.jwtSecret, ttlSeconds: config.jwtTtlSeconds }) : undefined;
+    if (service === 'writer') {
+      const writer = createWriter({ bus: bus!, store, logger });
+      const retention = createRetention({ store, logger, days: config.retentionDays });
+      // Closed before the bus: the writer finishes the batches it holds and commits their offsets.
+      closers.push(async () => {
+        await retention.stop();
+        await writer.stop();
+      });
+      await writer.start();
+      retention.start();
+    }
+    const routers = serviceRouters(service, { store, logger, ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, apiKeyCacheMs: config.apiKeyCacheMs, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
+    return createServiceApp({ logger, trustProxy: config.trustProxy, isStopping: () => stopping, checks, routers });
+  });
+  return {
+    app,
+    beginShutdown() {
+      stopping = true;
+    },
+    close: () => closers.closeAll(),
+  };
+}
