@@ -71,6 +71,16 @@ describe('ingest service: the bus is down', () => {
     expect(res.headers['retry-after']).toBe('30');
   });
 
+  it('passes on the bus\'s 413 (a batch over the topic\'s message limit): a retry could not succeed, so not a 503', async () => {
+    const { bus } = testBus(errors.tooLarge('The batch is larger than the message bus accepts.'));
+    for (const [path, body] of [['/ingest/traces', traceBatch([span()])], ['/ingest/logs', logBatch([log()])]] as const) {
+      const res = await ingestApp(bus).post(path).set('x-api-key', KEY).send(body);
+      expect(res.status).toBe(413);
+      expect(res.body.error.code).toBe('payload_too_large');
+      expect(res.headers['retry-after']).toBeUndefined();
+    }
+  });
+
   it('answers 200 without publishing when every item is invalid (nothing to store)', async () => {
     const { bus, calls } = testBus(new Error('down'));
     const res = await ingestApp(bus).post('/ingest/traces').set('x-api-key', KEY).send(traceBatch([{ spanId: 'x' }]));
