@@ -46,8 +46,9 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
     const writer = createWriter({ bus, store, logger });
     const retention = createRetention({ store, logger, days: retentionDays });
     closers.push(async () => {
-      await retention.stop();
+      // The writer first: it commits what it stored; a long purge must not hold that past the grace period.
       await writer.stop();
+      await retention.stop();
     });
     // Closed first: the bus drains (in-flight publishes reach the writer), then the writer stops.
     closers.add(bus);

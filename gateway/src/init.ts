@@ -50,11 +50,11 @@ function checkOptions(opts: InitOptions, password: string): void {
 }
 
 /** Creates a user, organization, project, application and API key directly in the configured store. */
-export async function initAccount(config: Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds'> & Partial<Pick<Config, 'adapters'>>, opts: InitOptions, storeFile?: string): Promise<InitResult> {
+export async function initAccount(config: Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds'> & Partial<Pick<Config, 'adapters' | 'retentionDays'>>, opts: InitOptions, storeFile?: string): Promise<InitResult> {
   const password = opts.password ?? randomBytes(12).toString('base64url');
   checkOptions(opts, password);
   await mkdir(config.dataDir, { recursive: true });
-  const store = await openStore(config.adapters?.store ?? { kind: 'sqlite' }, { dataDir: config.dataDir, retentionDays: 0, ...(storeFile ? { sqliteFile: storeFile } : {}) });
+  const store = await openStore(config.adapters?.store ?? { kind: 'sqlite' }, { dataDir: config.dataDir, retentionDays: config.retentionDays ?? 0, ...(storeFile ? { sqliteFile: storeFile } : {}) });
   try {
     const email = opts.email.trim().toLowerCase();
     const user = await store.createUser({ email, name: email.split('@')[0]!, passwordHash: await hashPassword(password) });

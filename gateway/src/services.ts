@@ -48,8 +48,9 @@ export async function createServiceProcess(service: ServiceName, config: Config,
       const retention = createRetention({ store, logger, days: config.retentionDays });
       // Closed before the bus: the writer finishes the batches it holds and commits their offsets.
       closers.push(async () => {
-        await retention.stop();
+        // The writer first, so its commit never waits on a long purge past the grace period.
         await writer.stop();
+        await retention.stop();
       });
       await writer.start();
       retention.start();

@@ -20,7 +20,7 @@ const DISTRIBUTED = {
   LANTERN_BUS: 'kafka',
   LANTERN_KAFKA_BROKERS: '127.0.0.1:9',
   LANTERN_BLOBS: 'minio',
-  LANTERN_MINIO_URL: 'http://key:secret@127.0.0.1:9',
+  LANTERN_MINIO_URL: 'http://key:secret-key@127.0.0.1:9',
   JWT_SECRET,
 };
 const SERVICES: ServiceName[] = ['accounts', 'ingest', 'writer', 'query', 'ai'];

@@ -36,7 +36,7 @@ function writeConfig(args) {
   if (!values.upstreams) throw new Error('--upstreams \'{"accounts":["host:port"],...}\' is required');
   const port = values.port ? Number(values.port) : portFrom('LANTERN_NGINX_PORT', 18080);
   const dir = stateDir(NAME);
-  const conf = readFileSync(join(ROOT, 'gateway/nginx.conf'), 'utf8').replace(/listen 8080;/g, `listen 127.0.0.1:${port};`).replace(/listen \[::\]:8080;\n/g, '');
+  const conf = readFileSync(join(ROOT, 'gateway/nginx.conf'), 'utf8').replace(/listen 8080;/g, `listen 127.0.0.1:${port};`);
   writeFileSync(join(dir, 'nginx.conf'), conf);
   writeFileSync(join(dir, 'upstreams.conf'), upstreamsConf(JSON.parse(values.upstreams)));
   const bin = nginxBinary();

@@ -32,6 +32,15 @@ function redacted(raw: string): string {
   return `"${url.protocol}//***@${url.host}${url.pathname}${url.search ? '?…' : ''}"`;
 }
 
+/** A URL part percent-decoded, or as it is if its encoding is broken. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 function withoutQuery(raw: string): string {
   const q = raw.indexOf('?');
   return q < 0 ? raw : `${raw.slice(0, q)}?…`;
@@ -44,6 +53,17 @@ function urlOf(r: Reader, name: string, schemes: readonly string[], needsCredent
     r.problems.push(`${name} is required by the chosen adapter (${form})`);
     return '';
   }
+  // A MongoDB seed list (`mongodb://h1:27017,h2:27017/db?replicaSet=rs0`) is not a WHATWG URL: check its form here
+  // (scheme, then a non-empty host list after the optional credentials, which the URI format percent-encodes)
+  // and leave the rest to the driver.
+  if (schemes.includes('mongodb:') && /^mongodb(\+srv)?:\/\//i.test(raw)) {
+    const authority = raw.replace(/^mongodb(\+srv)?:\/\//i, '').split(/[/?#]/)[0] ?? '';
+    const hosts = authority.slice(authority.lastIndexOf('@') + 1);
+    if (hosts === '' || hosts.split(',').some((h) => h.trim() === '')) {
+      r.problems.push(`${name} must name at least one host: mongodb://[user:password@]host[:port][,host[:port]…][/database][?options] (got ${redacted(raw)})`);
+    }
+    return raw;
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -54,6 +74,10 @@ function urlOf(r: Reader, name: string, schemes: readonly string[], needsCredent
   // `mongodb:host` parses (an opaque path, no host): it is a wrong form as much as a wrong scheme.
   if (!schemes.includes(url.protocol) || url.host === '') r.problems.push(`${name} must start with ${schemes.map((s) => `${s}//`).join(' or ')} and name a host (got ${redacted(raw)})`);
   else if (needsCredentials && (!url.username || !url.password)) r.problems.push(`${name} must carry the access key and secret: http://ACCESS_KEY:SECRET@host:port`);
+  // MinIO's own minimums: caught here rather than when the service starts.
+  else if (needsCredentials && (decoded(url.username).length < 3 || decoded(url.password).length < 8)) {
+    r.problems.push(`${name}: the access key must have at least 3 characters and the secret at least 8`);
+  }
   return raw;
 }
 

@@ -85,13 +85,13 @@ describe('loadConfig: the distributed adapters', () => {
       LANTERN_KAFKA_TOPIC_PREFIX: 'e2e-1234abcd.',
       LANTERN_KAFKA_PARTITIONS: '3',
       LANTERN_BLOBS: 'minio',
-      LANTERN_MINIO_URL: 'https://key:secret@s3.example.com',
+      LANTERN_MINIO_URL: 'https://key:secret-key@s3.example.com',
       LANTERN_MINIO_BUCKET: 'e2e-1234abcd',
     });
     expect(config.adapters).toEqual({
       store: { kind: 'mongo', url: 'mongodb+srv://u:p@cluster0.example.net/', database: 'e2e_1234abcd' },
       bus: { kind: 'kafka', brokers: ['10.0.0.1:9092', 'broker.example.com:19092'], topicPrefix: 'e2e-1234abcd.', partitions: 3 },
-      blobs: { kind: 'minio', url: 'https://key:secret@s3.example.com', bucket: 'e2e-1234abcd' },
+      blobs: { kind: 'minio', url: 'https://key:secret-key@s3.example.com', bucket: 'e2e-1234abcd' },
     });
   });
 
@@ -125,15 +125,15 @@ describe('loadConfig: what each adapter requires', () => {
     ['LANTERN_MONGO_URL', { LANTERN_STORE: 'mongo' }, 'mongo://mongo.internal:27017', 'mongodb:// or mongodb+srv://'],
     ['LANTERN_MONGO_URL', { LANTERN_STORE: 'mongo' }, 'localhost:27017', 'mongodb:// or mongodb+srv://'],
     ['LANTERN_MONGO_URL', { LANTERN_STORE: 'mongo' }, 'mongodb:localhost', 'mongodb:// or mongodb+srv://'],
-    ['LANTERN_MINIO_URL', { LANTERN_BLOBS: 'minio' }, 'ftp://key:secret@minio.internal:9000', 'http:// or https://'],
-    ['LANTERN_MINIO_URL', { LANTERN_BLOBS: 'minio' }, 's3://key:secret@bucket', 'http:// or https://'],
+    ['LANTERN_MINIO_URL', { LANTERN_BLOBS: 'minio' }, 'ftp://key:secret-key@minio.internal:9000', 'http:// or https://'],
+    ['LANTERN_MINIO_URL', { LANTERN_BLOBS: 'minio' }, 's3://key:secret-key@bucket', 'http:// or https://'],
   ])('%s with the wrong scheme (%s=%s) is refused, naming the schemes it takes', (name, choice, value, schemes) => {
     const problem = problemOf({ ...choice, [name]: value });
     expect(problem.startsWith(`${name} must start with ${schemes}`)).toBe(true);
   });
 
   it.each([['not a url'], ['http://'], ['mongodb://']])('LANTERN_MONGO_URL=%s, not a URL, is refused', (value) => {
-    expect(problemOf({ LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: value })).toMatch(/^LANTERN_MONGO_URL must (be a URL|start with mongodb:\/\/)/);
+    expect(problemOf({ LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: value })).toMatch(/^LANTERN_MONGO_URL must (be a URL|start with mongodb:\/\/|name at least one host)/);
   });
 
   it.each([['http://minio.internal:9000'], ['http://key@minio.internal:9000'], ['http://:secret@minio.internal:9000'], ['https://key:@minio.internal']])(
@@ -144,7 +144,7 @@ describe('loadConfig: what each adapter requires', () => {
   );
 
   it('upper-case schemes are URLs like any other', () => {
-    expect(loadConfig({ LANTERN_BLOBS: 'minio', LANTERN_MINIO_URL: 'HTTP://key:secret@minio:9000' }).adapters.blobs.kind).toBe('minio');
+    expect(loadConfig({ LANTERN_BLOBS: 'minio', LANTERN_MINIO_URL: 'HTTP://key:secret-key@minio:9000' }).adapters.blobs.kind).toBe('minio');
   });
 });
 
@@ -242,7 +242,7 @@ describe('loadConfig: every problem at once', () => {
   });
 
   it('an unknown adapter kind is reported along with the other problems, and its addresses are not asked for', () => {
-    const problems = problemsOf({ LANTERN_STORE: 'postgres', LANTERN_BUS: 'kafka', LANTERN_BLOBS: 'minio', LANTERN_MINIO_URL: 'http://k:s@m:9000' });
+    const problems = problemsOf({ LANTERN_STORE: 'postgres', LANTERN_BUS: 'kafka', LANTERN_BLOBS: 'minio', LANTERN_MINIO_URL: 'http://key:secret-key@m:9000' });
     expect(problems).toEqual([
       'LANTERN_STORE must be one of sqlite, mongo (got "postgres")',
       expect.stringMatching(/^LANTERN_KAFKA_BROKERS is required/),
@@ -260,8 +260,8 @@ describe('loadConfig: no error message shows a password', () => {
     ['no slashes', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongodb:u:${SECRET}@mongo` }],
     ['only a password', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongodb:${SECRET}@mongo` }],
     ['hosts list of a wrong scheme', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongo://u:${SECRET}@h1:27017,h2:27017/db` }],
-    ['unparsable', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongodb://u:${SECRET}@h1:27017,h2:27017/db` }],
-    ['space', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongodb://u:${SECRET}@mon go` }],
+    ['no host after the credentials', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongodb://u:${SECRET}@/db` }],
+    ['an empty host in a seed list', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongodb://u:${SECRET}@h1:27017,,h2:27017/db` }],
     ['"@" in the password', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongo://u:${SECRET}@x@mongo:27017` }],
     ['"/" in the password', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongo://u:123/${SECRET}@mongo` }],
     ['"#" in the password', { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongo://u:123#${SECRET}@mongo` }],
@@ -312,9 +312,19 @@ describe('loadConfig: no error message shows a password', () => {
     expect(problemOf({ LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `u:${SECRET}@mongo:27017` })).toBe(
       'LANTERN_MONGO_URL must start with mongodb:// or mongodb+srv:// and name a host (got (not shown: it may hold a password))',
     );
-    expect(problemOf({ LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongodb://u:${SECRET}@h1:27017,h2:27017/db` })).toBe(
-      'LANTERN_MONGO_URL must be a URL (mongodb://… or mongodb+srv://…); got (not shown: it may hold a password)',
+    expect(problemOf({ LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongodb://u:${SECRET}@/db` })).toBe(
+      'LANTERN_MONGO_URL must name at least one host: mongodb://[user:password@]host[:port][,host[:port]…][/database][?options] (got (not shown: it may hold a password))',
     );
+  });
+
+  it('a MongoDB seed list of several hosts (a replica set) is taken as given', () => {
+    const url = `mongodb://u:${SECRET}@h1:27017,h2:27017,h3:27017/db?replicaSet=rs0`;
+    expect(loadConfig({ LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: url }).adapters.store).toEqual({ kind: 'mongo', url, database: 'lantern' });
+  });
+
+  it('a MinIO key or secret shorter than MinIO accepts is refused without showing it', () => {
+    const problem = problemOf({ LANTERN_BLOBS: 'minio', LANTERN_MINIO_URL: 'http://key:S3cr3t@minio:9000' });
+    expect(problem).toBe('LANTERN_MINIO_URL: the access key must have at least 3 characters and the secret at least 8');
   });
 
   it('a valid configuration keeps the URLs whole (the adapters need the credentials)', () => {
