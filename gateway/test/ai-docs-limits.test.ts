@@ -12,6 +12,7 @@ import {
   postParts,
   sha256,
   snapshot,
+  tempFiles,
   upload,
 } from './ai-helpers.js';
 import { bearer, createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
@@ -125,6 +126,16 @@ describe('AI documents: the request', () => {
     const truncated = await l.http.post(`/ai/docs?TenantId=${tenantId}`).set(bearer(a.token)).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(cut);
     expectError(truncated, 400, 'validation_failed');
     await expectNothingKept(l, a.token, tenantId, before);
+  });
+
+  it('a body cut off inside the file part: the 400 comes after the partial upload is gone, not before', async () => {
+    const cut = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\n\r\n${'x'.repeat(64 * 1024)}`;
+    for (let i = 0; i < 20; i++) {
+      const res = await l.http.post(`/ai/docs?TenantId=${tenantId}`).set(bearer(a.token)).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(cut);
+      expectError(res, 400, 'validation_failed');
+      // Checked at once: multer answers this refusal without waiting for the storage engine.
+      expect(await tempFiles(l)).toEqual([]);
+    }
   });
 
   it('answers 400 missing_parameter without TenantId, with it empty, or spelled tenantId', async () => {

@@ -28,8 +28,19 @@ function blobStorage(blobs: BlobStore): multer.StorageEngine {
       const inspector = createUploadInspector();
       const source = file.stream as Readable;
       source.on('error', (err) => inspector.destroy(err));
+      // A part cut off without an error (busboy destroys it) must fail the put too, or it would wait forever.
+      source.on('close', () => {
+        if (!source.readableEnded) inspector.destroy(new Error('the file part was cut off'));
+      });
       source.pipe(inspector);
-      blobs.put(objectKey, inspector, { contentType: 'application/octet-stream' }).then(
+      const put = blobs.put(objectKey, inspector, { contentType: 'application/octet-stream' });
+      // multer answers some refusals (a body cut short) without waiting for this callback: uploadMiddleware waits
+      // for the put to settle, so the blob store has removed what it wrote before the client hears 400.
+      (req as Request).res!.locals[PENDING_PUT] = put.then(
+        () => undefined,
+        () => undefined,
+      );
+      put.then(
         ({ size }) => cb(null, { documentId, objectKey, size, inspection: inspector.result() } as Partial<Express.Multer.File>),
         (err: unknown) => cb(err instanceof AppError ? err : errors.unavailable('object storage')),
       );
@@ -48,13 +59,26 @@ function blobStorage(blobs: BlobStore): multer.StorageEngine {
  * takes the base name itself and falls back to "document"; the name is never used as a path or key.
  */
 export function uploadMiddleware(blobs: BlobStore): RequestHandler {
-  return multer({
+  const receive = multer({
     storage: blobStorage(blobs),
     limits: { fileSize: limits.maxUploadBytes, files: 1, fields: 10, parts: 12, fieldSize: 1024, headerPairs: 50 },
     defParamCharset: 'utf8',
     preservePath: true,
   }).single('file');
+  return (req, res, next) =>
+    receive(req, res, (err?: unknown) => {
+      const pending = res.locals[PENDING_PUT] as Promise<void> | undefined;
+      if (err === undefined || pending === undefined) return next(err);
+      // A refusal while the part was still being stored: answer once the store has cleaned up (bounded).
+      const bound = new Promise<void>((resolve) => setTimeout(resolve, CLEANUP_WAIT_MS).unref());
+      void Promise.race([pending, bound]).then(() => next(err));
+    });
 }
+
+/** Where _handleFile leaves the put in flight (res.locals), for the error path above. */
+const PENDING_PUT = 'lanternPendingPut';
+/** The longest a refusal waits for the blob store to remove a partial upload. */
+const CLEANUP_WAIT_MS = 5_000;
 
 /**
  * Decides the stored file's type from its content. Unsupported or empty: the object is deleted and the
