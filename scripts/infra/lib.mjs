@@ -86,39 +86,63 @@ export async function waitForPort(port, { host = '127.0.0.1', timeoutMs = 60_000
   }
 }
 
-/** Starts `command` detached, output to `<state>/<name>.log`, pid in `<state>/<name>.pid`; returns the pid. */
+/**
+ * Starts `command` detached, output to `<state>/<name>.log`; `<state>/<name>.process` holds the pid and the
+ * command (not a `.pid` file: nginx writes its own), so a file left behind (a reboot, a crash) is recognised as
+ * stale rather than naming whatever process has that pid now. Returns the pid.
+ */
 export function startDetached(name, command, args, { cwd, env } = {}) {
   const dir = stateDir(name);
   const logFile = join(dir, `${name}.log`);
   const out = openSync(logFile, 'a');
   const child = spawn(command, args, { cwd: cwd ?? dir, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', out, out] });
   child.unref();
-  writeFileSync(join(dir, `${name}.pid`), String(child.pid));
+  writeFileSync(join(dir, `${name}.process`), `${child.pid}\n${command}\n`);
   return { pid: child.pid, logFile };
 }
 
-export function readPid(name) {
+/** The command line of a live process, or undefined (gone, or a zombie). Linux /proc. */
+function commandOf(pid) {
   try {
-    const pid = Number(readFileSync(join(STATE, name, `${name}.pid`), 'utf8'));
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return undefined;
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {
     return undefined;
   }
 }
 
+/** The pid of the server `name` started, if that process still runs that command; else undefined (stale file). */
+export function readPid(name) {
+  let text;
+  try {
+    text = readFileSync(join(STATE, name, `${name}.process`), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const [first, command] = text.split('\n');
+  const pid = Number(first);
+  if (!Number.isInteger(pid) || pid <= 0 || !command) return undefined;
+  const argv = commandOf(pid);
+  // Containment, not equality: nginx rewrites its title to `nginx: master process /usr/sbin/nginx …`.
+  return argv !== undefined && argv.join(' ').includes(command) ? pid : undefined;
+}
+
 export function isAlive(pid) {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  return commandOf(pid) !== undefined; // a zombie answers kill(0) but runs nothing
 }
 
 /** Stops the server's process group: SIGTERM (or `signal`), then SIGKILL after `graceMs`. */
 export async function stopDetached(name, { signal = 'SIGTERM', graceMs = 15_000 } = {}) {
   const pid = readPid(name);
-  if (pid === undefined || !isAlive(pid)) return false;
+  if (pid === undefined || !isAlive(pid)) {
+    rmSync(join(STATE, name, `${name}.process`), { force: true });
+    return false;
+  }
   const kill = (sig) => {
     try {
       process.kill(-pid, sig); // the whole group: wrappers and the JVM they started
@@ -134,7 +158,7 @@ export async function stopDetached(name, { signal = 'SIGTERM', graceMs = 15_000 
   const deadline = Date.now() + graceMs;
   while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   if (isAlive(pid)) kill('SIGKILL');
-  rmSync(join(STATE, name, `${name}.pid`), { force: true });
+  rmSync(join(STATE, name, `${name}.process`), { force: true });
   return true;
 }
 
