@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FaultServer, type Received } from './helpers/fault-server.js';
-import { testClient, type TestClient } from './helpers/clients.js';
+import type { Received } from './helpers/fault-server.js';
+import { useFaultServer, type TestClient } from './helpers/clients.js';
 import { sleep, waitFor } from './helpers/wait.js';
 
 /**
@@ -13,22 +13,8 @@ import { sleep, waitFor } from './helpers/wait.js';
  * collector gets one at a time, Retry-After holds every batch back, and close() and the spool lose nothing.
  */
 
-let server: FaultServer;
-let clients: TestClient[] = [];
-const client = (extra: Parameters<typeof testClient>[1] = {}) => {
-  const c = testClient(server.url, extra);
-  clients.push(c);
-  return c;
-};
-
-beforeEach(async () => {
-  server = await FaultServer.start();
-});
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.lantern.close({ timeoutMs: 500 })));
-  clients = [];
-  await server.close();
-});
+const fx = useFaultServer();
+const client = fx.client;
 
 /** Records `total` spans, 1000 every `everyMs`; returns the most items seen in memory and in flight. */
 async function burst(c: TestClient, total: number, everyMs: number, name = 's'): Promise<{ most: number; mostInFlight: number }> {
@@ -57,7 +43,7 @@ async function warmUp(c: TestClient, n: number): Promise<void> {
   await waitFor(() => c.lantern.stats().traces.sent === before + n, 'the warm-up spans');
 }
 
-const spanIds = () => server.items('traces').map((s) => s.spanId as string);
+const spanIds = () => fx.server.items('traces').map((s) => s.spanId as string);
 const mostConcurrent = (requests: Received[]) => Math.max(0, ...requests.map((r) => r.concurrent));
 
 /**
@@ -67,7 +53,7 @@ const mostConcurrent = (requests: Received[]) => Math.max(0, ...requests.map((r)
  */
 describe('a collector 100 ms away and 30,000 spans in 3 s (default batch and queue sizes)', () => {
   it('several batches in flight carry them: every span arrives exactly once, none dropped, memory within maxQueueSize', async () => {
-    server.latencyMs = 100;
+    fx.server.latencyMs = 100;
     const c = client();
     const { most, mostInFlight } = await burst(c, 30_000, 100);
     await c.lantern.flush();
@@ -77,7 +63,7 @@ describe('a collector 100 ms away and 30,000 spans in 3 s (default batch and que
     // The bound counts every batch in flight, and stats() sees several of them.
     expect(most).toBeLessThanOrEqual(10_000);
     expect(mostInFlight).toBeGreaterThan(500);
-    const requests = server.requests('traces');
+    const requests = fx.server.requests('traces');
     expect(mostConcurrent(requests)).toBeGreaterThan(1);
     expect(mostConcurrent(requests)).toBeLessThanOrEqual(4);
     expect(new Set(requests.map((r) => r.key)).size).toBe(requests.length); // no batch sent twice
@@ -86,7 +72,7 @@ describe('a collector 100 ms away and 30,000 spans in 3 s (default batch and que
   });
 
   it('with maxConcurrentBatches 1 (one batch in flight, as before) the same load overflows the queue: dropped, counted, reported', async () => {
-    server.latencyMs = 100;
+    fx.server.latencyMs = 100;
     const c = client({ maxConcurrentBatches: 1 });
     await burst(c, 30_000, 100);
     await c.lantern.flush();
@@ -95,23 +81,23 @@ describe('a collector 100 ms away and 30,000 spans in 3 s (default batch and que
     expect(dropped).toBeGreaterThan(1_000);
     expect(c.dropped('traces', 'queue_full')).toBe(dropped);
     expect(sent).toBe(30_000 - dropped);
-    expect(mostConcurrent(server.requests('traces'))).toBe(1);
+    expect(mostConcurrent(fx.server.requests('traces'))).toBe(1);
   });
 });
 
 describe('failures with several batches in flight', () => {
   it('while the collector fails, one batch at a time; after it recovers several again, and every span arrives once', async () => {
-    server.latencyMs = 30;
+    fx.server.latencyMs = 30;
     const c = client({ maxBatchSize: 100 });
     await warmUp(c, 1_000);
-    expect(mostConcurrent(server.requests('traces'))).toBeGreaterThan(1);
+    expect(mostConcurrent(fx.server.requests('traces'))).toBeGreaterThan(1);
 
-    const failingFrom = server.received.length;
-    server.decide = () => ({ do: 'status', status: 503 });
+    const failingFrom = fx.server.received.length;
+    fx.server.decide = () => ({ do: 'status', status: 503 });
     await burst(c, 2_000, 0, 'b');
     // Those sent before the client heard of the first failure may overlap; every one sent after it is alone.
     const sentAfterTheFailure = () => {
-      const failing = server.received.slice(failingFrom);
+      const failing = fx.server.received.slice(failingFrom);
       const firstAnswer = Math.min(...failing.map((r) => r.answeredAt ?? Infinity));
       return failing.filter((r) => r.at > firstAnswer + 20);
     };
@@ -120,29 +106,29 @@ describe('failures with several batches in flight', () => {
     expect(afterwards.map((r) => r.concurrent)).toEqual(afterwards.map(() => 1));
     expect(c.errors.some((e) => e.code === 'http_status' && e.status === 503 && e.retrying)).toBe(true);
 
-    const recoveredFrom = server.received.length;
-    server.decide = undefined;
+    const recoveredFrom = fx.server.received.length;
+    fx.server.decide = undefined;
     await waitFor(() => c.lantern.stats().traces.sent === 3_000, 'delivery after the recovery');
-    expect(mostConcurrent(server.received.slice(recoveredFrom))).toBeGreaterThan(1);
+    expect(mostConcurrent(fx.server.received.slice(recoveredFrom))).toBeGreaterThan(1);
     expect(c.lantern.stats().traces).toMatchObject({ dropped: 0, queued: 0, inFlight: 0 });
     expect(spanIds()).toHaveLength(3_000);
     expect(new Set(spanIds()).size).toBe(3_000);
     // Each failed batch was sent again with its key and items.
     const byKey = new Map<string, Received[]>();
-    for (const r of server.received.slice(failingFrom)) byKey.set(r.key!, [...(byKey.get(r.key!) ?? []), r]);
+    for (const r of fx.server.received.slice(failingFrom)) byKey.set(r.key!, [...(byKey.get(r.key!) ?? []), r]);
     for (const attempts of byKey.values()) expect(new Set(attempts.map((a) => JSON.stringify(a.body))).size).toBe(1);
   });
 
   it('a Retry-After on batches in flight together holds every batch back for that long', async () => {
-    server.latencyMs = 30;
+    fx.server.latencyMs = 30;
     const c = client({ maxBatchSize: 100 });
     await warmUp(c, 1_000);
-    const from = server.received.length;
+    const from = fx.server.received.length;
     let refused = 0;
-    server.decide = () => (refused < 4 ? (refused++, { do: 'status', status: 429, headers: { 'retry-after': '1' } }) : undefined);
+    fx.server.decide = () => (refused < 4 ? (refused++, { do: 'status', status: 429, headers: { 'retry-after': '1' } }) : undefined);
     for (let i = 0; i < 1_000; i++) c.lantern.service(`r${i}`, () => undefined);
     await waitFor(() => c.lantern.stats().traces.sent === 2_000, 'delivery after the Retry-After', 10_000);
-    const requests = server.received.slice(from);
+    const requests = fx.server.received.slice(from);
     const refusals = requests.filter((r) => r.behaviour === 'status');
     expect(refusals).toHaveLength(4);
     expect(mostConcurrent(refusals)).toBe(4);
@@ -168,7 +154,7 @@ describe('close() and the spool with several batches in flight', () => {
   it('at the deadline every batch in flight is aborted and spooled with the rest; the next client sends each once, one file at a time', async () => {
     const first = client({ spoolDir: dir, maxBatchSize: 100 });
     await warmUp(first, 1_000);
-    server.latencyMs = 5_000;
+    fx.server.latencyMs = 5_000;
     for (let i = 0; i < 1_000; i++) first.lantern.service(`late${i}`, () => undefined);
     await waitFor(() => first.lantern.stats().traces.inFlight === 400, 'four batches in flight');
     const closing = Date.now();
@@ -178,11 +164,11 @@ describe('close() and the spool with several batches in flight', () => {
     expect(stats.traces).toMatchObject({ spooled: 1_000, dropped: 0, queued: 0, inFlight: 0, sent: 1_000 });
     expect((await readdir(dir)).filter((f) => f.startsWith('traces-'))).toHaveLength(10);
 
-    server.latencyMs = 20;
-    const from = server.received.length;
+    fx.server.latencyMs = 20;
+    const from = fx.server.received.length;
     const second = client({ spoolDir: dir });
     await waitFor(() => second.lantern.stats().traces.sent === 1_000, 'the spooled batches');
-    expect(mostConcurrent(server.received.slice(from))).toBe(1);
+    expect(mostConcurrent(fx.server.received.slice(from))).toBe(1);
     expect(spanIds()).toHaveLength(2_000);
     expect(new Set(spanIds()).size).toBe(2_000);
     await waitFor(async () => (await readdir(dir)).filter((f) => f.endsWith('.ndjson')).length === 0, 'the files to be deleted');

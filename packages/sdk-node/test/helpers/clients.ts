@@ -1,4 +1,6 @@
+import { afterEach, beforeEach } from '@jest/globals';
 import { createLantern, type DropInfo, type Lantern, type LanternError, type LanternOptions } from '@lantern/sdk-node';
+import { FaultServer } from './fault-server.js';
 
 export interface TestClient {
   lantern: Lantern;
@@ -27,4 +29,29 @@ export function testClient(ingestUrl: string, extra: LanternOptions = {}): TestC
   const dropped = (kind?: DropInfo['kind'], reason?: DropInfo['reason']) =>
     drops.filter((d) => (!kind || d.kind === kind) && (!reason || d.reason === reason)).reduce((n, d) => n + d.count, 0);
   return { lantern, errors, drops, dropped };
+}
+
+/**
+ * For a test file: a fresh fault-injecting server before each test, and `client()` to make clients on it; after
+ * each test the clients are closed (within `closeTimeoutMs`) and the server too.
+ */
+export function useFaultServer(closeTimeoutMs = 500) {
+  let clients: TestClient[] = [];
+  const fx = {
+    server: undefined as unknown as FaultServer,
+    client(extra: LanternOptions = {}): TestClient {
+      const c = testClient(fx.server.url, extra);
+      clients.push(c);
+      return c;
+    },
+  };
+  beforeEach(async () => {
+    fx.server = await FaultServer.start();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.map((c) => c.lantern.close({ timeoutMs: closeTimeoutMs })));
+    clients = [];
+    await fx.server.close();
+  });
+  return fx;
 }
