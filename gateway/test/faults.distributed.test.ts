@@ -32,6 +32,17 @@ async function expectExactlyOnce(c: Cluster, t: Tenancy, traceIds: string[]): Pr
   }, 60_000);
 }
 
+/** One-span traces (each span a root), `n` of them. */
+const rootSpans = (n: number) => Array.from({ length: n }, () => span({ traceId: randomUUID(), parentSpanId: null }));
+const traceIdsOf = (spans: Array<Record<string, unknown>>): string[] => spans.map((s) => s['traceId'] as string);
+
+/** Sends a batch of 50 one-span traces through the gateway (accepted in full) and adds their trace ids to `ids`. */
+async function sendBatch(c: Cluster, t: Tenancy, ids: string[]): Promise<void> {
+  const spans = rootSpans(50);
+  await sendTraces(c, t.apiKey, traceBatch(spans)).expect(200, { accepted: 50, rejected: [] });
+  ids.push(...traceIdsOf(spans));
+}
+
 /** An SDK client that retries quickly (so the test does not wait out long backoffs). */
 function sdk(c: Cluster, t: Tenancy): Sdk {
   return createLantern({ apiKey: t.apiKey, ingestUrl: c.url, maxBatchSize: 50, flushIntervalMs: 200, retryBaseMs: 100, retryMaxMs: 1000, requestTimeoutMs: 5000, flushOnExit: false });
@@ -63,11 +74,7 @@ describe('distributed faults', () => {
   it('a writer killed with SIGKILL mid-stream and restarted: every span stored once', async () => {
     t = await createTenancy(c, `kill-writer-${randomUUID().slice(0, 6)}`);
     const ids: string[] = [];
-    const batch = async () => {
-      const spans = Array.from({ length: 50 }, () => span({ traceId: randomUUID(), parentSpanId: null }));
-      await sendTraces(c, t.apiKey, traceBatch(spans)).expect(200, { accepted: 50, rejected: [] });
-      ids.push(...spans.map((s) => s['traceId'] as string));
-    };
+    const batch = () => sendBatch(c, t, ids);
     for (let i = 0; i < 10; i++) await batch();
     await c.kill('writer', 0, 'SIGKILL');
     for (let i = 0; i < 10; i++) await batch(); // ingest still accepts: Kafka holds the batches
@@ -79,11 +86,7 @@ describe('distributed faults', () => {
   it('a writer stopped with SIGTERM mid-stream exits 0 after storing what it held; nothing lost or doubled', async () => {
     t = await createTenancy(c, `term-writer-${randomUUID().slice(0, 6)}`);
     const ids: string[] = [];
-    const send = async () => {
-      const spans = Array.from({ length: 50 }, () => span({ traceId: randomUUID(), parentSpanId: null }));
-      await sendTraces(c, t.apiKey, traceBatch(spans)).expect(200, { accepted: 50, rejected: [] });
-      ids.push(...spans.map((s) => s['traceId'] as string));
-    };
+    const send = () => sendBatch(c, t, ids);
     for (let i = 0; i < 10; i++) await send();
     const writer = c.procs.writer[0]!;
     const [exit] = await Promise.all([writer.exited, c.kill('writer', 0, 'SIGTERM'), send(), send()]);
@@ -114,20 +117,20 @@ describe('distributed faults', () => {
 
   it('the MongoDB-wire server restarted: reads answer 503 while it is down, then everything is there again', async () => {
     t = await createTenancy(c, `mongo-restart-${randomUUID().slice(0, 6)}`);
-    const spans = Array.from({ length: 20 }, () => span({ traceId: randomUUID(), parentSpanId: null }));
+    const spans = rootSpans(20);
     await sendTraces(c, t.apiKey, traceBatch(spans)).expect(200);
-    await expectExactlyOnce(c, t, spans.map((s) => s['traceId'] as string));
+    await expectExactlyOnce(c, t, traceIdsOf(spans));
     await infra('mongo', 'stop');
     const down = await c.http.get(`/logs/project?id=${t.projectId}`).set(bearer(t.token));
     expect(down.status).toBe(503);
     expect(down.body.error.code).toBe('unavailable');
     await infra('mongo', 'start');
-    await expectExactlyOnce(c, t, spans.map((s) => s['traceId'] as string));
-    const more = Array.from({ length: 20 }, () => span({ traceId: randomUUID(), parentSpanId: null }));
+    await expectExactlyOnce(c, t, traceIdsOf(spans));
+    const more = rootSpans(20);
     await eventually(async () => {
       await sendTraces(c, t.apiKey, traceBatch(more)).expect(200);
     });
-    await expectExactlyOnce(c, t, [...spans, ...more].map((s) => s['traceId'] as string));
+    await expectExactlyOnce(c, t, traceIdsOf([...spans, ...more]));
   }, 240_000);
 
   it('one of two ingest processes killed behind nginx: the SDK loses nothing and nothing is doubled', async () => {
