@@ -1,0 +1,56 @@
+/** Every call the console makes, one function each, over the public HTTP API only. */
+import { api, page, withQuery } from './http';
+import type {
+  ApiKey, Application, DocumentRecord, LogEntry, MetricsReport, Organization, Page, Project, Tenant, TraceRecord, User,
+} from './types';
+
+export interface SessionAnswer { token: string; user: User }
+
+export const register = (email: string, password: string, name?: string) =>
+  api<SessionAnswer>('POST', '/auth/register', { email, password, ...(name ? { name } : {}) });
+export const login = (email: string, password: string) => api<SessionAnswer>('POST', '/auth/login', { email, password });
+export const me = () => api<{ user: User; organizations: Organization[] }>('GET', '/auth/me');
+
+export const listOrganizations = () => api<Organization[]>('GET', '/organizations');
+export const createOrganization = (name: string) => api<Organization>('POST', '/organizations', { name });
+export const listProjects = (organizationId: number) => api<Project[]>('GET', withQuery('/projects', { organizationId }));
+export const createProject = (organizationId: number, name: string) => api<Project>('POST', '/projects', { organizationId, name });
+export const listApplications = (projectId: number) => api<Application[]>('GET', withQuery('/applications', { projectId }));
+export const createApplication = (projectId: number, name: string) => api<Application>('POST', '/applications', { projectId, name });
+export const listApiKeys = (applicationId: number) => api<ApiKey[]>('GET', `/applications/${applicationId}/api-keys`);
+export const createApiKey = (applicationId: number, name?: string) =>
+  api<ApiKey & { key: string }>('POST', `/applications/${applicationId}/api-keys`, name ? { name } : {});
+export const revokeApiKey = (id: string) => api<void>('DELETE', `/api-keys/${encodeURIComponent(id)}`);
+
+/** Filters of the trace list; all optional (docs/api.md "Reads"). */
+export interface TraceFilter {
+  from?: string;
+  to?: string;
+  applicationId?: number;
+  /** `2xx`..`5xx` or an exact code. */
+  status?: string;
+  minDurationMs?: number;
+  /** Text the root span's requestURL contains. */
+  url?: string;
+  traceId?: string;
+}
+
+export const listTraces = (projectId: number, filter: TraceFilter, limit: number, cursor?: string, signal?: AbortSignal): Promise<Page<TraceRecord>> =>
+  page<TraceRecord>('/logs/project', { id: projectId, ...filter, limit, cursor }, signal);
+
+/** Every trace record of one traceId in the project: one per application the trace crossed. */
+export const traceRecords = (projectId: number, traceId: string, signal?: AbortSignal) =>
+  api<TraceRecord[]>('GET', withQuery('/logs/project', { id: projectId, traceId }), undefined, signal);
+
+export interface LogFilter { projectId?: number; applicationId?: number; level?: string; from?: string; to?: string; traceId?: string; q?: string }
+
+export const listLogs = (filter: LogFilter, limit: number, cursor?: string, signal?: AbortSignal): Promise<Page<LogEntry>> =>
+  page<LogEntry>('/ingest/logs', { ...filter, limit, cursor }, signal);
+
+export const metrics = (query: { projectId?: number; applicationId?: number; from?: string; to?: string }, signal?: AbortSignal) =>
+  api<MetricsReport>('GET', withQuery('/metrics', query), undefined, signal);
+
+export const listTenants = (organizationId: number) => api<Tenant[]>('GET', withQuery('/ai/tenant', { organizationId }));
+export const createTenant = (organizationId: number, name: string) => api<Tenant>('POST', '/ai/tenant', { organizationId, name });
+export const listDocuments = (tenantId: string) => api<DocumentRecord[]>('GET', withQuery('/ai/docs', { TenantId: tenantId }));
+export const deleteDocument = (docId: string) => api<void>('DELETE', `/ai/docs/${encodeURIComponent(docId)}`);

@@ -1,0 +1,45 @@
+import { errorFromBody } from './errors';
+import { getToken, setToken } from '../session';
+import type { Page } from './types';
+
+export type Query = Record<string, string | number | undefined | null>;
+
+export function withQuery(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+interface Answer { response: Response; text: string }
+
+async function send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = getToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const init: RequestInit = { method, headers };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  if (signal) init.signal = signal;
+  const response = await fetch(path, init);
+  const text = await response.text();
+  if (!response.ok) {
+    // An expired or revoked session: sign out, so the console shows the sign-in page instead of errors.
+    if (response.status === 401 && token && !path.startsWith('/auth/')) setToken(null);
+    throw errorFromBody(response.status, text);
+  }
+  return { response, text };
+}
+
+/** One JSON call; the answer's body parsed (undefined for 204). Non-2xx throws an ApiError. */
+export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const { text } = await send(method, path, body, signal);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** One page of a list read with `limit` and `cursor`; the next cursor from `X-Next-Cursor`. */
+export async function page<T>(path: string, query: Query, signal?: AbortSignal): Promise<Page<T>> {
+  const { response, text } = await send('GET', withQuery(path, query), undefined, signal);
+  const next = response.headers.get('x-next-cursor');
+  return { items: JSON.parse(text) as T[], ...(next ? { nextCursor: next } : {}) };
+}

@@ -1,0 +1,54 @@
+/** The shapes the public HTTP API answers with (docs/api.md, ../shared/seed/interface.md). */
+
+export interface User { id: string; email: string; name: string }
+export interface Organization { id: number; name: string; role?: 'owner' | 'admin' | 'member' }
+export interface Project { id: number; name: string; organizationId: number }
+export interface Application { id: number; name: string; projectId: number }
+export interface ApiKey { id: string; applicationId: number; projectId: number; name: string; prefix: string; createdAt: string; key?: string }
+
+export interface Span {
+  timestamp: string;
+  requestMethod: string;
+  requestURL?: string;
+  responseStatus?: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string | null;
+  durationMs?: number;
+  [extra: string]: unknown;
+}
+
+export interface TraceRecord { id: string; projectId: number; applicationId: number; traceId: string; timestamp: string; telemetry: Span[] }
+
+export interface LogEntry {
+  id: string;
+  projectId: number;
+  applicationId: number;
+  traceId?: string | null;
+  level: string;
+  type: string;
+  message: string;
+  timestamp: string;
+  clientTimestamp: string;
+  [extra: string]: unknown;
+}
+
+export interface MetricsPoint { timestamp: string; requests: number; errors: number; p95Ms: number | null }
+export interface ApplicationMetrics {
+  applicationId: number;
+  projectId: number;
+  requests: number;
+  errors: number;
+  errorRate: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  series: MetricsPoint[];
+}
+export interface MetricsReport { from: string; to: string; bucketMs: number; applications: ApplicationMetrics[] }
+
+export interface Tenant { id: string; name: string; organizationId: number }
+export interface DocumentRecord { id: string; tenantId: string; filename: string; contentType: string; size: number; sha256: string; status: string; createdAt: string }
+
+/** A page of a list read: the items and the cursor of the next page (absent on the last page). */
+export interface Page<T> { items: T[]; nextCursor?: string }

@@ -1,0 +1,4 @@
+// Placeholder: organization, project and application switchers.
+export function Switchers() {
+  return null;
+}

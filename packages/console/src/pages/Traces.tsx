@@ -1,0 +1,4 @@
+// Placeholder: filled in by the page's author.
+export function TracesPage() {
+  return <p>TracesPage</p>;
+}
