@@ -20,8 +20,8 @@ interface Setup extends Tenancy {
 const GETS = (s: Setup): Array<[path: string, valid: Record<string, string | number>, params: string[]]> => [
   ['/projects', { organizationId: s.organizationId }, ['organizationId']],
   ['/applications', { projectId: s.projectId }, ['projectId']],
-  ['/logs/project', { id: s.projectId }, ['id', 'from', 'to', 'limit', 'cursor', 'applicationId', 'traceId', 'minDurationMs', 'status']],
-  ['/ingest/logs', {}, ['projectId', 'from', 'to', 'limit', 'cursor', 'applicationId', 'traceId', 'level']],
+  ['/logs/project', { id: s.projectId }, ['id', 'from', 'to', 'limit', 'cursor', 'applicationId', 'traceId', 'minDurationMs', 'status', 'url']],
+  ['/ingest/logs', {}, ['projectId', 'from', 'to', 'limit', 'cursor', 'applicationId', 'traceId', 'level', 'q']],
   ['/metrics', {}, ['projectId', 'applicationId', 'from', 'to']],
   ['/ai/tenant', { organizationId: s.organizationId }, ['organizationId']],
   ['/ai/docs', { TenantId: s.tenantId }, ['TenantId']],

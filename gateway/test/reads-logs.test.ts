@@ -62,6 +62,11 @@ describe('GET /ingest/logs', () => {
     ['applicationId', ({ a }) => ({ applicationId: a.applicationId }), ['a-5', 'a-4', 'a-3', 'a-2', 'a-1', 'a-0']],
     ['from (inclusive) and to (exclusive)', () => ({ from: iso(T0 + 3 * MINUTE), to: iso(T0 + 7 * MINUTE) }), ['a-2', 'a2-1', 'a-1']],
     ['level without matches', () => ({ level: 'trace' }), []],
+    ['q (ASCII letters in any case)', () => ({ q: 'A2-' }), ['a2-5', 'a2-4', 'a2-3', 'a2-2', 'a2-1', 'a2-0']],
+    ['q with level', () => ({ q: '-', level: 'fatal' }), ['a2-2', 'a-2']],
+    ['q with projectId', ({ a }) => ({ q: '-3', projectId: a.projectId }), ['a-3']],
+    ['q with _ and % taken literally', () => ({ q: 'a_%' }), []],
+    ['q with regular-expression characters taken literally', () => ({ q: 'a.-' }), []],
   ])('narrows by %s', async (_label, query, expected) => {
     expect(messages(await logs(l, a, query({ a2, a })))).toEqual(expected);
   });
@@ -80,6 +85,7 @@ describe('GET /ingest/logs', () => {
   it.each([
     ['level=critical'], ['level=ERROR'], ['level=error&level=fatal'], ['projectId=0'], ['projectId=abc'], ['traceId=xyz'],
     ['limit=0'], ['limit=1001'], ['cursor=%%%'], ['from=2026-03-01'], [`from=${iso(T0)}&to=${iso(T0 - 1)}`],
+    ['q='], [`q=${'x'.repeat(201)}`], ['q=a&q=b'],
   ])('answers 400 validation_failed for %s', async (query) => {
     expectError(await l.http.get(`/ingest/logs?${query}`).set(bearer(a.token)), 400, 'validation_failed');
   });
@@ -96,6 +102,15 @@ describe('GET /ingest/logs', () => {
     const ids = pages.flat().map((e) => e.id);
     expect(new Set(ids).size).toBe(12);
     expect(ids).toEqual(all.map((e) => e.id));
+  });
+
+  it('takes a q of 200 characters', async () => {
+    expect(await logs(l, a, { q: 'x'.repeat(200) })).toEqual([]);
+  });
+
+  it('pages through the logs matching q, keeping it on the next link', async () => {
+    const pages = await walkPages<LogEntry>(l, a.token, '/ingest/logs?limit=4&q=a2-');
+    expect(pages.map((p) => messages(p))).toEqual([['a2-5', 'a2-4', 'a2-3', 'a2-2'], ['a2-1', 'a2-0']]);
   });
 
   it('pages with filters kept on the next link', async () => {

@@ -60,13 +60,19 @@ describe('GET /logs/project: parameters and visibility', () => {
     ['traceId=abc'], ['applicationId=0'], ['applicationId=x'], ['limit=0'], ['limit=1001'], ['limit=ten'], ['limit=-5'],
     ['minDurationMs=-1'], ['minDurationMs=1.5'], ['status=600'], ['status=6xx'], ['status=abc'], ['status=20'],
     ['cursor=not-a-cursor!'], [`cursor=${Buffer.from('{"a":1}').toString('base64url')}`], [`cursor=${Buffer.from('[1]').toString('base64url')}`],
-    [`cursor=${'A'.repeat(300)}`], ['limit=1&limit=2'],
+    [`cursor=${'A'.repeat(300)}`], ['limit=1&limit=2'], ['url='], [`url=${'a'.repeat(201)}`], [`url=${'%F0%9F%94%8D'.repeat(201)}`], ['url=a&url=b'],
   ])('answers 400 validation_failed for the filter %s', async (filter) => {
     expectError(await read(`?id=${a.projectId}&${filter}`), 400, 'validation_failed');
   });
 
   it('answers 200 [] for a visible project without traces', async () => {
     await read(`?id=${a.projectId}`).expect(200, []);
+  });
+
+  it('takes a url of 1 to 200 characters, counted by code point (200 emoji are 400 UTF-16 units)', async () => {
+    for (const url of ['a', 'a'.repeat(200), '\u{1F50D}'.repeat(200)]) {
+      await read(`?id=${a.projectId}&url=${encodeURIComponent(url)}`).expect(200, []);
+    }
   });
 });
 
@@ -77,6 +83,7 @@ describe('GET /logs/project: order and filters', () => {
   // Ten traces, one a minute: even ones from application A, odd from B.
   const duration = (i: number) => i * 10 + 5;
   const status = (i: number) => (i === 0 || i === 5 ? 500 : i === 7 ? 503 : i === 3 ? 404 : 200);
+  const url = (i: number) => (i % 3 === 0 ? `/shop/Checkout?step=${i}` : `/shop/browse/${i}`);
   const traceIds: string[] = Array.from({ length: 10 }, () => randomUUID());
   const childOnly = randomUUID();
 
@@ -86,9 +93,9 @@ describe('GET /logs/project: order and filters', () => {
     appB = await addApplication(l, t);
     const spans = (app: 0 | 1) => traceIds.flatMap((traceId, i) => {
       if (i % 2 !== app) return [];
-      const root = span({ traceId, timestamp: iso(T0 + i * MINUTE), durationMs: duration(i), responseStatus: status(i) });
-      // A slow failing child never counts for the root filters.
-      return [root, span({ traceId, parentSpanId: root['spanId'], requestMethod: 'external:db', timestamp: iso(T0 + i * MINUTE + 1), durationMs: 9999, responseStatus: 500 })];
+      const root = span({ traceId, timestamp: iso(T0 + i * MINUTE), durationMs: duration(i), responseStatus: status(i), requestURL: url(i) });
+      // A slow failing child never counts for the root filters, nor its URL.
+      return [root, span({ traceId, parentSpanId: root['spanId'], requestMethod: 'external:db', timestamp: iso(T0 + i * MINUTE + 1), durationMs: 9999, responseStatus: 500, requestURL: '/db/query' })];
     });
     // A trace holding only a span whose parent never arrived (not a controller span): it has no root.
     const orphan = span({ traceId: childOnly, parentSpanId: randomUUID(), requestMethod: 'service:retry', timestamp: iso(T0 + 30 * MINUTE), durationMs: 9999, responseStatus: 500 });
@@ -117,10 +124,21 @@ describe('GET /logs/project: order and filters', () => {
     ['status=404', () => ({ status: 404 }), [3]],
     ['status=2xx with applicationId', () => ({ status: '2xx', applicationId: -1 }), [9, 1]],
     ['a window without traces', () => ({ from: iso(T0 - 60 * MINUTE), to: iso(T0) }), []],
+    ['url (of the root span, ASCII letters in any case)', () => ({ url: 'CHECKOUT?' }), [9, 6, 3, 0]],
+    ['url, not a child span\'s', () => ({ url: '/db/' }), []],
+    ['url with status', () => ({ url: 'checkout', status: '5xx' }), [0]],
+    ['url with applicationId', () => ({ url: '/shop/', applicationId: -1 }), [9, 7, 5, 3, 1]],
+    ['url with _ and % taken literally', () => ({ url: '/shop/_%' }), []],
+    ['url with regular-expression characters taken literally', () => ({ url: '.*' }), []],
   ])('narrows by %s', async (_label, query, expected) => {
     const q = query(traceIds);
     if (q['applicationId'] === -1) q['applicationId'] = appB.applicationId;
     expect(indexesOf(await traces(l, t, q))).toEqual(expected);
+  });
+
+  it('pages through the records matching url, keeping it on the next link', async () => {
+    const pages = await walkPagesOf(l, t, 'limit=3&url=checkout');
+    expect(pages.map((p) => indexesOf(p))).toEqual([[9, 6, 3], [0]]);
   });
 
   it('returns complete records (all spans of the trace) when filtering on the root', async () => {

@@ -14,6 +14,8 @@ export const limits = {
   maxJsonBodyBytes: 64 * 1024,
   /** Longest name (organization, project, application, tenant, key). */
   maxNameLength: 200,
+  /** Longest text of a substring filter of the reads (`url` of traces, `q` of logs), in characters. */
+  maxSearchLength: 200,
   /** Largest duration of a span, in milliseconds (about 24.8 days). */
   maxDurationMs: 2_147_483_647,
 } as const;

@@ -68,6 +68,13 @@ const readFilters: Op['params'] = [
   { name: 'traceId', in: 'query', schema: { type: 'string', format: 'uuid' } },
 ];
 
+/** A substring filter of a read: its text is taken literally, ASCII letters without regard to case. */
+const contains = (name: string, field: string): NonNullable<Op['params']>[number] => ({
+  name, in: 'query', schema: { type: 'string', minLength: 1, maxLength: limits.maxSearchLength },
+  description: `${field} contains this text: literal (\`%\`, \`_\`, \`*\` and regular-expression characters are plain characters), `
+    + 'ASCII letters compared without regard to case, other characters exactly. No index serves it: it narrows the rows the other filters select.',
+});
+
 const idempotencyKey: NonNullable<Op['params']>[number] = {
   name: 'Idempotency-Key', in: 'header', schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' },
   description: '1-200 visible ASCII characters. A repeated key from the same application within 24 h is answered 200 and not stored again.',
@@ -82,13 +89,15 @@ const ops: Record<string, Record<string, Op>> = {
     post: { summary: 'Send a batch of logs', security: 'apiKey', body: ref('LogBatch'), ok: ['200', 'Valid logs stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
       params: [idempotencyKey] },
     get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Log entries', list('LogEntry')], errors: ['400', '401', '404'],
-      params: [...readFilters, { name: 'level', in: 'query', schema: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] } }, { name: 'projectId', in: 'query', schema: id }] },
+      params: [...readFilters, { name: 'level', in: 'query', schema: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] } }, { name: 'projectId', in: 'query', schema: id },
+        contains('q', 'The log\'s `message`')] },
   },
   '/logs/project': {
     get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Trace records', list('TraceRecord')], errors: ['400', '401', '404'],
       params: [{ name: 'id', in: 'query', required: true, schema: id, description: 'Project id.' }, ...readFilters,
         { name: 'minDurationMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs }, description: 'Root span duration at least this.' },
-        { name: 'status', in: 'query', schema: { type: 'string', pattern: '^[1-5]([xX]{2}|[0-9]{2})$' }, description: 'Root span status: a code (404) or a class (5xx).' }] },
+        { name: 'status', in: 'query', schema: { type: 'string', pattern: '^[1-5]([xX]{2}|[0-9]{2})$' }, description: 'Root span status: a code (404) or a class (5xx).' },
+        contains('url', 'The root span\'s `requestURL`')] },
   },
   '/metrics': {
     get: { summary: 'Request metrics per application from its entry (controller:) spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404'],

@@ -69,6 +69,12 @@ export interface TraceQuery extends TimeWindow {
   minDurationMs?: number;
   /** Root span status: an exact code (`404`) or a class (`5xx`). */
   status?: { min: number; max: number };
+  /**
+   * Root span `requestURL` contains this text: literal (no wildcards, no pattern), ASCII letters compared
+   * without regard to case, every other character exactly. A record without root, or whose root has no
+   * `requestURL`, never matches.
+   */
+  urlContains?: string;
   limit?: number;
   cursor?: Cursor;
 }
@@ -79,6 +85,8 @@ export interface LogQuery extends TimeWindow {
   applicationId?: number;
   traceId?: string;
   level?: LogLevel;
+  /** `message` contains this text: literal, ASCII letters compared without regard to case (as `urlContains`). */
+  messageContains?: string;
   limit?: number;
   cursor?: Cursor;
 }

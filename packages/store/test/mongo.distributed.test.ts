@@ -230,6 +230,52 @@ describe('mongo store: streaming', () => {
   });
 });
 
+describe('mongo store: records written before rootUrl and message were stored', () => {
+  it('finds them by url and q all the same: the root among the record\'s spans, the message in its data', async () => {
+    const { store, db } = await openStore({ pageSize: 2 });
+    const w = await makeWorld(store);
+    const ids = { plain: newId(), called: newId(), orphan: newId(), bare: newId() };
+    const plainRoot = rootSpan(ids.plain, T0, { requestURL: '/Old/Root', durationMs: 40 });
+    const entry = span(ids.called, T0 + 10, { parentSpanId: newId(), requestMethod: 'controller:POST', requestURL: '/old/entry', durationMs: 900, responseStatus: 502 });
+    const nested = span(ids.called, T0 + 12, { parentSpanId: newId(), requestMethod: 'controller:charge', requestURL: '/old/nested', durationMs: 5, responseStatus: 200 });
+    await store.writeSpans(spanBatch(w.app, [
+      span(ids.plain, T0 + 1, { parentSpanId: plainRoot.spanId, requestURL: '/old/child' }), plainRoot, entry, nested,
+      span(ids.orphan, T0 + 20, { parentSpanId: newId(), requestURL: '/old/orphan' }),
+      rootSpan(ids.bare, T0 + 30, { requestURL: undefined }),
+    ]));
+    const oldLogs = Array.from({ length: 6 }, (_, i) => logEntry(w.app, T0 + i * 10, { message: i % 2 ? `Old quiet ${i}` : `old MATCH ${i}` }));
+    await store.writeLogs(logBatch(w.app, oldLogs));
+    // What documents written before this version look like: no rootUrl, no message.
+    await db.collection('traces').updateMany({}, { $unset: { rootUrl: '' } });
+    await db.collection('logs').updateMany({}, { $unset: { message: '' } });
+    expect(await db.collection('traces').countDocuments({ rootUrl: { $exists: true } })).toBe(0);
+    expect(await db.collection('logs').countDocuments({ message: { $exists: true } })).toBe(0);
+    // And records written since, with the fields, between and around them in time.
+    const fresh = { first: newId(), second: newId() };
+    await store.writeSpans(spanBatch(w.app, [rootSpan(fresh.first, T0 + 5, { requestURL: '/old/fresh' }), rootSpan(fresh.second, T0 + 40, { requestURL: '/new' })]));
+    const newLogs = [logEntry(w.app, T0 + 15, { message: 'new match' }), logEntry(w.app, T0 + 100, { message: 'new quiet' })];
+    await store.writeLogs(logBatch(w.app, newLogs));
+
+    const traceIds = async (urlContains: string, limit?: number) =>
+      (await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id, urlContains, ...(limit ? { limit } : {}) }))).map((t) => t.traceId);
+    expect(await traceIds('old/ROOT')).toEqual([ids.plain]);
+    expect(await traceIds('/old/entry')).toEqual([ids.called]);
+    expect(await traceIds('child')).toEqual([]);
+    expect(await traceIds('nested')).toEqual([]);
+    expect(await traceIds('orphan')).toEqual([]);
+    expect(await traceIds('/OLD/')).toEqual([ids.called, fresh.first, ids.plain]);
+    expect(await traceIds('/old/', 2)).toEqual([ids.called, fresh.first]);
+    expect(await traceIds('/')).toEqual([fresh.second, ids.called, fresh.first, ids.plain]);
+
+    const messages = async (messageContains: string, limit?: number) =>
+      (await collect(store.streamLogs({ userId: w.user.id, messageContains, ...(limit ? { limit } : {}) }))).map((l) => l.message);
+    expect(await messages('match')).toEqual(['old MATCH 4', 'old MATCH 2', 'new match', 'old MATCH 0']);
+    expect(await messages('match', 3)).toEqual(['old MATCH 4', 'old MATCH 2', 'new match']);
+    expect(await messages('QUIET')).toEqual(['new quiet', 'Old quiet 5', 'Old quiet 3', 'Old quiet 1']);
+    expect(await messages(' ')).toHaveLength(8);
+  });
+});
+
 describe('mongo store: failures', () => {
   it('answers 503 at start-up when no server listens', async () => {
     const port = await new Promise<number>((done) => {

@@ -83,7 +83,7 @@ describe('sqlite store', () => {
     const db = new Database(file, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.pragma('user_version', { simple: true })).toBe(3);
     } finally {
       db.close();
     }
@@ -126,6 +126,67 @@ describe('sqlite store', () => {
     await store.writeSpans(batch({ id: 1, projectId: 1 }, [{ ...root(traceId, T0 + 2, { durationMs: 1, responseStatus: 200 }), parentSpanId: newId() }]));
     const found = await collect(store.streamTraces({ userId, projectId: 1, status: { min: 503, max: 503 }, minDurationMs: 700 }));
     expect(found.map((t) => t.telemetry.length)).toEqual([3]);
+  });
+
+  it('migrates a version-2 database: its trace records get their root span\'s requestURL for the url filter', async () => {
+    const v2 = new Database(file);
+    v2.exec(MIGRATIONS[0]!);
+    v2.exec(MIGRATIONS[1]!);
+    v2.pragma('user_version = 2');
+    const userId = newId();
+    v2.prepare("INSERT INTO users (id, email, email_lower, name, password_hash, created_ms) VALUES (?, 'u@x.test', 'u@x.test', 'U', 'h', 0)").run(userId);
+    v2.exec("INSERT INTO organizations (id, name, created_ms) VALUES (1, 'O', 0); INSERT INTO projects (id, organization_id, name) VALUES (1, 1, 'P'); INSERT INTO applications (id, project_id, name) VALUES (1, 1, 'A');");
+    v2.prepare("INSERT INTO memberships (organization_id, user_id, role) VALUES (1, ?, 'owner')").run(userId);
+    const insertSpan = v2.prepare(`INSERT INTO spans (application_id, span_id, project_id, trace_id, ts, parent_span_id, controller, duration_ms, status, data)
+      VALUES (1, ?, 1, ?, ?, ?, ?, ?, ?, ?)`);
+    const store = (s: Span) => insertSpan.run(s.spanId, s.traceId, Date.parse(s.timestamp), s.parentSpanId ?? null,
+      String(s.requestMethod).startsWith('controller:') ? 1 : 0, s.durationMs ?? null, s.responseStatus ?? null, JSON.stringify(s));
+    const insertTrace = v2.prepare(`INSERT INTO traces (application_id, trace_id, id, project_id, ts, has_root, root_ts, root_duration_ms, root_status)
+      VALUES (1, ?, ?, 1, ?, ?, ?, ?, ?)`);
+    // A trace with a span without parent (rank 2), stored after its child; the child's URL is not the root's.
+    const plain = newId();
+    const plainRoot = root(plain, T0, { durationMs: 40, responseStatus: 200, requestURL: '/Legacy/Root' });
+    store({ ...root(plain, T0 + 1, { requestURL: '/legacy/child' }), parentSpanId: plainRoot.spanId, requestMethod: 'service:work' });
+    store(plainRoot);
+    insertTrace.run(plain, newId(), T0, 2, null, 40, 200);
+    // A continued trace (rank 1): the entry span at root_ts, and a controller span nested in it, also under a parent
+    // not stored, at another time: only the one the root columns came from gives the URL.
+    const called = newId();
+    store({ ...root(called, T0 + 10, { durationMs: 900, responseStatus: 502, requestURL: '/called/entry' }), parentSpanId: newId() });
+    store({ ...root(called, T0 + 12, { durationMs: 5, responseStatus: 200, requestURL: '/called/nested' }), parentSpanId: newId() });
+    insertTrace.run(called, newId(), T0 + 10, 1, T0 + 10, 900, 502);
+    // No root at all: its span's URL is no root URL. And a root without requestURL.
+    const orphan = newId();
+    store({ ...root(orphan, T0 + 20, { requestURL: '/legacy/orphan' }), parentSpanId: newId(), requestMethod: 'service:work' });
+    insertTrace.run(orphan, newId(), T0 + 20, 0, null, null, null);
+    const bare = newId();
+    store(root(bare, T0 + 30));
+    insertTrace.run(bare, newId(), T0 + 30, 2, T0 + 30, 3, 200);
+    v2.close();
+
+    const migrated = await open();
+    const matching = async (urlContains: string) =>
+      (await collect(migrated.streamTraces({ userId, projectId: 1, urlContains }))).map((t) => t.traceId);
+    expect(await matching('legacy/ROOT')).toEqual([plain]);
+    expect(await matching('legacy/child')).toEqual([]);
+    expect(await matching('/called/')).toEqual([called]);
+    expect(await matching('nested')).toEqual([]);
+    expect(await matching('orphan')).toEqual([]);
+    expect(await matching('/')).toEqual([called, plain]);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT trace_id, root_url FROM traces ORDER BY ts').all()).toEqual([
+        { trace_id: plain, root_url: '/Legacy/Root' }, { trace_id: called, root_url: '/called/entry' },
+        { trace_id: orphan, root_url: null }, { trace_id: bare, root_url: null },
+      ]);
+    } finally {
+      db.close();
+    }
+    // The migrated record's root URL follows a later root like the other root columns: a span without parent
+    // outranks the entry span.
+    await migrated.writeSpans(batch({ id: 1, projectId: 1 }, [root(called, T0 + 9, { requestURL: '/caller/outer' })]));
+    expect(await matching('/called/')).toEqual([]);
+    expect(await matching('/caller/outer')).toEqual([called]);
   });
 
   it('refuses a database whose schema is newer than this build', async () => {

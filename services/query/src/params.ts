@@ -1,4 +1,4 @@
-import { errors, isUuid, LOG_LEVELS, type LogLevel } from '@lantern/domain';
+import { errors, isUuid, limits, LOG_LEVELS, type LogLevel } from '@lantern/domain';
 import { queryId, queryInt, queryText, queryTime } from '@lantern/http';
 import type { Cursor } from '@lantern/store';
 import type { Request } from 'express';
@@ -28,6 +28,20 @@ function statusRange(raw: string | undefined): { min: number; max: number } | un
   throw errors.validation('The query parameter "status" must be a status code (404) or a class (5xx).', [{ parameter: 'status' }]);
 }
 
+/**
+ * A substring filter's text: 1-200 characters (counted as JSON Schema counts them, by code point), taken
+ * literally by the store. Present but empty is 400 like too long: an empty text would silently match everything.
+ */
+function searchText(req: Request, name: string): string | undefined {
+  const text = queryText(req, name, limits.maxSearchLength * 2);
+  if (text === undefined) return undefined;
+  const length = [...text].length;
+  if (length < 1 || length > limits.maxSearchLength) {
+    throw errors.validation(`The query parameter "${name}" must be 1 to ${limits.maxSearchLength} characters of text.`, [{ parameter: name }]);
+  }
+  return text;
+}
+
 /** The optional narrowing parameters shared by the trace and log reads (contract.md "Reads"). */
 export function commonFilters(req: Request) {
   const from = queryTime(req, 'from');
@@ -47,14 +61,19 @@ export function commonFilters(req: Request) {
 }
 
 export function traceFilters(req: Request) {
-  return { ...commonFilters(req), minDurationMs: queryInt(req, 'minDurationMs', 0, 2_147_483_647), status: statusRange(queryText(req, 'status', 8)) };
+  return {
+    ...commonFilters(req),
+    minDurationMs: queryInt(req, 'minDurationMs', 0, 2_147_483_647),
+    status: statusRange(queryText(req, 'status', 8)),
+    urlContains: searchText(req, 'url'),
+  };
 }
 
 export function logFilters(req: Request) {
   const level = queryText(req, 'level', 16);
   if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level))
     throw errors.validation(`The query parameter "level" must be one of ${LOG_LEVELS.join(', ')}.`, [{ parameter: 'level' }]);
-  return { ...commonFilters(req), level: level as LogLevel | undefined, projectId: queryId(req, 'projectId') };
+  return { ...commonFilters(req), level: level as LogLevel | undefined, projectId: queryId(req, 'projectId'), messageContains: searchText(req, 'q') };
 }
 
 /** Drops undefined values so they do not override adapter defaults. */

@@ -77,6 +77,68 @@ export function logsContract(ctx: StoreContext): void {
       expect(await ids({ traceId, from: T0 + 1500 })).toEqual([c.id]);
     });
 
+    it('filters on the message: a substring, ASCII letters in any case, every other character literally', async () => {
+      const w = await makeWorld(ctx.store);
+      const messages = {
+        failed: 'Payment FAILED for order 42', disk: 'disk 100% full_now', symbols: 'regex .* (a|b) [x] {y} ^$ \\ +?',
+        tab: 'tab\there', nul: 'nul \u0000 inside', accents: 'Ünïcode café', multiline: 'first line\nsecond line',
+      };
+      const written = Object.values(messages).map((message, i) => logEntry(w.app, T0 + i, { message }));
+      await ctx.store.writeLogs(logBatch(w.app, written));
+      const idOf = (key: keyof typeof messages) => written[Object.keys(messages).indexOf(key)]!.id;
+      const ids = async (messageContains: string) => (await logs(w, { messageContains })).map((l) => l.id);
+      expect(await ids('payment failed')).toEqual([idOf('failed')]);
+      expect(await ids('ORDER 4')).toEqual([idOf('failed')]);
+      expect(await ids('%')).toEqual([idOf('disk')]);
+      expect(await ids('_')).toEqual([idOf('disk')]);
+      expect(await ids('0% FULL_')).toEqual([idOf('disk')]);
+      expect(await ids('.*')).toEqual([idOf('symbols')]);
+      expect(await ids('x.*')).toEqual([]);
+      expect(await ids('(A|B) [X] {Y} ^$ \\ +?')).toEqual([idOf('symbols')]);
+      expect(await ids('\t')).toEqual([idOf('tab')]);
+      expect(await ids('\u0000 in')).toEqual([idOf('nul')]);
+      expect(await ids('line\nSECOND')).toEqual([idOf('multiline')]);
+      expect(await ids('ÜNïCODE CAFé')).toEqual([idOf('accents')]);
+      expect(await ids('café'.toUpperCase())).toEqual([]);
+      expect(await ids('ünï')).toEqual([]);
+      expect(await ids('nothing like it')).toEqual([]);
+      // The message only: a text found in another field does not match.
+      await ctx.store.writeLogs(logBatch(w.app, [logEntry(w.app, T0 + 50, { message: 'plain', context: 'payment failed' })]));
+      expect(await ids('payment failed')).toEqual([idOf('failed')]);
+    });
+
+    it('combines the message filter with the others, over several projects, and pages through matches only', async () => {
+      const w = await makeWorld(ctx.store);
+      const p2 = await ctx.store.createProject({ name: 'second', organizationId: w.org.id });
+      const app2 = await ctx.store.createApplication({ name: 'second', projectId: p2.id });
+      const foreign = await makeWorld(ctx.store, 'foreign');
+      const traceId = newId();
+      const written = Array.from({ length: 30 }, (_, i) => logEntry(i % 2 === 0 ? w.app : app2, T0 + Math.floor(i / 3) * 1000, {
+        message: i % 3 === 0 ? `Timeout calling billing (${i})` : `request ${i} served`,
+        level: i % 5 === 0 ? 'error' : 'info',
+        ...(i % 4 === 0 ? { traceId } : {}),
+      }));
+      await ctx.store.writeLogs(logBatch(w.app, written.filter((l) => l.applicationId === w.app.id)));
+      await ctx.store.writeLogs(logBatch(app2, written.filter((l) => l.applicationId === app2.id)));
+      await ctx.store.writeLogs(logBatch(foreign.app, [logEntry(foreign.app, T0, { message: 'Timeout calling billing (foreign)' })]));
+      const timeouts = newestFirst(written.filter((l) => l.message.startsWith('Timeout')));
+      const all = await collect(ctx.store.streamLogs({ userId: w.user.id, messageContains: 'timeout CALLING' }));
+      expect(all.map((l) => l.id)).toEqual(timeouts.map((l) => l.id));
+      const pages = await readInPages((cursor) => ctx.store.streamLogs({ userId: w.user.id, messageContains: 'timeout', limit: 3, cursor }), 3);
+      expect(pages.map((p) => p.length)).toEqual([3, 3, 3, 1]);
+      expect(pages.flat()).toEqual(all);
+      expect(await collect(ctx.store.streamLogs({ userId: w.user.id, messageContains: 'timeout', limit: 4 }))).toEqual(all.slice(0, 4));
+      expect(await collect(ctx.store.streamLogs({ userId: w.user.id, messageContains: 'timeout', cursor: cursorOf(all[5]!) }))).toEqual(all.slice(6));
+      const ids = async (query: Partial<LogQuery>) => (await logs(w, { messageContains: 'timeout', ...query })).map((l) => l.id);
+      const expected = (keep: (l: LogEntry) => boolean) => timeouts.filter(keep).map((l) => l.id);
+      expect(await ids({ level: 'error' })).toEqual(expected((l) => l.level === 'error' && l.projectId === w.project.id));
+      expect(await ids({ projectId: p2.id })).toEqual(expected((l) => l.projectId === p2.id));
+      expect(await ids({ applicationId: app2.id, projectId: p2.id })).toEqual(expected((l) => l.applicationId === app2.id));
+      expect(await ids({ traceId })).toEqual(expected((l) => l.traceId === traceId && l.projectId === w.project.id));
+      expect(await ids({ from: T0 + 3000, to: T0 + 6000 }))
+        .toEqual(expected((l) => l.projectId === w.project.id && Date.parse(l.timestamp) >= T0 + 3000 && Date.parse(l.timestamp) < T0 + 6000));
+    });
+
     it('without a project, merges the logs of every project the user can see, newest first', async () => {
       const w = await makeWorld(ctx.store, 'own');
       const p2 = await ctx.store.createProject({ name: 'second', organizationId: w.org.id });

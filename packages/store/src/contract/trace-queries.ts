@@ -110,5 +110,100 @@ export function traceQueriesContract(ctx: StoreContext): void {
       expect(await traceIds({ status: { min: 200, max: 299 }, minDurationMs: 100 })).toEqual([ids.ok]);
       expect(await traceIds({ status: { min: 500, max: 599 }, from: T0 + 4, limit: 1 })).toEqual([ids.down]);
     });
+
+    it('filters on the root span requestURL: a substring, ASCII letters in any case, every other character literally', async () => {
+      const w = await makeWorld(ctx.store);
+      const urls = {
+        item: '/Items/42', list: '/items?tag=100%_off', dotted: '/api/v1.2/users', symbols: '/a+b(c)*[d]{e}|f^$\\g?.',
+        accents: '/café/Ünïcode', spaced: '/search?q=two words',
+      };
+      const ids = Object.fromEntries(Object.keys(urls).map((k) => [k, newId()])) as Record<keyof typeof urls, string>;
+      const [noUrl, childOnly, orphan] = [newId(), newId(), newId()];
+      const childRoot = rootSpan(childOnly, T0 + 10, { requestURL: '/parent' });
+      await ctx.store.writeSpans(spanBatch(w.app, [
+        ...Object.entries(urls).map(([k, url], i) => rootSpan(ids[k as keyof typeof urls], T0 + i, { requestURL: url })),
+        rootSpan(noUrl, T0 + 8, { requestURL: undefined }),
+        childRoot, span(childOnly, T0 + 11, { parentSpanId: childRoot.spanId, requestURL: '/items/child' }),
+        span(orphan, T0 + 12, { parentSpanId: newId(), requestURL: '/items/orphan' }),
+      ]));
+      const traceIds = async (urlContains: string, query: Partial<TraceQuery> = {}) =>
+        (await traces(w, { urlContains, ...query })).map((r) => r.traceId);
+      // ASCII letters in any case; the child's and the orphan's URLs are not root URLs.
+      expect(await traceIds('items')).toEqual([ids.list, ids.item]);
+      expect(await traceIds('ITEMS/4')).toEqual([ids.item]);
+      expect(await traceIds('/PARENT')).toEqual([childOnly]);
+      expect(await traceIds('child')).toEqual([]);
+      // LIKE wildcards and regular-expression characters are plain characters.
+      expect(await traceIds('%')).toEqual([ids.list]);
+      expect(await traceIds('_')).toEqual([ids.list]);
+      expect(await traceIds('0%_O')).toEqual([ids.list]);
+      expect(await traceIds('v1.2')).toEqual([ids.dotted]);
+      expect(await traceIds('v1x2')).toEqual([]);
+      expect(await traceIds('.*')).toEqual([]);
+      expect(await traceIds('+b(C)*[D]{E}|F^$\\G?.')).toEqual([ids.symbols]);
+      expect(await traceIds('\\')).toEqual([ids.symbols]);
+      expect(await traceIds('two words')).toEqual([ids.spaced]);
+      // Letters outside ASCII are compared exactly.
+      expect(await traceIds('CAFé/Ünï')).toEqual([ids.accents]);
+      expect(await traceIds('CAFÉ')).toEqual([]);
+      expect(await traceIds('ünï')).toEqual([]);
+      // Whatever the text, a record whose root has no URL never matches: it is not the empty string.
+      expect((await traces(w, { urlContains: '/' })).map((r) => r.traceId)).not.toContain(noUrl);
+    });
+
+    it('combines the url filter with the others, and pages through the matching records only', async () => {
+      const w = await makeWorld(ctx.store);
+      const app2 = await ctx.store.createApplication({ name: 'second', projectId: w.project.id });
+      const written = Array.from({ length: 24 }, (_, i) => ({
+        traceId: newId(), app: i % 3 === 2 ? app2 : w.app, at: T0 + Math.floor(i / 2) * 1000,
+        url: i % 2 === 0 ? `/checkout/${i}` : `/browse/${i}`, status: i % 4 === 0 ? 500 : 200,
+      }));
+      for (const app of [w.app, app2]) {
+        await ctx.store.writeSpans(spanBatch(app, written.filter((t) => t.app === app)
+          .map((t) => rootSpan(t.traceId, t.at, { requestURL: t.url, responseStatus: t.status }))));
+      }
+      const expected = (keep: (t: (typeof written)[number]) => boolean) =>
+        written.filter(keep).sort((a, b) => b.at - a.at).map((t) => t.traceId);
+      const checkout = await traces(w, { urlContains: 'CHECKOUT/' });
+      expect(checkout.map((r) => r.traceId).sort()).toEqual(expected((t) => t.url.startsWith('/checkout/')).sort());
+      expect(checkout.map((r) => r.id)).toEqual(newestFirst(checkout).map((r) => r.id));
+      const pages = await readInPages((cursor) => ctx.store.streamTraces({
+        userId: w.user.id, projectId: w.project.id, urlContains: 'checkout', limit: 5, cursor,
+      }), 5);
+      expect(pages.map((p) => p.length)).toEqual([5, 5, 2]);
+      expect(pages.flat()).toEqual(checkout);
+      expect(await traces(w, { urlContains: 'checkout', limit: 3 })).toEqual(checkout.slice(0, 3));
+      const ids = async (query: Partial<TraceQuery>) => (await traces(w, { urlContains: 'checkout', ...query })).map((r) => r.traceId).sort();
+      expect(await ids({ status: { min: 500, max: 599 } })).toEqual(expected((t) => t.url.startsWith('/checkout/') && t.status === 500).sort());
+      expect(await ids({ applicationId: app2.id })).toEqual(expected((t) => t.url.startsWith('/checkout/') && t.app === app2).sort());
+      expect(await ids({ from: T0 + 4000, to: T0 + 8000 })).toEqual(expected((t) => t.url.startsWith('/checkout/') && t.at >= T0 + 4000 && t.at < T0 + 8000).sort());
+      const one = written.find((t) => t.url === '/browse/7')!;
+      expect(await ids({ traceId: one.traceId })).toEqual([]);
+      expect((await traces(w, { urlContains: '/browse/7', traceId: one.traceId })).map((r) => r.traceId)).toEqual([one.traceId]);
+      expect(await traces(w, { urlContains: 'checkout', cursor: cursorOf(checkout[4]!) })).toEqual(checkout.slice(5));
+    });
+
+    it('matches the URL of the root the record has now: the root span, whenever it arrives, and its first version', async () => {
+      const w = await makeWorld(ctx.store);
+      const [late, entry, resent] = [newId(), newId(), newId()];
+      const lateRoot = rootSpan(late, T0, { requestURL: '/late-root' });
+      await ctx.store.writeSpans(spanBatch(w.app, [span(late, T0 + 1, { parentSpanId: lateRoot.spanId, requestURL: '/early-child' })]));
+      expect(await traces(w, { urlContains: 'late-root' })).toEqual([]);
+      await ctx.store.writeSpans(spanBatch(w.app, [lateRoot]));
+      // A continued trace: its entry span is the root until a span without parent arrives.
+      await ctx.store.writeSpans(spanBatch(w.app, [span(entry, T0 + 3, { parentSpanId: newId(), requestMethod: 'controller:POST', requestURL: '/entry' })]));
+      expect((await traces(w, { urlContains: '/entry' })).map((r) => r.traceId)).toEqual([entry]);
+      await ctx.store.writeSpans(spanBatch(w.app, [rootSpan(entry, T0 + 2, { requestURL: '/outer' })]));
+      const first = rootSpan(resent, T0 + 4, { requestURL: '/first' });
+      await ctx.store.writeSpans(spanBatch(w.app, [first]));
+      await ctx.store.writeSpans(spanBatch(w.app, [{ ...first, requestURL: '/second' }]));
+      const matching = async (text: string) => (await traces(w, { urlContains: text })).map((r) => r.traceId);
+      expect(await matching('late-root')).toEqual([late]);
+      expect(await matching('early-child')).toEqual([]);
+      expect(await matching('/outer')).toEqual([entry]);
+      expect(await matching('/entry')).toEqual([]);
+      expect(await matching('/first')).toEqual([resent]);
+      expect(await matching('/second')).toEqual([]);
+    });
   });
 }

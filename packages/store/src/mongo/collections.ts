@@ -99,6 +99,11 @@ export interface TraceDoc {
   rootTs: Date | null;
   rootDurationMs: number | null;
   rootStatus: number | null;
+  /**
+   * The root span's `requestURL` (null: no root, or a root without one), for the `url` filter. Absent in records
+   * written before the field existed: the reader then finds the root among the record's spans (see traces.ts).
+   */
+  rootUrl?: string | null;
 }
 
 export interface LogDoc {
@@ -109,6 +114,11 @@ export interface LogDoc {
   traceId?: string;
   level: LogLevel;
   ts: Date;
+  /**
+   * The log's `message` (also in `data`), for the `q` filter: `data` is JSON text, which a query cannot look
+   * into. Absent in logs written before the field existed: the reader then takes it from `data` (see logs.ts).
+   */
+  message?: string | null;
   data: string;
 }
 

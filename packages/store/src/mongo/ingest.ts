@@ -50,6 +50,7 @@ function toLogDoc(batch: LogBatchMessage, log: LogBatchMessage['logs'][number], 
     ...(rest.traceId === undefined ? {} : { traceId: rest.traceId }),
     level: log.level,
     ts: new Date(Number.isNaN(parsed) ? at : parsed),
+    message: typeof log.message === 'string' ? log.message : null,
     data: JSON.stringify(rest),
   };
 }
@@ -77,11 +78,14 @@ export function createIngestWriter(c: Collections, guard: Guard, now: () => numb
       { $max: { createdAt: new Date(at) }, $setOnInsert: { applicationId, kind, key } }, { upsert: true });
   }
 
-  /** The stored version of each span: ours where this call inserted it, the first one stored otherwise. */
+  /**
+   * The stored version of each span: ours where this call inserted it, the first one stored otherwise (whole:
+   * the root's requestURL is in its `data`).
+   */
   async function storedVersions(docs: SpanDoc[], inserted: Set<number>): Promise<SpanDoc[]> {
     const others = docs.filter((_, i) => !inserted.has(i)).map((d) => d._id);
     if (others.length === 0) return docs;
-    const found = new Map((await c.spans.find({ _id: { $in: others } }, { projection: { data: 0 } }).toArray()).map((d) => [d._id, d]));
+    const found = new Map((await c.spans.find({ _id: { $in: others } }).toArray()).map((d) => [d._id, d]));
     return docs.flatMap((d, i) => (inserted.has(i) ? [d] : found.has(d._id) ? [found.get(d._id)!] : []));
   }
 

@@ -54,3 +54,20 @@ export async function* chunksOf<T>(cursor: FindCursor<T>, size: number): AsyncGe
     await cursor.close();
   }
 }
+
+/**
+ * A `$regex` that matches text containing `needle` by the rule of ../text.ts: literal, ASCII letters in either
+ * case (`[aA]`, not the `i` option, which would fold other letters too on MongoDB but not on every server), every
+ * other character exactly. ASCII punctuation is escaped (a backslash before a non-alphanumeric character is that
+ * character, in PCRE and in Java's patterns alike) and NUL is written `\x00`: a BSON regex is a C string.
+ */
+export function containsRegex(needle: string): { $regex: string } {
+  let pattern = '';
+  for (const ch of needle) {
+    if (/^[A-Za-z]$/.test(ch)) pattern += `[${ch.toLowerCase()}${ch.toUpperCase()}]`;
+    else if (ch === '\u0000') pattern += '\\x00';
+    else if (/^[!-/:-@[-`{-~]$/.test(ch)) pattern += `\\${ch}`;
+    else pattern += ch;
+  }
+  return { $regex: pattern };
+}

@@ -11,6 +11,7 @@ interface TraceUpdate {
   rootTs: number | null;
   duration: number | null;
   status: number | null;
+  url: string | null;
 }
 
 type RootCandidate = Pick<TraceUpdate, 'rootRank' | 'rootTs' | 'duration'>;
@@ -44,6 +45,12 @@ interface BatchOrigin {
   spanIds: Set<string>;
 }
 
+/** The `requestURL` of a stored span (kept in its JSON text), or null. */
+function urlOf(s: SpanDoc): string | null {
+  const url = (JSON.parse(s.data) as { requestURL?: unknown }).requestURL;
+  return typeof url === 'string' ? url : null;
+}
+
 /** What the batch's spans bring to each trace record: the earliest time and the best root candidate. */
 async function updatesOf(c: Collections, batch: BatchOrigin, stored: SpanDoc[]): Promise<Map<string, TraceUpdate>> {
   const { applicationId } = batch;
@@ -62,7 +69,9 @@ async function updatesOf(c: Collections, batch: BatchOrigin, stored: SpanDoc[]):
   for (const s of stored) {
     const ts = s.ts.getTime();
     const rootRank = rankOf(s);
-    const candidate = rootRank ? { rootRank, rootTs: ts, duration: s.durationMs, status: s.status } : { rootRank, rootTs: null, duration: null, status: null };
+    const candidate = rootRank
+      ? { rootRank, rootTs: ts, duration: s.durationMs, status: s.status, url: urlOf(s) }
+      : { rootRank, rootTs: null, duration: null, status: null, url: null };
     const update = updates.get(s.traceId);
     if (update === undefined) {
       updates.set(s.traceId, { ts, ...candidate });
@@ -76,8 +85,8 @@ async function updatesOf(c: Collections, batch: BatchOrigin, stored: SpanDoc[]):
 
 /**
  * The trace records' part of a span batch. `stored` holds the batch's spans as they are stored (the first
- * version of each), whether this batch or an earlier one stored them: applying a span to its trace record twice
- * changes nothing (`ts` only moves earlier, a root only to a candidate that outranks it), so a batch retried
+ * version of each, `data` included), whether this batch or an earlier one stored them: applying a span to its
+ * trace record twice changes nothing (`ts` only moves earlier, a root only to a candidate that outranks it), so a batch retried
  * after a failure half-way completes the records, and a repeated batch leaves them as they were.
  */
 export async function updateTraceRecords(c: Collections, batch: BatchOrigin, stored: SpanDoc[]): Promise<void> {
@@ -104,7 +113,7 @@ export async function updateTraceRecords(c: Collections, batch: BatchOrigin, sto
         $min: { ts: new Date(u.ts) },
         $setOnInsert: {
           id: newId(), projectId, applicationId, traceId, rootRank: u.rootRank, rootTs: u.rootTs === null ? null : new Date(u.rootTs),
-          rootDurationMs: u.duration, rootStatus: u.status,
+          rootDurationMs: u.duration, rootStatus: u.status, rootUrl: u.url,
         },
       },
       upsert: true,
@@ -121,7 +130,7 @@ export async function updateTraceRecords(c: Collections, batch: BatchOrigin, sto
     if (record !== undefined && !outranks(u, { rootRank: record.rootRank, rootTs: record.rootTs?.getTime() ?? null, duration: record.rootDurationMs })) continue;
     roots.push({ updateOne: {
       filter: { _id: keyOf(traceId), ...outrankedBy(u) },
-      update: { $set: { rootRank: u.rootRank, rootTs: new Date(u.rootTs!), rootDurationMs: u.duration, rootStatus: u.status } },
+      update: { $set: { rootRank: u.rootRank, rootTs: new Date(u.rootTs!), rootDurationMs: u.duration, rootStatus: u.status, rootUrl: u.url } },
     } });
   }
   if (roots.length > 0) await c.traces.bulkWrite(roots, { ordered: false });

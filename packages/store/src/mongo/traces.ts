@@ -1,22 +1,28 @@
 import { toIso } from '@lantern/domain';
 import type { Span, TraceRecord } from '@lantern/domain';
-import type { Filter } from 'mongodb';
+import type { Filter, FindCursor } from 'mongodb';
 import type { RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
+import { containsText } from '../text.js';
 import type { Access } from './access.js';
 import type { Collections, SpanDoc, TraceDoc } from './collections.js';
 import { spanKey } from './collections.js';
 import type { Guard } from './errors.js';
-import { afterCursor, chunksOf, limitOption, remainingOf, windowFilter } from './paging.js';
+import { afterCursor, chunksOf, containsRegex, limitOption, remainingOf, windowFilter } from './paging.js';
 
 export interface TraceReader {
   streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
   streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
 }
 
-type TraceHead = Pick<TraceDoc, '_id' | 'id' | 'projectId' | 'applicationId' | 'traceId' | 'ts'>;
+type TraceHead = Pick<TraceDoc, '_id' | 'id' | 'projectId' | 'applicationId' | 'traceId' | 'ts'>
+  & Partial<Pick<TraceDoc, 'rootRank' | 'rootTs' | 'rootDurationMs' | 'rootStatus' | 'rootUrl'>>;
+
+const HEAD = { _id: 1, id: 1, projectId: 1, applicationId: 1, traceId: 1, ts: 1 } as const;
+/** With the url filter: what finding the root of a record written before `rootUrl` existed takes. */
+const HEAD_WITH_ROOT = { ...HEAD, rootRank: 1, rootTs: 1, rootDurationMs: 1, rootStatus: 1, rootUrl: 1 } as const;
 
 function traceFilter(query: TraceQuery): Filter<TraceDoc> {
-  return {
+  const filter: Filter<TraceDoc> = {
     projectId: query.projectId,
     ...windowFilter(query),
     ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
@@ -25,6 +31,28 @@ function traceFilter(query: TraceQuery): Filter<TraceDoc> {
     ...(query.status === undefined ? {} : { rootStatus: { $gte: query.status.min, $lte: query.status.max } }),
     ...afterCursor(query.cursor, 'id'),
   };
+  if (query.urlContains === undefined) return filter;
+  // A record written before `rootUrl` existed has a root (rootRank > 0) but no such field: it is a candidate,
+  // decided once its spans are read (legacyRootMatches). The cursor's `$or` is in `filter`, hence the `$and`.
+  const url: Filter<TraceDoc> = { $or: [{ rootUrl: containsRegex(query.urlContains) }, { rootUrl: { $exists: false }, rootRank: { $gt: 0 } }] };
+  return { $and: [filter, url] };
+}
+
+const sameNumber = (a: unknown, b: number | null | undefined): boolean =>
+  (typeof a === 'number' && Number.isFinite(a) ? a : null) === (b ?? null);
+
+/**
+ * For a record stored before `rootUrl` existed: whether its root span's requestURL contains the text. The root
+ * is the span its root columns came from, chosen as the SQLite store's migration 3 chooses it: a span without
+ * parent (rank 2), or a controller span with a parent at rootTs (rank 1), with the record's duration and status
+ * (of several such, the earliest: the spans come ordered by time).
+ */
+function legacyRootMatches(t: TraceHead, spans: Span[], text: string): boolean {
+  const root = spans.find((s) => sameNumber(s.durationMs, t.rootDurationMs) && sameNumber(s.responseStatus, t.rootStatus) && (t.rootRank === 2
+    ? s.parentSpanId == null
+    : s.parentSpanId != null && typeof s.requestMethod === 'string' && s.requestMethod.startsWith('controller:')
+      && Date.parse(s.timestamp) === t.rootTs?.getTime()));
+  return root !== undefined && containsText(root.requestURL, text);
 }
 
 export function createTraceReader(c: Collections, guard: Guard, access: Access, pageSize: number): TraceReader {
@@ -52,19 +80,25 @@ export function createTraceReader(c: Collections, guard: Guard, access: Access, 
 
   return {
     streamTraces: (query) => guard.stream(async function* () {
-      const remaining = remainingOf(query.limit);
+      let remaining = remainingOf(query.limit);
       if (remaining === 0 || (await access.visibleProject(query.projectId, query.userId)) === null) return;
+      const text = query.urlContains;
+      // With the url filter, records stored before `rootUrl` existed are decided here, so the server cannot count
+      // the limit: the reader stops once it has yielded `remaining` records.
       const cursor = c.traces.find(traceFilter(query), {
-        sort: { ts: -1, id: -1 }, batchSize: pageSize, ...limitOption(remaining),
-        projection: { _id: 1, id: 1, projectId: 1, applicationId: 1, traceId: 1, ts: 1 },
+        sort: { ts: -1, id: -1 }, batchSize: pageSize, ...(text === undefined ? limitOption(remaining) : {}),
+        projection: text === undefined ? HEAD : HEAD_WITH_ROOT,
       });
-      for await (const page of chunksOf(cursor, pageSize)) {
+      for await (const page of chunksOf(cursor as FindCursor<TraceHead>, pageSize)) {
         const spans = await spansOf(page);
         for (const t of page) {
+          const telemetry = spans.get(t._id) ?? [];
+          if (text !== undefined && t.rootUrl === undefined && !legacyRootMatches(t, telemetry, text)) continue;
           yield {
             id: t.id, projectId: t.projectId, applicationId: t.applicationId, traceId: t.traceId,
-            timestamp: toIso(t.ts.getTime()), telemetry: spans.get(t._id) ?? [],
+            timestamp: toIso(t.ts.getTime()), telemetry,
           };
+          if (--remaining === 0) return;
         }
       }
     }),

@@ -14,6 +14,7 @@ interface TraceUpdate {
   rootTs: number | null;
   duration: number | null;
   status: number | null;
+  url: string | null;
 }
 
 /**
@@ -29,6 +30,10 @@ function outranks(c: Pick<TraceUpdate, 'rootRank' | 'rootTs' | 'duration'>, curr
 
 function numberOrNull(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
 }
 
 /** The batch's time: when ingest received it (so a replayed message is judged by when the client sent it). */
@@ -58,13 +63,14 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
     // The root columns follow `outranks` (ROOT_WINS is the same rule in SQL); `ts` only ever moves earlier.
-    trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status, root_url)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (application_id, trace_id) DO UPDATE SET
         ts = min(traces.ts, excluded.ts),
         root_ts = CASE WHEN ${ROOT_WINS} THEN excluded.root_ts ELSE traces.root_ts END,
         root_duration_ms = CASE WHEN ${ROOT_WINS} THEN excluded.root_duration_ms ELSE traces.root_duration_ms END,
         root_status = CASE WHEN ${ROOT_WINS} THEN excluded.root_status ELSE traces.root_status END,
+        root_url = CASE WHEN ${ROOT_WINS} THEN excluded.root_url ELSE traces.root_url END,
         has_root = CASE WHEN ${ROOT_WINS} THEN excluded.has_root ELSE traces.has_root END`),
     log: db.prepare(`INSERT OR IGNORE INTO logs (id, project_id, application_id, trace_id, level, ts, data)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -104,7 +110,9 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
         controller ? 1 : 0, duration, status, JSON.stringify(span)).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
       const rootRank = rankOf(span, controller);
-      const candidate = rootRank ? { rootRank, rootTs: ts, duration, status } : { rootRank, rootTs: null, duration: null, status: null };
+      const candidate = rootRank
+        ? { rootRank, rootTs: ts, duration, status, url: stringOrNull(span.requestURL) }
+        : { rootRank, rootTs: null, duration: null, status: null, url: null };
       const update = traces.get(span.traceId);
       if (update === undefined) {
         traces.set(span.traceId, { ts, ...candidate });
@@ -114,7 +122,7 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
       if (outranks(candidate, update)) Object.assign(update, candidate);
     }
     for (const [traceId, u] of traces) {
-      q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status);
+      q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url);
     }
   });
 

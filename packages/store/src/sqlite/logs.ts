@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { LogEntry } from '@lantern/domain';
 import type { Cursor, LogQuery } from '../port.js';
+import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
 import { StatementCache, Where, afterCursor, remainingOf, visibleJoin, visibleProjects } from './paging.js';
 
@@ -48,6 +49,8 @@ export function createLogReader(db: Database, pageSize: number): LogReader {
       .maybe('l.application_id = ?', query.applicationId)
       .maybe('l.trace_id = ?', query.traceId)
       .maybe('l.level = ?', query.level);
+    // As the url filter of traces: literal, ASCII-case-insensitive, read from the stored JSON (no index serves it).
+    if (query.messageContains !== undefined) where.add("instr(lower(json_extract(l.data, '$.message')), ?) > 0", asciiLower(query.messageContains));
     afterCursor(where, 'l', after);
     const sql = `SELECT l.id, l.project_id, l.application_id, l.ts, l.data FROM logs l ${visibleJoin('l')}
       ${where.sql} ORDER BY l.ts DESC, l.id DESC LIMIT ?`;

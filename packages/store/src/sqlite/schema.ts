@@ -154,6 +154,23 @@ export const MIGRATIONS: readonly string[] = [
   ) e
   WHERE e.n = 1 AND traces.application_id = e.application_id AND traces.trace_id = e.trace_id AND traces.has_root = 0;
   `,
+  // 3: the root span's requestURL, beside its duration and status, for the `url` filter of trace reads. Records
+  // already stored take it from the span their root columns came from: for a span without parent (rank 2) the
+  // first one stored (lowest rowid) whose duration and status are the record's; for an entry span (rank 1) the
+  // controller span with a parent at root_ts with that duration and status. A record without root keeps NULL
+  // (never matches). Reads each rooted record's spans through the primary key and rewrites those records once.
+  `
+  ALTER TABLE traces ADD COLUMN root_url TEXT;
+  UPDATE traces SET root_url = (
+    SELECT CASE WHEN json_type(s.data, '$.requestURL') = 'text' THEN json_extract(s.data, '$.requestURL') END
+    FROM spans s
+    WHERE s.application_id = traces.application_id AND s.trace_id = traces.trace_id
+      AND s.duration_ms IS traces.root_duration_ms AND s.status IS traces.root_status
+      AND CASE WHEN traces.has_root = 2 THEN s.parent_span_id IS NULL
+        ELSE s.controller = 1 AND s.parent_span_id IS NOT NULL AND s.ts = traces.root_ts END
+    ORDER BY s.rowid LIMIT 1)
+  WHERE has_root > 0;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { toIso } from '@lantern/domain';
 import type { Span, TraceRecord } from '@lantern/domain';
 import type { Cursor, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
+import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
 import { StatementCache, Where, afterCursor, remainingOf, visibleJoin, visibleProjects } from './paging.js';
 
@@ -52,6 +53,9 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
       .maybe('t.application_id = ?', query.applicationId)
       .maybe('t.root_duration_ms >= ?', query.minDurationMs);
     if (query.status) where.add('t.root_status BETWEEN ? AND ?', query.status.min, query.status.max);
+    // Literal and ASCII-case-insensitive (../text.ts): instr has no wildcards, lower() folds ASCII only. No index
+    // serves a substring: it narrows the rows the other conditions select.
+    if (query.urlContains !== undefined) where.add('instr(lower(t.root_url), ?) > 0', asciiLower(query.urlContains));
     // One trace id has at most a record per application of the project: looked up by primary key.
     if (query.traceId !== undefined) {
       where.add('t.trace_id = ? AND t.application_id IN (SELECT a.id FROM applications a WHERE a.project_id = ?)',
