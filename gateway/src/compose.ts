@@ -2,12 +2,14 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTokenService } from '@lantern/auth';
 import type { Config } from '@lantern/config';
+import { consoleDir } from '@lantern/console';
 import { createServiceApp } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import type { Store } from '@lantern/store';
 import { createRetention, createWriter } from '@lantern/writer';
 import type { Express } from 'express';
 import { Closers, openBlobs, openBus, openStore } from './adapters.js';
+import { consoleRouter } from './console-route.js';
 import { SERVICES, serviceRouters } from './routers.js';
 import { loadOrCreateSecret } from './secret.js';
 
@@ -26,12 +28,14 @@ export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeco
   /** SQLite file; defaults to DATA_DIR/lantern.db (tests pass ':memory:'). */
   storeFile?: string;
   passwordHasher?: (password: string) => Promise<string>;
+  /** The web console's built files served at `/` (default: packages/console/dist). */
+  consoleDir?: string;
 };
 
 /**
  * Every service in one process on one Express app, by default with the embedded adapters: SQLite store,
  * in-process bus, filesystem blobs (LANTERN_STORE/BUS/BLOBS may name others). Ingest still publishes to the bus
- * and the writer still persists from it.
+ * and the writer still persists from it. The web console is served at `/`.
  */
 export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded> {
   const { dataDir, logger } = options;
@@ -64,7 +68,8 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
     trustProxy: options.trustProxy,
     isStopping: () => stopping,
     checks: { store: () => store.ping(), bus: () => bus.ping(), blobs: () => blobs.ping() },
-    routers: SERVICES.flatMap((service) => serviceRouters(service, deps)),
+    // The console first: it claims only `/`, `/index.html`, `/assets/*` and `/favicon.ico`, and lets the rest through.
+    routers: [consoleRouter(options.consoleDir ?? consoleDir), ...SERVICES.flatMap((service) => serviceRouters(service, deps))],
   });
   return {
     app,

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from '@lantern/config';
+import { consoleDir } from '@lantern/console';
 import { createLogger } from '@lantern/logging';
 import { createEmbedded } from './compose.js';
 import { serve } from './server.js';
@@ -32,10 +35,11 @@ async function main(): Promise<void> {
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const signUp = existsSync(join(consoleDir, 'index.html')) ? `open http://localhost:${port} in a browser to sign up, or ` : '';
   const lines = [
     `Lantern is running on http://localhost:${port} (${modeOf(config)}, data in ${config.dataDir})`,
     empty
-      ? 'The store is empty: run `pnpm lantern init` in another terminal to create a user, project and API key.'
+      ? `The store is empty: ${signUp}run \`pnpm lantern init\` in another terminal to create a user, project and API key.`
       : `API reference: http://localhost:${port}/openapi.json`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createMinioBlobStore, minioOptionsFromUrl } from '@lantern/blobs/minio';
 import { createLantern } from '@lantern/sdk-node';
+import { CONSOLE_CSP } from '../src/console-route.js';
 import { expectError } from './accounts-helpers.js';
 import { FIXTURE_ACCEPTED, FIXTURE_REJECTED, MAX_UPLOAD, createAiTenant, fixture, listDocs, sha256, upload } from './ai-helpers.js';
 import { describeAuthorizationMatrix } from './authorization-matrix.shared.js';
@@ -43,6 +44,20 @@ describe('distributed: register to read-back through nginx', () => {
         expect([p.service, ready.status]).toEqual([p.service, 200]);
       }
     }
+  });
+
+  it('nginx serves the console: index.html at / with the embedded mode\'s headers, its bundle, the API\'s 404 beyond', async () => {
+    const page = await c.http.get('/').expect(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('<title>Lantern</title>');
+    expect(page.headers['content-security-policy']).toBe(CONSOLE_CSP);
+    expect(page.headers['cache-control']).toBe('no-cache');
+    const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(page.text)?.[1];
+    expect(script).toBeDefined();
+    const js = await c.http.get(script!).expect(200);
+    expect(js.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expectError(await c.http.get('/assets/missing.js'), 404, 'not_found');
   });
 
   it('an app instrumented with the SDK sends through the gateway; its traces and logs are read back', async () => {

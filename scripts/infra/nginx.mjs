@@ -3,7 +3,8 @@
 //   node scripts/infra/nginx.mjs start --upstreams '{"accounts":["127.0.0.1:18101"],"ingest":[...],...}' [--port 18080]
 //   node scripts/infra/nginx.mjs reload --upstreams '...'   |   stop   |   status
 // The config is copied verbatim into .infra/nginx/ beside a generated upstreams.conf; only its `listen 8080`
-// lines are changed to the test port. Installs the `nginx` package with apt when it is missing (as root).
+// lines are changed to the test port and its `root` (the console's files) to the checkout's packages/console/dist.
+// Installs the `nginx` package with apt when it is missing (as root).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +37,11 @@ function writeConfig(args) {
   if (!values.upstreams) throw new Error('--upstreams \'{"accounts":["host:port"],...}\' is required');
   const port = values.port ? Number(values.port) : portFrom('LANTERN_NGINX_PORT', 18080);
   const dir = stateDir(NAME);
-  const conf = readFileSync(join(ROOT, 'gateway/nginx.conf'), 'utf8').replace(/listen 8080;/g, `listen 127.0.0.1:${port};`);
+  const consoleDist = join(ROOT, 'packages/console/dist');
+  if (consoleDist.includes('"')) throw new Error(`nginx cannot be given a root path with a double quote: ${consoleDist}`);
+  const conf = readFileSync(join(ROOT, 'gateway/nginx.conf'), 'utf8')
+    .replace(/listen 8080;/g, `listen 127.0.0.1:${port};`)
+    .replace(/^(\s*)root \/usr\/share\/lantern\/console;$/m, `$1root "${consoleDist}";`);
   writeFileSync(join(dir, 'nginx.conf'), conf);
   writeFileSync(join(dir, 'upstreams.conf'), upstreamsConf(JSON.parse(values.upstreams)));
   const bin = nginxBinary();

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { waitForTrace, type Account } from './support/api.js';
+import { launchBrowser, newContext, screenshot, watchProblems, type Problems } from './support/browser.js';
+import { startSdkApp } from './support/sdk-app.js';
+import { ROOT, startServer, type LanternServer } from './support/server.js';
+
+const FIXTURES = join(ROOT, '../shared/fixtures/documents');
+
+/**
+ * A newcomer's whole visit, in Debian's Chromium against the built server (as `pnpm start` runs it), with data sent
+ * by an app instrumented with the real SDK: sign up, set up an organization, project and application, create a key,
+ * see the app's trace arrive, open its waterfall, follow a log to its trace, read the metrics, upload a document and
+ * see it listed, delete it, sign out. One test, in order: each step starts where the last one left the page.
+ * A screenshot of every page goes to artifacts/console/.
+ */
+describe('console journey', () => {
+  let server: LanternServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: Problems;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+    context = await newContext(browser, { baseURL: server.url });
+    page = await context.newPage();
+    problems = watchProblems(page);
+  }, 60_000);
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.stop();
+  });
+
+  const byTestId = (id: string) => page.getByTestId(id);
+
+  it('signs up, sets up, creates a key, sees a trace arrive, follows a log to its trace, uploads and deletes a document, signs out', async () => {
+    // Sign up from the sign-in page a newcomer lands on.
+    await page.goto('/');
+    await byTestId('goto-signup').click();
+    await byTestId('signup-email').fill('newcomer@example.com');
+    await byTestId('signup-password').fill('correct horse battery');
+    await screenshot(page, '01-signup');
+    await byTestId('signup-submit').click();
+
+    // Setup leads from nothing to an application.
+    await byTestId('setup-org-name').fill('Acme');
+    await byTestId('setup-org-submit').click();
+    await byTestId('setup-project-name').fill('Shop');
+    await byTestId('setup-project-submit').click();
+    await byTestId('setup-app-name').fill('checkout');
+    await screenshot(page, '02-setup');
+    await byTestId('setup-app-submit').click();
+
+    // A key, shown once, with the SDK snippet filled in with it.
+    await byTestId('create-key').click();
+    const apiKey = (await byTestId('new-key-value').innerText()).trim();
+    expect(apiKey.length).toBeGreaterThan(20);
+    await expect(byTestId('sdk-snippet').innerText()).resolves.toContain(apiKey);
+    await screenshot(page, '03-applications-new-key');
+
+    // The instrumented app sends a good and a failing request with that key.
+    const app = await startSdkApp({ apiKey, ingestUrl: server.url });
+    const ok = await app.get('/checkout');
+    const failed = await app.get('/fail');
+    const stats = await app.stop();
+    expect(stats.traces.dropped).toBe(0);
+    const token = await page.evaluate(() => localStorage.getItem('lantern.token'));
+    const selection = JSON.parse((await page.evaluate(() => localStorage.getItem('lantern.selection'))) ?? '{}') as { projectId: number };
+    const account = { token, projectId: selection.projectId } as Account;
+    await waitForTrace(server.url, account, ok.traceId, 4);
+    await waitForTrace(server.url, account, failed.traceId, 2);
+
+    // The trace list shows both; the good one opens as a waterfall of its four spans.
+    await page.goto('/#/traces');
+    await page.locator(`[data-testid="trace-row"][data-trace-id="${ok.traceId}"]`).waitFor();
+    await page.locator(`[data-testid="trace-row"][data-trace-id="${failed.traceId}"]`).waitFor();
+    await byTestId('latency-chart').waitFor();
+    await screenshot(page, '04-traces');
+    await page.locator(`[data-testid="trace-row"][data-trace-id="${ok.traceId}"]`).click();
+    await page.locator('[data-testid="waterfall"][data-span-count="4"]').waitFor();
+    await expect(byTestId('span-row').count()).resolves.toBe(4);
+    await byTestId('span-row').filter({ hasText: 'payments' }).click();
+    await expect(byTestId('span-details').innerText()).resolves.toContain('external:payments');
+    await expect(byTestId('trace-logs').innerText()).resolves.toContain('order placed');
+    await screenshot(page, '05-trace-waterfall');
+
+    // The failing request's error log links to its trace, whose logs sit beside the waterfall.
+    await page.goto('/#/logs');
+    const errorLog = byTestId('log-row').filter({ hasText: 'payment declined' });
+    await errorLog.waitFor();
+    await screenshot(page, '06-logs');
+    await errorLog.getByTestId('log-trace-link').click();
+    await page.locator(`[data-testid="trace-view"][data-trace-id="${failed.traceId}"]`).waitFor();
+    await page.locator('[data-testid="waterfall"][data-span-count="2"]').waitFor();
+    await expect(byTestId('trace-logs').innerText()).resolves.toContain('payment declined');
+    await screenshot(page, '07-trace-from-log');
+
+    // Metrics of the application: its two requests, one of them an error.
+    await page.goto('/#/metrics');
+    const card = byTestId('metrics-app').first();
+    await card.waitFor();
+    await expect(card.innerText()).resolves.toMatch(/50(\.0)?\s*%/);
+    await screenshot(page, '08-metrics');
+
+    // AI: a tenant, a document uploaded and listed, then deleted.
+    await page.goto('/#/ai');
+    await byTestId('create-tenant-name').fill('support');
+    await byTestId('create-tenant-submit').click();
+    await byTestId('tenant-row').filter({ hasText: 'support' }).click();
+    await byTestId('doc-upload-input').setInputFiles(join(FIXTURES, 'runbook.pdf'));
+    const docRow = page.locator('[data-testid="doc-row"][data-filename="runbook.pdf"]');
+    await docRow.waitFor();
+    await expect(docRow.innerText()).resolves.toContain('stored');
+    await screenshot(page, '09-ai-document-listed');
+
+    // A format the service refuses shows the API's message (the 415 in the page's console is expected).
+    await byTestId('doc-upload-input').setInputFiles(join(FIXTURES, 'runbook.odt'));
+    await page.locator('[data-testid="upload-item"][data-state="failed"]').waitFor();
+    await expect(byTestId('upload-error').first().innerText()).resolves.toMatch(/\S/);
+    problems.clear();
+
+    await docRow.getByTestId('delete-doc').click();
+    await docRow.getByTestId('confirm-delete').click();
+    await docRow.waitFor({ state: 'detached' });
+    await screenshot(page, '10-ai-document-deleted');
+
+    // Sign out: back to the sign-in page, the token gone.
+    await byTestId('sign-out').click();
+    await byTestId('signin-form').waitFor();
+    await expect(page.evaluate(() => localStorage.getItem('lantern.token'))).resolves.toBeNull();
+    await screenshot(page, '11-signed-out');
+
+    expect(problems.list()).toEqual([]);
+  }, 120_000);
+});
