@@ -7,13 +7,13 @@ import { AiPage } from './pages/Ai';
 import { ApplicationsPage } from './pages/Applications';
 import { LogsPage } from './pages/Logs';
 import { MetricsPage } from './pages/Metrics';
-import { SetupPage } from './pages/Setup';
+import { SetupPage, setupNeeded } from './pages/Setup';
 import { SignInPage, SignUpPage } from './pages/SignIn';
 import { TracesPage } from './pages/Traces';
 import { TraceViewPage } from './pages/TraceView';
 import { href, navigate, useRoute, type Route } from './router';
 import { getToken, onTokenChange, setToken } from './session';
-import { useWorkspace, WorkspaceProvider } from './workspace';
+import { useWorkspace, WorkspaceProvider, type Workspace } from './workspace';
 
 const NAV = [
   ['/traces', 'Traces'],
@@ -64,16 +64,17 @@ function Shell() {
         </nav>
         <Switchers />
         <span className="user" title={ws.user.email}>{ws.user.name}</span>
-        <button type="button" className="link" onClick={signOut}>Sign out</button>
+        <button type="button" className="link" data-testid="sign-out" onClick={signOut}>Sign out</button>
       </header>
-      <main className="page">{pageFor(route)}</main>
+      <main className="page">{pageFor(route, ws)}</main>
     </div>
   );
 }
 
-function pageFor(route: Route) {
+function pageFor(route: Route, ws: Workspace) {
   const { path } = route;
-  if (path === '/setup') return <SetupPage />;
+  if (!ws.loaded) return <Loading what="your workspace" />;
+  if (path === '/setup' || setupNeeded(ws, path)) return <SetupPage />;
   if (path.startsWith('/traces/')) return <TraceViewPage />;
   if (path === '/logs') return <LogsPage />;
   if (path === '/metrics') return <MetricsPage />;

@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import * as client from './api/client';
 import type { Application, Organization, Project, User } from './api/types';
 
@@ -20,6 +20,10 @@ export interface Workspace {
   selectApplication(id: number | undefined): void;
   /** Reads organizations, projects and applications again (after one was created). */
   refresh(): Promise<void>;
+  /** False until the first read of organizations, projects and applications has ended (well or not). */
+  loaded: boolean;
+  /** Why the last read failed, if it did; cleared by the next read that succeeds. */
+  error: unknown;
 }
 
 const WorkspaceContext = createContext<Workspace | null>(null);
@@ -46,6 +50,10 @@ export function WorkspaceProvider({ user, children }: { user: User; children: Re
   const [projects, setProjects] = useState<Project[]>([]);
   const [applications, setApplications] = useState<Application[]>([]);
   const [selection, setSelection] = useState<Selection>(loadSelection);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<unknown>();
+  // Only the latest read applies its answers: a slower earlier one (the selection changed meanwhile) is dropped.
+  const readSeq = useRef(0);
 
   useEffect(() => {
     try {
@@ -56,19 +64,29 @@ export function WorkspaceProvider({ user, children }: { user: User; children: Re
   }, [selection]);
 
   const refresh = useCallback(async () => {
-    const orgs = await client.listOrganizations();
-    setOrganizations(orgs);
-    const sel = { ...selection };
-    const org = orgs.find((o) => o.id === sel.organizationId) ?? orgs[0];
-    sel.organizationId = org?.id;
-    const projs = org ? await client.listProjects(org.id) : [];
-    setProjects(projs);
-    const proj = projs.find((p) => p.id === sel.projectId) ?? projs[0];
-    sel.projectId = proj?.id;
-    const apps = proj ? await client.listApplications(proj.id) : [];
-    setApplications(apps);
-    if (!apps.some((a) => a.id === sel.applicationId)) delete sel.applicationId;
-    setSelection(sel);
+    const seq = ++readSeq.current;
+    try {
+      const sel = { ...selection };
+      const orgs = await client.listOrganizations();
+      const org = orgs.find((o) => o.id === sel.organizationId) ?? orgs[0];
+      sel.organizationId = org?.id;
+      const projs = org ? await client.listProjects(org.id) : [];
+      const proj = projs.find((p) => p.id === sel.projectId) ?? projs[0];
+      sel.projectId = proj?.id;
+      const apps = proj ? await client.listApplications(proj.id) : [];
+      if (!apps.some((a) => a.id === sel.applicationId)) delete sel.applicationId;
+      if (seq !== readSeq.current) return;
+      setOrganizations(orgs);
+      setProjects(projs);
+      setApplications(apps);
+      setSelection(sel);
+      setError(undefined);
+    } catch (e) {
+      if (seq === readSeq.current) setError(e);
+      throw e;
+    } finally {
+      if (seq === readSeq.current) setLoaded(true);
+    }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [selection.organizationId, selection.projectId, selection.applicationId]);
 
@@ -89,7 +107,9 @@ export function WorkspaceProvider({ user, children }: { user: User; children: Re
     selectProject: (id) => setSelection((s) => ({ organizationId: s.organizationId, projectId: id })),
     selectApplication: (id) => setSelection((s) => ({ ...s, applicationId: id })),
     refresh,
-  }), [user, organizations, projects, applications, selection, refresh]);
+    loaded,
+    error,
+  }), [user, organizations, projects, applications, selection, refresh, loaded, error]);
 
   return <WorkspaceContext.Provider value={value}>{children}</WorkspaceContext.Provider>;
 }

@@ -25,7 +25,8 @@ async function send(method: string, path: string, body?: unknown, signal?: Abort
   const text = await response.text();
   if (!response.ok) {
     // An expired or revoked session: sign out, so the console shows the sign-in page instead of errors.
-    if (response.status === 401 && token && !path.startsWith('/auth/')) setToken(null);
+    // (GET /auth/me included: a token expired since the last visit; login and register answer 401 for other reasons.)
+    if (response.status === 401 && token && path !== '/auth/login' && path !== '/auth/register') setToken(null);
     throw errorFromBody(response.status, text);
   }
   return { response, text };

@@ -1,4 +1,126 @@
-// Placeholder: filled in by the page's author.
+import { useCallback, useMemo, useState } from 'react';
+import type { Project } from '../api/types';
+import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
+import { LogFilters, type LogFilterValues } from '../components/LogFilters';
+import { LogRow } from '../components/LogRow';
+import { formatCount, formatTimestamp } from '../lib/format';
+import { isLogLevel } from '../lib/log-list';
+import { describeRange, parseRange, rangeParams, resolveRange } from '../lib/time-range';
+import { MAX_ROWS, useLogFeed } from '../log-feed';
+import { href, navigate, parseHash, useRoute } from '../router';
+import { useWorkspace } from '../workspace';
+
+/** From this many rows the list lets the browser skip rendering the rows out of view (styles.css, `.large`). */
+const LARGE_LIST = 1_000;
+
+/** The logs of the selected project (and application), newest first; filters live in the hash params. */
 export function LogsPage() {
-  return <p>LogsPage</p>;
+  const ws = useWorkspace();
+  if (!ws.project) {
+    if (!ws.loaded) return <Loading what="your projects" />;
+    if (ws.error) return <ErrorBanner error={ws.error} onRetry={() => void ws.refresh().catch(() => undefined)} />;
+    return (
+      <EmptyState title="No project yet">
+        <p>Logs belong to a project. <a href={href('/setup')}>Create an organization and a project</a> to start.</p>
+      </EmptyState>
+    );
+  }
+  return <ProjectLogs project={ws.project} applicationId={ws.application?.id} />;
+}
+
+function readFilters(params: URLSearchParams): LogFilterValues {
+  const level = params.get('level');
+  return {
+    level: isLogLevel(level) ? level : undefined,
+    q: params.get('q')?.trim() || undefined,
+    traceId: params.get('traceId') || undefined,
+    range: parseRange(params, 'all'),
+  };
+}
+
+/** Writes a filter change into the hash params, over the hash as it is now (a debounced search may come late). */
+function writeFilters(patch: Partial<LogFilterValues>): void {
+  const current = parseHash(location.hash);
+  const merged = { ...readFilters(current.params), ...patch };
+  const params: Record<string, string | undefined> = Object.fromEntries(current.params);
+  Object.assign(params, { level: merged.level, q: merged.q, traceId: merged.traceId }, rangeParams(merged.range));
+  navigate('/logs', params, true);
+}
+
+function ProjectLogs({ project, applicationId }: { project: Project; applicationId: number | undefined }) {
+  const ws = useWorkspace();
+  const { params } = useRoute();
+  const filters = readFilters(params);
+  const [live, setLive] = useState(false);
+  const [refreshed, setRefreshed] = useState(0);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+
+  const filter = { projectId: project.id, applicationId, level: filters.level, q: filters.q, traceId: filters.traceId };
+  const key = JSON.stringify([filter, filters.range, refreshed]);
+  // A named range ends at the moment the filters (or Refresh) last changed.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const bounds = useMemo(() => resolveRange(filters.range, Date.now()), [key]);
+  const liveDisabled = filters.range.name === 'custom' && filters.range.to !== undefined;
+  const feed = useLogFeed(key, filter, bounds, live && !liveDisabled);
+
+  const appNames = useMemo(() => new Map(ws.applications.map((a) => [a.id, a.name])), [ws.applications]);
+  const onToggle = useCallback((id: string) => setExpanded((s) => {
+    const n = new Set(s);
+    if (!n.delete(id)) n.add(id);
+    return n;
+  }), []);
+  const refresh = () => setRefreshed((r) => r + 1);
+  const filtered = Boolean(filters.level || filters.q || filters.traceId || applicationId);
+
+  return (
+    <section className="logs-page">
+      <header className="page-head">
+        <h1>Logs</h1>
+        <span className="muted">
+          {project.name}{ws.application ? ` / ${ws.application.name}` : ''} · {describeRange(filters.range, (iso) => formatTimestamp(iso))}
+        </span>
+        {!live ? <button type="button" onClick={refresh} disabled={feed.loading}>Refresh</button> : null}
+      </header>
+      <LogFilters values={filters} onChange={writeFilters} live={live && !liveDisabled} onLive={setLive} liveDisabled={liveDisabled} />
+      <ErrorBanner error={feed.error} onRetry={refresh} />
+      {feed.loading && feed.rows.length === 0 ? <Loading what="logs" /> : null}
+      {!feed.loading && !feed.error && feed.rows.length === 0 ? (
+        <div data-testid="logs-empty">
+          <EmptyState title={filtered ? 'No logs match these filters' : 'No logs yet'}>
+            {filtered ? (
+              <p>Try another level, message text or time range{applicationId ? ', or all applications of the project' : ''}.</p>
+            ) : (
+              <p>
+                {filters.range.name === 'all' ? 'Nothing has been logged yet.' : `Nothing was logged in ${describeRange(filters.range, (iso) => formatTimestamp(iso))}.`}{' '}
+                <a href={href('/applications')}>Set up the SDK</a> in an application to send its logs.
+              </p>
+            )}
+            {live ? <p className="muted">Live tail is on: new logs appear here as they arrive.</p> : null}
+          </EmptyState>
+        </div>
+      ) : null}
+      {feed.rows.length > 0 ? (
+        <>
+          <p className="logs-status muted" aria-live="polite">
+            {formatCount(feed.rows.length)} {feed.rows.length === 1 ? 'log' : 'logs'}, newest first
+            {live && feed.tailedAt ? ` · live, checked ${formatTimestamp(new Date(feed.tailedAt).toISOString())}` : ''}
+          </p>
+          <ol className={`log-list${feed.rows.length >= LARGE_LIST ? ' large' : ''}${feed.loading ? ' stale' : ''}`}>
+            {feed.rows.map((log) => (
+              <LogRow key={log.id} log={log} appName={appNames.get(log.applicationId) ?? `#${log.applicationId}`} expanded={expanded.has(log.id)} onToggle={onToggle} />
+            ))}
+          </ol>
+          <div className="logs-more">
+            {feed.hasMore && !feed.full ? (
+              <button type="button" data-testid="logs-more" onClick={feed.loadMore} disabled={feed.loadingMore}>
+                {feed.loadingMore ? 'Loading…' : 'Load more'}
+              </button>
+            ) : null}
+            {feed.full ? <p className="muted">Showing the newest {formatCount(MAX_ROWS)} logs. Narrow the filters or the time range to see older ones.</p> : null}
+            {!feed.hasMore && !feed.full ? <p className="muted">No older logs in this range.</p> : null}
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
 }

@@ -1,4 +1,104 @@
-// Placeholder: filled in by the page's author.
+import * as client from '../api/client';
+import type { Project } from '../api/types';
+import { AppMetricsCard } from '../components/AppMetricsCard';
+import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
+import { TimeRangeSelect } from '../components/TimeRangeSelect';
+import { useAsync } from '../hooks';
+import { formatBucket, formatCount, formatTimestamp } from '../lib/format';
+import { clampWindow, describeRange, parseRange, rangeParams, resolveRange, type RangeName, type TimeRange } from '../lib/time-range';
+import { href, navigate, parseHash, useRoute } from '../router';
+import { useWorkspace } from '../workspace';
+
+/** GET /metrics takes a window of at most 31 days, so "all time" is not offered. */
+const MAX_WINDOW_MS = 31 * 86_400_000;
+const METRICS_RANGES: readonly RangeName[] = ['15m', '1h', '6h', '24h', '7d'];
+
+/** Request metrics of each application of the selected project (or of the selected application). */
 export function MetricsPage() {
-  return <p>MetricsPage</p>;
+  const ws = useWorkspace();
+  if (!ws.project) {
+    if (!ws.loaded) return <Loading what="your projects" />;
+    if (ws.error) return <ErrorBanner error={ws.error} onRetry={() => void ws.refresh().catch(() => undefined)} />;
+    return (
+      <EmptyState title="No project yet">
+        <p>Metrics belong to a project. <a href={href('/setup')}>Create an organization and a project</a> to start.</p>
+      </EmptyState>
+    );
+  }
+  return <ProjectMetrics project={ws.project} applicationId={ws.application?.id} />;
+}
+
+function readRange(params: URLSearchParams): TimeRange {
+  const range = parseRange(params, '1h');
+  return range.name === 'all' ? { name: '1h' } : range;
+}
+
+function writeRange(range: TimeRange): void {
+  const current = parseHash(location.hash);
+  navigate('/metrics', { ...Object.fromEntries(current.params), ...rangeParams(range) }, true);
+}
+
+function ProjectMetrics({ project, applicationId }: { project: Project; applicationId: number | undefined }) {
+  const ws = useWorkspace();
+  const { params } = useRoute();
+  const range = readRange(params);
+  const report = useAsync((signal) => {
+    const now = Date.now();
+    // A named range ends now: at each read, Refresh included.
+    const bounds = clampWindow(resolveRange(range, now), MAX_WINDOW_MS, now);
+    return client.metrics({ projectId: project.id, applicationId, ...bounds }, signal);
+  }, [project.id, applicationId, JSON.stringify(range)]);
+
+  const names = new Map(ws.applications.map((a) => [a.id, a.name]));
+  const data = report.data;
+  const active = data?.applications.filter((a) => a.requests > 0) ?? [];
+  const quiet = applicationId === undefined && data
+    ? ws.applications.filter((a) => !active.some((m) => m.applicationId === a.id)).map((a) => a.name)
+    : [];
+  const total = active.reduce((n, a) => n + a.requests, 0);
+  const time = (iso: string) => formatTimestamp(iso);
+  // The end with its date too when the start has one ("2026-11-16 07:40 to 2026-11-23 07:40").
+  const span = (from: string, to: string) => (time(from).includes(' ') ? formatTimestamp(to, NaN) : time(to));
+
+  return (
+    <section className="metrics-page">
+      <header className="page-head">
+        <h1>Metrics</h1>
+        <span className="muted">{project.name}{ws.application ? ` / ${ws.application.name}` : ''}</span>
+        <div className="filters">
+          <TimeRangeSelect value={range} onChange={writeRange} names={METRICS_RANGES} />
+          <button type="button" onClick={report.reload} disabled={report.loading}>Refresh</button>
+        </div>
+      </header>
+      <ErrorBanner error={report.error} onRetry={report.reload} />
+      {report.loading && !data ? <Loading what="metrics" /> : null}
+      {data && !report.error ? (
+        <>
+          <p className="muted metrics-window">
+            {time(data.from)} to {span(data.from, data.to)}, per {formatBucket(data.bucketMs)} · {formatCount(total)} requests
+            {active.length > 1 ? ` in ${active.length} applications` : ''}
+          </p>
+          {active.length === 0 ? (
+            <div data-testid="metrics-empty">
+              <EmptyState title={`No requests in ${describeRange(range, time)}`}>
+                <p>
+                  Metrics come from the requests your applications trace.{' '}
+                  <a href={href('/applications')}>Set up the SDK</a> in an application, or choose a longer time range.
+                </p>
+              </EmptyState>
+            </div>
+          ) : (
+            <div className={`metrics-list${report.loading ? ' stale' : ''}`}>
+              {active.map((app) => (
+                <AppMetricsCard key={app.applicationId} app={app} name={names.get(app.applicationId) ?? `Application #${app.applicationId}`} bucketMs={data.bucketMs} />
+              ))}
+            </div>
+          )}
+          {active.length > 0 && quiet.length > 0 ? (
+            <p className="muted">No requests in this range from: {quiet.join(', ')}.</p>
+          ) : null}
+        </>
+      ) : null}
+    </section>
+  );
 }

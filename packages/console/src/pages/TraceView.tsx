@@ -1,4 +1,157 @@
-// Placeholder: filled in by the page's author.
+// One trace, `#/traces/<traceId>` (`?span=<spanId>` selects a span): every application's record of the trace
+// joined into one waterfall, the selected span's details, and the logs written during the trace.
+//
+// data-testid: trace-view (data-trace-id), trace-summary, trace-back, trace-not-found, trace-expand-all,
+// trace-collapse-all; waterfall, span-row, span-details (components/Waterfall.tsx, SpanDetails.tsx);
+// trace-logs, trace-log (components/TraceLogs.tsx)
+import { useCallback, useMemo, useState } from 'react';
+import * as client from '../api/client';
+import { ApiError } from '../api/errors';
+import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
+import { SpanDetails } from '../components/SpanDetails';
+import { TraceLogs } from '../components/TraceLogs';
+import { applicationName } from '../components/TraceTable';
+import { Waterfall } from '../components/Waterfall';
+import { useAsync } from '../hooks';
+import { formatDuration, formatTimestamp, spanName } from '../lib/format';
+import { allCollapsible, layoutTrace, visibleRows, type WaterfallLayout } from '../lib/waterfall';
+import { href, navigate, useRoute } from '../router';
+import { traceListHash } from '../useTracePages';
+import { useWorkspace } from '../workspace';
+
+const LOG_LIMIT = 500;
+
 export function TraceViewPage() {
-  return <p>TraceViewPage</p>;
+  const ws = useWorkspace();
+  const route = useRoute();
+  let traceId = route.path.slice('/traces/'.length);
+  try {
+    traceId = decodeURIComponent(traceId);
+  } catch {
+    // a malformed escape: look it up as written, the API answers "not found"
+  }
+  traceId = traceId.trim().toLowerCase();
+  if (!ws.project) {
+    return (
+      <EmptyState title="No project selected">
+        <p>Traces belong to a project. <a href={href('/setup')}>Create or choose a project</a> first.</p>
+      </EmptyState>
+    );
+  }
+  // A new trace or project starts from a clean view (nothing collapsed, no stale answer shown meanwhile).
+  return <TraceScreen key={`${ws.project.id}/${traceId}`} projectId={ws.project.id} traceId={traceId} selectedId={route.params.get('span')?.toLowerCase()} />;
+}
+
+function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; traceId: string; selectedId: string | undefined }) {
+  const ws = useWorkspace();
+  const trace = useAsync((signal) => client.traceRecords(projectId, traceId, signal), [projectId, traceId]);
+  const logs = useAsync((signal) => client.listLogs({ projectId, traceId }, LOG_LIMIT, undefined, signal), [projectId, traceId]);
+  const layout = useMemo(() => (trace.data?.length ? layoutTrace(trace.data) : undefined), [trace.data]);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const rows = useMemo(() => (layout ? visibleRows(layout, collapsed) : []), [layout, collapsed]);
+
+  const select = useCallback((spanId: string | undefined) => navigate(`/traces/${traceId}`, { span: spanId }, true), [traceId]);
+  const toggle = useCallback((spanId: string) => setCollapsed((s) => {
+    const next = new Set(s);
+    if (!next.delete(spanId)) next.add(spanId);
+    return next;
+  }), []);
+
+  const back = <a className="back" data-testid="trace-back" href={traceListHash()}>← All traces</a>;
+  const notFound = (trace.error instanceof ApiError && trace.error.status === 404) || (trace.data && !trace.data.length);
+  if (notFound) {
+    return (
+      <section className="trace-view" data-testid="trace-view" data-trace-id={traceId}>
+        {back}
+        <div data-testid="trace-not-found">
+          <EmptyState title="Trace not found">
+            <p>No trace <code>{traceId}</code> in {ws.project?.name ?? 'this project'}. It may belong to another project, or its spans have not arrived yet.</p>
+            <button type="button" onClick={trace.reload}>Look again</button>
+          </EmptyState>
+        </div>
+      </section>
+    );
+  }
+
+  const selected = layout && selectedId ? layout.rows.find((r) => r.spanId === selectedId) : undefined;
+  const parentApp = selected?.parentSpanId ? layout?.rows.find((r) => r.spanId === selected.parentSpanId)?.applicationId : undefined;
+  return (
+    <section className="trace-view" data-testid="trace-view" data-trace-id={traceId}>
+      {back}
+      <ErrorBanner error={trace.error} onRetry={trace.reload} />
+      {trace.loading && !layout ? <Loading what="the trace" /> : null}
+      {layout ? (
+        <>
+          <TraceSummary layout={layout} traceId={traceId} />
+          <div className="trace-body">
+            <div className="trace-main">
+              <div className="toolbar">
+                <button type="button" data-testid="trace-expand-all" disabled={!collapsed.size} onClick={() => setCollapsed(new Set())}>Expand all</button>
+                <button type="button" data-testid="trace-collapse-all" onClick={() => setCollapsed(allCollapsible(layout))}>Collapse all</button>
+                <span className="muted">{rows.length === layout.spanCount ? `${layout.spanCount} spans` : `${rows.length} of ${layout.spanCount} spans shown`}</span>
+              </div>
+              <Waterfall
+                layout={layout}
+                rows={rows}
+                collapsed={collapsed}
+                selectedId={selected?.spanId}
+                applications={ws.applications}
+                onSelect={select}
+                onToggle={toggle}
+              />
+            </div>
+            <aside className="trace-side">
+              {selected ? (
+                <SpanDetails
+                  row={selected}
+                  applicationName={applicationName(ws.applications, selected.applicationId)}
+                  parentApplicationName={parentApp === undefined ? undefined : applicationName(ws.applications, parentApp)}
+                  onClose={() => select(undefined)}
+                />
+              ) : <p className="muted hint">Select a span to see all its fields.</p>}
+              <TraceLogs
+                page={logs.data}
+                loading={logs.loading}
+                error={logs.error}
+                onRetry={logs.reload}
+                applications={ws.applications}
+                traceStartMs={layout.startMs}
+                limit={LOG_LIMIT}
+              />
+            </aside>
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function TraceSummary({ layout, traceId }: { layout: WaterfallLayout; traceId: string }) {
+  const ws = useWorkspace();
+  const root = layout.rows.find((r) => r.depth === 0 && !r.orphan && !r.cycle) ?? layout.rows[0];
+  const apps = [...new Set(layout.rows.map((r) => r.applicationId))].map((id) => applicationName(ws.applications, id));
+  const errors = layout.rows.reduce((n, r) => n + (r.error ? 1 : 0), 0);
+  const notes = [
+    layout.skewedCount ? `clock skew adjusted on ${layout.skewedCount} span${layout.skewedCount === 1 ? '' : 's'}` : '',
+    layout.orphanCount ? `${layout.orphanCount} span${layout.orphanCount === 1 ? '' : 's'} whose parent is missing` : '',
+    layout.cycleCount ? `${layout.cycleCount} parent-link cycle${layout.cycleCount === 1 ? '' : 's'} broken` : '',
+    layout.duplicateCount ? `${layout.duplicateCount} repeated span id${layout.duplicateCount === 1 ? '' : 's'} shown once` : '',
+  ].filter(Boolean);
+  return (
+    <header className="trace-summary" data-testid="trace-summary">
+      <h1 className="ellipsis">
+        {root ? <>{spanName(root.span.requestMethod ?? '')} <span className="url">{root.span.requestURL ?? ''}</span></> : traceId}
+      </h1>
+      <p className="facts-line">
+        <span>{formatTimestamp(new Date(layout.startMs).toISOString(), Date.now(), { ms: true })}</span>
+        <span>{formatDuration(layout.totalMs)}</span>
+        <span>{layout.spanCount} span{layout.spanCount === 1 ? '' : 's'}</span>
+        {root?.span.responseStatus !== undefined ? <span className={root.error ? 'error-text' : undefined}>status {root.span.responseStatus}</span> : null}
+        {errors ? <span className="error-text">{errors} error span{errors === 1 ? '' : 's'}</span> : null}
+        <span>{apps.join(', ')}</span>
+        <code className="muted" title="Trace id">{traceId}</code>
+      </p>
+      {notes.length ? <p className="note">Drawn with {notes.join('; ')}.</p> : null}
+    </header>
+  );
 }

@@ -1,0 +1,130 @@
+// One application's API keys: create one (name optional), the new key shown once, the list (never the key itself,
+// only its prefix) and revocation with an inline confirmation.
+//
+// data-testid:
+//   app-card        one application's section (data-app-id = its id)
+//   key-name        input of the new key's optional name;  create-key  the "Create API key" button
+//   key-row         a row of the key list (data-key-id; data-revoked="true" once revoked)
+//   revoke-key      the row's "Revoke" button;  confirm-revoke / cancel-revoke  the confirmation's buttons
+//   (the new key's box: see NewKeyBox.tsx)
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import * as client from '../api/client';
+import type { ApiKey, Application } from '../api/types';
+import { useAsync } from '../hooks';
+import { formatTimestamp } from '../lib/format';
+import { ErrorBanner, Loading } from './Feedback';
+import { NewKeyBox } from './NewKeyBox';
+
+/** The list answers revoked keys too, with the time of revocation (null while the key works). */
+type KeyRow = ApiKey & { revokedAt?: string | null };
+
+export function ApplicationKeys({ app, highlight }: { app: Application; highlight?: boolean }) {
+  const keys = useAsync(() => client.listApiKeys(app.id) as Promise<KeyRow[]>, [app.id]);
+  const [created, setCreated] = useState<{ key: string; name: string }>();
+  const card = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (highlight) card.current?.scrollIntoView({ block: 'start' });
+  }, [highlight]);
+
+  return (
+    <section ref={card} className={highlight ? 'app-card panel highlight' : 'app-card panel'} data-testid="app-card" data-app-id={app.id}>
+      <header className="app-card-head">
+        <h2>{app.name}</h2>
+        <span className="muted">application #{app.id}</span>
+      </header>
+      <CreateKeyForm appId={app.id} autoFocus={highlight} onCreated={(k) => { setCreated({ key: k.key, name: k.name }); keys.reload(); }} />
+      {created ? <NewKeyBox apiKey={created.key} keyName={created.name} onDismiss={() => setCreated(undefined)} /> : null}
+      <ErrorBanner error={keys.error} onRetry={keys.reload} />
+      {keys.loading && !keys.data ? <Loading what="API keys" /> : null}
+      {keys.data ? <KeyTable keys={keys.data} onRevoked={keys.reload} /> : null}
+    </section>
+  );
+}
+
+function CreateKeyForm({ appId, autoFocus, onCreated }: { appId: number; autoFocus?: boolean; onCreated(key: ApiKey & { key: string }): void }) {
+  const id = useId();
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      onCreated(await client.createApiKey(appId, name.trim() || undefined));
+      setName('');
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="name-form inline" onSubmit={(e) => void submit(e)}>
+      <div className="field-row">
+        <label htmlFor={id}>Key name <span className="muted">(optional)</span></label>
+        <input id={id} data-testid="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="production" maxLength={200} autoFocus={autoFocus} />
+        <button type="submit" className="primary" data-testid="create-key" disabled={busy}>{busy ? 'Creating…' : 'Create API key'}</button>
+      </div>
+      <ErrorBanner error={error} />
+    </form>
+  );
+}
+
+function KeyTable({ keys, onRevoked }: { keys: KeyRow[]; onRevoked(): void }) {
+  if (!keys.length) return <p className="muted">No API key yet: create one to send traces and logs.</p>;
+  return (
+    <div className="table-scroll">
+      <table className="table">
+        <thead>
+          <tr><th>Name</th><th>Key</th><th>Created</th><th>Status</th><th><span className="sr-only">Actions</span></th></tr>
+        </thead>
+        <tbody>
+          {keys.map((k) => <KeyTableRow key={k.id} apiKey={k} onRevoked={onRevoked} />)}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function KeyTableRow({ apiKey, onRevoked }: { apiKey: KeyRow; onRevoked(): void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const revoked = Boolean(apiKey.revokedAt);
+  const revoke = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await client.revokeApiKey(apiKey.id);
+      setConfirming(false);
+      onRevoked();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <tr data-testid="key-row" data-key-id={apiKey.id} data-revoked={revoked ? 'true' : undefined} className={revoked ? 'revoked' : undefined}>
+      <td>{apiKey.name}</td>
+      <td><code title="Only the beginning of the key is kept visible">{apiKey.prefix}…</code></td>
+      <td title={apiKey.createdAt}>{formatTimestamp(apiKey.createdAt)}</td>
+      <td>{revoked ? <span title={apiKey.revokedAt ?? undefined}>Revoked {formatTimestamp(apiKey.revokedAt)}</span> : 'Active'}</td>
+      <td className="actions">
+        {revoked ? null : confirming ? (
+          <span className="confirm" role="group" aria-label={`Revoke ${apiKey.name}?`}>
+            <span>Revoke? Apps using it stop sending within 5 s.</span>
+            <button type="button" className="danger" data-testid="confirm-revoke" disabled={busy} onClick={() => void revoke()}>
+              {busy ? 'Revoking…' : 'Yes, revoke'}
+            </button>
+            <button type="button" data-testid="cancel-revoke" disabled={busy} onClick={() => setConfirming(false)}>Cancel</button>
+          </span>
+        ) : (
+          <button type="button" data-testid="revoke-key" onClick={() => setConfirming(true)}>Revoke</button>
+        )}
+        <ErrorBanner error={error} />
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,85 @@
+// Latency scatter of the loaded traces in plain SVG: start time on x, root span duration on y (log scale), one
+// dot per trace coloured by status class. A dot is a link to its trace.
+//
+// data-testid: latency-chart (the <figure>), latency-point (each dot's link, data-trace-id)
+import { memo, useLayoutEffect, useRef, useState, type RefObject } from 'react';
+import { formatDuration, formatTimestamp, spanName, statusClass } from '../lib/format';
+import { extent } from '../lib/chart';
+import { logTicks, scaleLog, timeTicks } from '../lib/scale';
+import type { TraceSummary } from '../lib/traceList';
+import { href } from '../router';
+
+/** Dots drawn at most (the newest): enough to see the shape, few enough to keep the page responsive. */
+export const MAX_POINTS = 3000;
+
+const H = 200;
+const PAD = { left: 56, right: 12, top: 10, bottom: 24 };
+const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+
+/** The element's width in CSS pixels, followed as it resizes (the chart draws 1:1, so dots stay round). */
+function useWidth(fallback: number): [RefObject<HTMLElement | null>, number] {
+  const ref = useRef<HTMLElement>(null);
+  const [width, setWidth] = useState(fallback);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => setWidth(Math.max(320, Math.floor(el.clientWidth - 16)));
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  return [ref, width];
+}
+
+export const LatencyChart = memo(function LatencyChart({ rows, now }: { rows: TraceSummary[]; now: number }) {
+  const [ref, W] = useWidth(800);
+  const points = rows.slice(0, MAX_POINTS).filter((r) => typeof r.durationMs === 'number');
+  if (!points.length) return <figure ref={ref} className="latency-chart" hidden />;
+  const [t0, t1] = extent(points.map((p) => p.startMs)) ?? [now, now];
+  const pad = Math.max((t1 - t0) * 0.02, 1000);
+  const from = t0 - pad;
+  const to = t1 + pad;
+  const [d0, d1] = extent(points.map((p) => p.durationMs!)) ?? [1, 1];
+  const yTicks = logTicks(d0, d1);
+  const x = (v: number) => PAD.left + ((v - from) / (to - from)) * (W - PAD.left - PAD.right);
+  const y = scaleLog(yTicks[0]!, yTicks[yTicks.length - 1]!, H - PAD.bottom, PAD.top);
+  const xTicks = timeTicks(from, to, Math.max(2, Math.floor(W / 140)));
+
+  return (
+    <figure ref={ref} className="latency-chart" data-testid="latency-chart" data-point-count={points.length}>
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Duration of ${points.length} traces over time`}>
+        <g className="axis">
+          {yTicks.map((t) => (
+            <g key={`y${t}`}>
+              <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} className="grid" />
+              <text x={PAD.left - 6} y={y(t)} dy="0.32em" textAnchor="end">{formatDuration(t)}</text>
+            </g>
+          ))}
+          {xTicks.map((t) => (
+            <text key={`x${t}`} x={x(t)} y={H - 6} textAnchor="middle">{formatTimestamp(new Date(t).toISOString(), now)}</text>
+          ))}
+        </g>
+        <g className="points">
+          {points.map((p) => (
+            <a key={p.traceId} href={href(`/traces/${p.traceId}`)} data-testid="latency-point" data-trace-id={p.traceId}>
+              <circle cx={x(p.startMs)} cy={y(p.durationMs!)} r={3.5} className={`dot status-${statusClass(p.status) || 'none'}`}>
+                <title>
+                  {`${p.root ? spanName(p.root.requestMethod ?? '') : p.traceId} ${p.root?.requestURL ?? ''}\n`}
+                  {`${formatDuration(p.durationMs)} · ${p.status ?? 'no status'} · ${formatTimestamp(new Date(p.startMs).toISOString(), now)}`}
+                </title>
+              </circle>
+            </a>
+          ))}
+        </g>
+      </svg>
+      <figcaption>
+        {STATUS_CLASSES.map((c) => <span key={c} className="legend"><i className={`swatch status-${c}`} />{c}</span>)}
+        <span className="muted">
+          {rows.length > MAX_POINTS ? `Newest ${MAX_POINTS} of ${rows.length} loaded traces` : `${points.length} traces`}; duration on a log scale
+        </span>
+      </figcaption>
+    </figure>
+  );
+});

@@ -1,0 +1,83 @@
+import { useEffect, useRef, useState } from 'react';
+import { LOG_LEVELS, type LogLevel } from '../lib/log-list';
+import type { TimeRange } from '../lib/time-range';
+import { TimeRangeSelect } from './TimeRangeSelect';
+
+/** The server takes 1-200 characters of search text (docs/api.md, GET /ingest/logs `q`). */
+const MAX_SEARCH = 200;
+const SEARCH_DELAY_MS = 300;
+
+export interface LogFilterValues {
+  level: LogLevel | undefined;
+  q: string | undefined;
+  traceId: string | undefined;
+  range: TimeRange;
+}
+
+/**
+ * The Logs page's filter bar: level (the API matches one level exactly), message text (applied after a short
+ * pause in typing, or on Enter), time range, the trace a link narrowed to, and the live-tail switch.
+ */
+export function LogFilters({ values, onChange, live, onLive, liveDisabled }: {
+  values: LogFilterValues;
+  onChange(patch: Partial<LogFilterValues>): void;
+  live: boolean;
+  onLive(on: boolean): void;
+  liveDisabled: boolean;
+}) {
+  const [draft, setDraft] = useState(values.q ?? '');
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  // The hash changed elsewhere (back button, a link): show its text.
+  useEffect(() => setDraft(values.q ?? ''), [values.q]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const apply = (text: string) => {
+    clearTimeout(timer.current);
+    const q = text.trim() || undefined;
+    if (q !== values.q) onChange({ q });
+  };
+
+  return (
+    <div className="filters">
+      <label className="filter">
+        <span>Level</span>
+        <select
+          data-testid="filter-level"
+          value={values.level ?? ''}
+          onChange={(e) => onChange({ level: (LOG_LEVELS as readonly string[]).includes(e.target.value) ? e.target.value as LogLevel : undefined })}
+        >
+          <option value="">All levels</option>
+          {LOG_LEVELS.map((l) => <option key={l} value={l}>{l}</option>)}
+        </select>
+      </label>
+      <label className="filter filter-grow">
+        <span>Message</span>
+        <input
+          type="search"
+          data-testid="filter-q"
+          placeholder="Text in the message"
+          maxLength={MAX_SEARCH}
+          value={draft}
+          onChange={(e) => {
+            const text = e.target.value;
+            setDraft(text);
+            clearTimeout(timer.current);
+            timer.current = setTimeout(() => apply(text), SEARCH_DELAY_MS);
+          }}
+          onKeyDown={(e) => { if (e.key === 'Enter') apply(draft); }}
+        />
+      </label>
+      <TimeRangeSelect value={values.range} onChange={(range) => onChange({ range })} />
+      {values.traceId ? (
+        <span className="filter-chip">
+          trace <code>{values.traceId.slice(0, 8)}</code>
+          <button type="button" className="link" aria-label="Show logs of every trace" onClick={() => onChange({ traceId: undefined })}>×</button>
+        </span>
+      ) : null}
+      <label className="filter filter-live" title={liveDisabled ? 'Live tail follows ranges that end now' : 'Ask for new logs every 2 seconds'}>
+        <input type="checkbox" data-testid="logs-live" checked={live} disabled={liveDisabled} onChange={(e) => onLive(e.target.checked)} />
+        <span>Live tail</span>
+      </label>
+    </div>
+  );
+}

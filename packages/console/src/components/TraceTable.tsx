@@ -1,0 +1,77 @@
+// The traces list as a virtualised table: only the rows in view are in the DOM, however many pages are loaded.
+// Scrolling near the end asks for the next page (onNearEnd).
+//
+// data-testid: trace-table (the scroll container), trace-row (each row: a link to #/traces/<traceId>,
+// data-trace-id)
+import type { Application } from '../api/types';
+import { formatDuration, formatTimestamp, spanName, spanType, statusClass } from '../lib/format';
+import type { TraceSummary } from '../lib/traceList';
+import { href } from '../router';
+import { VirtualRows } from './VirtualRows';
+
+export const TRACE_ROW_HEIGHT = 34;
+
+export interface TraceTableProps {
+  rows: TraceSummary[];
+  applications: Application[];
+  now: number;
+  onNearEnd?: () => void;
+}
+
+export function applicationName(applications: Application[], id: number): string {
+  return applications.find((a) => a.id === id)?.name ?? `Application ${id}`;
+}
+
+export function TraceTable({ rows, applications, now, onNearEnd }: TraceTableProps) {
+  return (
+    <div className="trace-table" role="table" aria-label="Traces" aria-rowcount={rows.length}>
+      <div className="trace-grid trace-head" role="row">
+        <span role="columnheader">Time</span>
+        <span role="columnheader">Application</span>
+        <span role="columnheader">Method</span>
+        <span role="columnheader">URL</span>
+        <span role="columnheader" className="num">Status</span>
+        <span role="columnheader" className="num">Duration</span>
+        <span role="columnheader" className="num">Spans</span>
+      </div>
+      <VirtualRows
+        count={rows.length}
+        rowHeight={TRACE_ROW_HEIGHT}
+        rowKey={(i) => rows[i]!.traceId}
+        onNearEnd={onNearEnd}
+        containerProps={{ 'data-testid': 'trace-table', role: 'rowgroup' }}
+        renderRow={(i) => <TraceRow row={rows[i]!} applications={applications} now={now} />}
+      />
+    </div>
+  );
+}
+
+function TraceRow({ row, applications, now }: { row: TraceSummary; applications: Application[]; now: number }) {
+  const method = row.root?.requestMethod ?? '';
+  const type = spanType(method);
+  const others = row.applicationIds.length - 1;
+  const cls = statusClass(row.status);
+  return (
+    <a
+      className={`trace-grid trace-row${cls === '5xx' ? ' is-error' : ''}`}
+      role="row"
+      data-testid="trace-row"
+      data-trace-id={row.traceId}
+      href={href(`/traces/${row.traceId}`)}
+    >
+      <span role="cell" title={new Date(row.startMs).toISOString()}>{formatTimestamp(new Date(row.startMs).toISOString(), now)}</span>
+      <span role="cell" className="ellipsis">
+        {applicationName(applications, row.applicationId)}
+        {others > 0 ? <span className="muted"> +{others}</span> : null}
+      </span>
+      <span role="cell" className="ellipsis">
+        {method ? <span className={`kind kind-${['controller', 'service', 'external'].includes(type) ? type : 'other'}`}>{type}</span> : null}
+        {method ? spanName(method) : <span className="muted">no root span</span>}
+      </span>
+      <span role="cell" className="ellipsis url" title={row.root?.requestURL}>{row.root?.requestURL ?? ''}</span>
+      <span role="cell" className={`num status status-${cls || 'none'}`}>{row.status ?? '–'}</span>
+      <span role="cell" className="num">{formatDuration(row.durationMs)}</span>
+      <span role="cell" className="num">{row.spanCount}</span>
+    </a>
+  );
+}

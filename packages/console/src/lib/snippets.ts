@@ -1,0 +1,56 @@
+/**
+ * The text of the setup snippets shown after a key is created and on empty trace pages: the SDK's three-line setup
+ * (docs/sdk.md "Setup in three lines") and a curl command that sends one span. Pure functions: unit-tested in
+ * packages/console/test.
+ */
+
+export const KEY_PLACEHOLDER = '<YOUR_API_KEY>';
+
+/** A random UUID (version 4). crypto.randomUUID exists only in secure contexts, getRandomValues everywhere. */
+export function randomUuid(random: (bytes: Uint8Array) => Uint8Array = (b) => crypto.getRandomValues(b)): string {
+  const b = random(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Quotes a value for a POSIX shell (single quotes). */
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The install line: the SDK is not on the npm registry yet, it installs from a built checkout. */
+export const SDK_INSTALL = 'npm install /path/to/lantern/packages/sdk-node   # from a built Lantern checkout';
+
+/** A JavaScript string literal in single quotes, as docs/sdk.md writes them. */
+function jsString(value: string): string {
+  return `'${value.replace(/[\\']/g, (c) => `\\${c}`).replace(/\n/g, '\\n')}'`;
+}
+
+/** The SDK's setup for an Express app, with the key and the ingest address filled in. */
+export function sdkSnippetText(apiKey: string | undefined, ingestUrl: string): string {
+  return [
+    `import { createLantern } from '@lantern/sdk-node';`,
+    `const lantern = createLantern({ apiKey: ${jsString(apiKey || KEY_PLACEHOLDER)}, ingestUrl: ${jsString(ingestUrl)} });`,
+    `app.use(lantern.middleware());   // Express 4/5, before the routes; node:http: http.createServer(lantern.wrap(handler))`,
+  ].join('\n');
+}
+
+export interface SpanIds { traceId: string; spanId: string }
+
+/**
+ * A curl command posting one root span to POST /ingest/traces with the key in `x-api-key`. The timestamps come
+ * from `date` when it runs (any POSIX shell); the ids are fixed, so running it twice stores the span once.
+ */
+export function curlSnippetText(apiKey: string | undefined, ingestUrl: string, ids: SpanIds): string {
+  const now = `'"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'`;
+  const span = `{"traceId":"${ids.traceId}","spanId":"${ids.spanId}","parentSpanId":null,"timestamp":"${now}",`
+    + `"requestMethod":"controller:GET","requestURL":"/hello","responseStatus":200,"durationMs":42}`;
+  return [
+    `curl -X POST ${shellQuote(`${ingestUrl.replace(/\/+$/, '')}/ingest/traces`)} \\`,
+    `  -H ${shellQuote(`x-api-key: ${apiKey || KEY_PLACEHOLDER}`)} \\`,
+    `  -H 'content-type: application/json' \\`,
+    `  -d '{"timestamp":"${now}","traces":[${span}]}'`,
+  ].join('\n');
+}

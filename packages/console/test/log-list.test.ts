@@ -1,0 +1,80 @@
+import { describe, expect, it } from '@jest/globals';
+import { isLogLevel, LOG_LEVELS, mergeLogs, newestFirst, olderThan, tailFrom } from '../src/lib/log-list';
+
+const T = Date.parse('2026-11-22T10:00:00.000Z');
+const log = (id: string, offsetMs: number, message = id) => ({ id, timestamp: new Date(T + offsetMs).toISOString(), message });
+const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+
+describe('levels', () => {
+  it('are the contract levels, lowest first', () => {
+    expect(LOG_LEVELS).toEqual(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+    expect(isLogLevel('warn')).toBe(true);
+    expect(isLogLevel('warning')).toBe(false);
+    expect(isLogLevel(null)).toBe(false);
+  });
+});
+
+describe('newestFirst', () => {
+  it('orders by timestamp then id, both descending', () => {
+    const rows = [log('a', 0), log('c', 1000), log('b', 1000), log('d', -5)];
+    expect(ids([...rows].sort(newestFirst))).toEqual(['c', 'b', 'a', 'd']);
+  });
+});
+
+describe('mergeLogs', () => {
+  it('prepends newer logs and skips the ones already shown', () => {
+    const rows = [log('b', 1000), log('a', 0)];
+    const m = mergeLogs(rows, [log('d', 3000), log('c', 2000), log('b', 1000)], 100);
+    expect(ids(m.rows)).toEqual(['d', 'c', 'b', 'a']);
+    expect(m.added).toBe(2);
+    expect(m.dropped).toBe(0);
+  });
+
+  it('places a late log where it belongs', () => {
+    const m = mergeLogs([log('c', 2000), log('a', 0)], [log('b', 1000)], 100);
+    expect(ids(m.rows)).toEqual(['c', 'b', 'a']);
+  });
+
+  it('appends older logs (Load more)', () => {
+    const m = mergeLogs([log('d', 3000), log('c', 2000)], [log('b', 1000), log('a', 0)], 100);
+    expect(ids(m.rows)).toEqual(['d', 'c', 'b', 'a']);
+  });
+
+  it('cuts the oldest rows beyond the cap and says how many', () => {
+    const m = mergeLogs([log('b', 1000), log('a', 0)], [log('d', 3000), log('c', 2000)], 3);
+    expect(ids(m.rows)).toEqual(['d', 'c', 'b']);
+    expect(m.dropped).toBe(1);
+  });
+
+  it('keeps the list as it was when nothing is new, and takes the incoming copy of a known id', () => {
+    const rows = [log('b', 1000), log('a', 0)];
+    const m = mergeLogs(rows, [log('a', 0, 'updated')], 10);
+    expect(m.added).toBe(0);
+    expect(ids(m.rows)).toEqual(['b', 'a']);
+    expect(m.rows[1]!.message).toBe('updated');
+    expect(mergeLogs([], [], 10)).toEqual({ rows: [], added: 0, dropped: 0 });
+  });
+
+  it('de-duplicates ids within one incoming page', () => {
+    expect(ids(mergeLogs([], [log('a', 0), log('a', 0)], 10).rows)).toEqual(['a']);
+  });
+});
+
+describe('tailFrom', () => {
+  it('starts a little before the newest row', () => {
+    expect(tailFrom([log('b', 10_000), log('a', 0)], undefined)).toBe('2026-11-22T10:00:05.000Z');
+  });
+
+  it('never starts before the range, and starts at the range for an empty list', () => {
+    expect(tailFrom([log('a', 1000)], '2026-11-22T10:00:00.000Z')).toBe('2026-11-22T10:00:00.000Z');
+    expect(tailFrom([], '2026-11-22T09:00:00.000Z')).toBe('2026-11-22T09:00:00.000Z');
+    expect(tailFrom([], undefined)).toBeUndefined();
+  });
+});
+
+describe('olderThan', () => {
+  it('is 1 ms after the oldest row, so its millisecond comes again', () => {
+    expect(olderThan([log('b', 1000), log('a', 0)])).toBe('2026-11-22T10:00:00.001Z');
+    expect(olderThan([])).toBeUndefined();
+  });
+});
