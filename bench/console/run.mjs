@@ -99,6 +99,11 @@ async function measure(browser, url, ready, arg, storage) {
     const timing = await page.evaluate(() => ({
       load: performance.getEntriesByType('navigation')[0].loadEventEnd,
       fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
+      // What the page fetched and when: where the time to `ready` went.
+      requests: performance.getEntriesByType('resource').map((e) => {
+        const u = new URL(e.name);
+        return { path: u.pathname + u.search, start: e.startTime, end: e.responseEnd, bytes: e.encodedBodySize };
+      }),
     }));
     return { readyAt, ...timing };
   } catch (err) {
@@ -158,6 +163,11 @@ try {
   print([['file', 'raw', 'gzip'], ...bundleRows]);
   process.stdout.write(`\nChromium ${browser.version()}, ${runs} runs each, a fresh context (empty cache) per run; ms from navigation start\n`);
   print(table);
+  const typical = [...view].sort((a, b) => a.readyAt - b.readyAt)[Math.floor(view.length / 2)];
+  if (typical?.requests) {
+    process.stdout.write(`\nRequests of the median trace-view run (ms from navigation start; ready at ${ms(typical.readyAt)})\n`);
+    print([['request', 'start', 'end', 'body bytes'], ...typical.requests.map((r) => [r.path.slice(0, 60), ms(r.start), ms(r.end), r.bytes])]);
+  }
 } finally {
   await browser.close();
   await server.stop();

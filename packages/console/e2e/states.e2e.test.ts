@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createAccount, type Account } from './support/api.js';
+import { launchBrowser, newContext, screenshot, watchProblems } from './support/browser.js';
+import { startServer, type LanternServer } from './support/server.js';
+
+/**
+ * What the console shows when there is nothing to show or something fails: empty states that say what to do next,
+ * and the message of the API's error body (or of the failure on the way), never a blank page.
+ */
+describe('console empty and error states', () => {
+  let server: LanternServer;
+  let browser: Browser;
+  let account: Account;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+    account = await createAccount(server.url, 'states');
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function signedIn(target: LanternServer, who: Account): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await newContext(browser, {
+      baseURL: target.url,
+      token: who.token,
+      selection: { organizationId: who.organizationId, projectId: who.projectId },
+    });
+    return { context, page: await context.newPage() };
+  }
+
+  it('a project without data: traces, logs and metrics say how to send data, with the SDK snippet and the curl command', async () => {
+    const { context, page } = await signedIn(server, account);
+    const problems = watchProblems(page);
+    try {
+      await page.goto('/#/traces');
+      const empty = page.getByTestId('traces-empty');
+      await empty.waitFor();
+      await expect(empty.getByTestId('sdk-snippet').innerText()).resolves.toContain('createLantern');
+      await expect(empty.getByTestId('curl-snippet').innerText()).resolves.toContain('/ingest/traces');
+      await expect(empty.locator('a[href="#/applications"]').count()).resolves.toBeGreaterThan(0);
+      await screenshot(page, 'empty-traces');
+
+      await page.goto('/#/logs');
+      await page.getByTestId('logs-empty').waitFor();
+      await page.goto('/#/metrics');
+      await page.getByTestId('metrics-empty').waitFor();
+      await screenshot(page, 'empty-metrics');
+      expect(problems.list()).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a refused sign-in shows the message of the API error body', async () => {
+    const answer = await fetch(`${server.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: account.email, password: 'not the password' }),
+    });
+    const { error } = (await answer.json()) as { error: { message: string } };
+    expect(answer.status).toBe(401);
+
+    const context = await newContext(browser, { baseURL: server.url });
+    try {
+      const page = await context.newPage();
+      await page.goto('/');
+      await page.getByTestId('signin-email').fill(account.email);
+      await page.getByTestId('signin-password').fill('not the password');
+      await page.getByTestId('signin-submit').click();
+      await expect(page.getByTestId('auth-error').innerText()).resolves.toContain(error.message);
+      await screenshot(page, 'error-signin');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a trace that does not exist is a clear "not found", not an empty page', async () => {
+    const { context, page } = await signedIn(server, account);
+    try {
+      await page.goto('/#/traces/6f1c2b0e-6d1a-4a55-8f4e-2b8d2f6b1c11');
+      await expect(page.getByTestId('trace-not-found').innerText()).resolves.toMatch(/not found/i);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('when the server goes away, the page stays and says Lantern cannot be reached, with a way to try again', async () => {
+    const doomed = await startServer();
+    try {
+      const who = await createAccount(doomed.url, 'doomed');
+      const { context, page } = await signedIn(doomed, who);
+      try {
+        await page.goto('/#/traces');
+        await page.getByTestId('traces-empty').waitFor();
+        await doomed.stop();
+        await page.getByTestId('traces-refresh').click();
+        await expect(page.getByRole('alert').first().innerText()).resolves.toContain('cannot be reached');
+        await expect(page.getByRole('alert').first().getByRole('button', { name: 'Try again' }).isVisible()).resolves.toBe(true);
+        await expect(page.getByTestId('traces-page').isVisible()).resolves.toBe(true);
+        await screenshot(page, 'error-server-gone');
+      } finally {
+        await context.close();
+      }
+    } finally {
+      await doomed.stop();
+    }
+  });
+});
