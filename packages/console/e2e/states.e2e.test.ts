@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAccount, type Account } from './support/api.js';
+import { createAccount, waitForTrace, type Account } from './support/api.js';
 import { launchBrowser, newContext, screenshot, watchProblems } from './support/browser.js';
 import { startServer, type LanternServer } from './support/server.js';
 
@@ -69,7 +69,7 @@ describe('console empty and error states', () => {
       await page.getByTestId('signin-email').fill(account.email);
       await page.getByTestId('signin-password').fill('not the password');
       await page.getByTestId('signin-submit').click();
-      await expect(page.getByTestId('auth-error').innerText()).resolves.toContain(error.message);
+      await page.getByTestId('auth-error').filter({ hasText: error.message }).waitFor();
       await screenshot(page, 'error-signin');
     } finally {
       await context.close();
@@ -80,7 +80,35 @@ describe('console empty and error states', () => {
     const { context, page } = await signedIn(server, account);
     try {
       await page.goto('/#/traces/6f1c2b0e-6d1a-4a55-8f4e-2b8d2f6b1c11');
-      await expect(page.getByTestId('trace-not-found').innerText()).resolves.toMatch(/not found/i);
+      await page.getByTestId('trace-not-found').filter({ hasText: /not found/i }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a trace link names its project: it opens there from another project, and says so for a project not visible', async () => {
+    const traceId = '0b2f6c1e-5d3a-4c8e-9f1a-7e6d5c4b3a21';
+    const now = new Date().toISOString();
+    const sent = await fetch(`${server.url}/ingest/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
+      body: JSON.stringify({ timestamp: now, traces: [{ traceId, spanId: '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f', parentSpanId: null, timestamp: now, requestMethod: 'controller:GET', requestURL: '/linked', responseStatus: 200, durationMs: 3 }] }),
+    });
+    expect(sent.status).toBe(200);
+    await waitForTrace(server.url, account, traceId, 1);
+    // The browser looks at another organization's project of the same user.
+    const other = await fetch(`${server.url}/organizations`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${account.token}` }, body: JSON.stringify({ name: 'elsewhere' }) });
+    const otherOrg = (await other.json()) as { id: number };
+    const otherProject = (await (await fetch(`${server.url}/projects`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${account.token}` }, body: JSON.stringify({ name: 'elsewhere', organizationId: otherOrg.id }) })).json()) as { id: number };
+    const context = await newContext(browser, { baseURL: server.url, token: account.token, selection: { organizationId: otherOrg.id, projectId: otherProject.id } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`/#/traces/${traceId}?project=${account.projectId}`);
+      await page.locator('[data-testid="waterfall"][data-span-count="1"]').waitFor();
+      await expect(page.getByTestId('project-switcher').inputValue()).resolves.toBe(String(account.projectId));
+
+      await page.goto(`/#/traces/${traceId}?project=999999`);
+      await page.getByRole('alert').filter({ hasText: 'project 999999' }).waitFor();
     } finally {
       await context.close();
     }
@@ -96,7 +124,7 @@ describe('console empty and error states', () => {
         await page.getByTestId('traces-empty').waitFor();
         await doomed.stop();
         await page.getByTestId('traces-refresh').click();
-        await expect(page.getByRole('alert').first().innerText()).resolves.toContain('cannot be reached');
+        await page.getByRole('alert').filter({ hasText: 'cannot be reached' }).waitFor();
         await expect(page.getByRole('alert').first().getByRole('button', { name: 'Try again' }).isVisible()).resolves.toBe(true);
         await expect(page.getByTestId('traces-page').isVisible()).resolves.toBe(true);
         await screenshot(page, 'error-server-gone');

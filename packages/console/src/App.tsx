@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import * as client from './api/client';
 import type { User } from './api/types';
 import { ErrorBanner, Loading } from './components/Feedback';
@@ -66,9 +66,45 @@ function Shell() {
         <span className="user" title={ws.user.email}>{ws.user.name}</span>
         <button type="button" className="link" data-testid="sign-out" onClick={signOut}>Sign out</button>
       </header>
-      <main className="page">{pageFor(route, ws)}</main>
+      <main className="page">
+        <ProjectOfLink route={route} ws={ws}>{pageFor(route, ws)}</ProjectOfLink>
+      </main>
     </div>
   );
+}
+
+/**
+ * A link that names a project (`?project=<id>`, as trace links do) opens in that project: the workspace switches to
+ * it first, or says that the project is not visible to this user. Once there, choosing another project in the top
+ * bar drops the parameter instead of switching back.
+ */
+function ProjectOfLink({ route, ws, children }: { route: Route; ws: Workspace; children: ReactNode }) {
+  const wanted = Number(route.params.get('project')) || undefined;
+  const link = wanted ? `${route.path}?${route.params.toString()}` : '';
+  const [missing, setMissing] = useState<{ link: string; error?: unknown }>();
+  const asked = useRef('');
+  const arrived = useRef('');
+  const { loaded, project, showProject } = ws;
+  useEffect(() => {
+    if (!loaded || !wanted) return;
+    if (project?.id === wanted) {
+      arrived.current = link;
+    } else if (arrived.current === link) {
+      const rest = Object.fromEntries([...route.params].filter(([k]) => k !== 'project'));
+      navigate(route.path, rest, true);
+    } else if (asked.current !== link) {
+      asked.current = link;
+      showProject(wanted).then(
+        (found) => { if (!found) setMissing({ link }); },
+        (error: unknown) => setMissing({ link, error }),
+      );
+    }
+    // showProject changes with every workspace render; the link and the project decide.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [loaded, wanted, link, project?.id]);
+  if (!loaded || !wanted || project?.id === wanted || arrived.current === link) return <>{children}</>;
+  if (missing?.link !== link) return <Loading what="the linked project" />;
+  return <ErrorBanner error={missing.error ?? new Error(`This link is to project ${wanted}, which does not exist or is not in your organizations.`)} />;
 }
 
 function pageFor(route: Route, ws: Workspace) {

@@ -20,6 +20,14 @@ export function href(path: string, params?: Record<string, string | number | und
   return `#${path}${qs ? `?${qs}` : ''}`;
 }
 
+/**
+ * A link to one trace. It names the project, so the link opens the right trace even where another project is
+ * selected (the shell switches to it).
+ */
+export function traceHref(traceId: string, projectId: number | undefined, params?: Record<string, string | undefined>): string {
+  return href(`/traces/${traceId}`, { ...params, project: projectId });
+}
+
 export function navigate(path: string, params?: Record<string, string | number | undefined | null>, replace = false): void {
   const target = href(path, params);
   if (replace) history.replaceState(null, '', target);

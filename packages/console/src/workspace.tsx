@@ -18,6 +18,8 @@ export interface Workspace {
   selectOrganization(id: number): void;
   selectProject(id: number): void;
   selectApplication(id: number | undefined): void;
+  /** Selects a project wherever it is among the user's organizations (for a link); false when it is not visible. */
+  showProject(projectId: number): Promise<boolean>;
   /** Reads organizations, projects and applications again (after one was created). */
   refresh(): Promise<void>;
   /** False until the first read of organizations, projects and applications has ended (well or not). */
@@ -106,6 +108,19 @@ export function WorkspaceProvider({ user, children }: { user: User; children: Re
     selectOrganization: (id) => setSelection({ organizationId: id }),
     selectProject: (id) => setSelection((s) => ({ organizationId: s.organizationId, projectId: id })),
     selectApplication: (id) => setSelection((s) => ({ ...s, applicationId: id })),
+    showProject: async (projectId) => {
+      if (projects.some((p) => p.id === projectId)) {
+        setSelection((s) => ({ organizationId: s.organizationId, projectId }));
+        return true;
+      }
+      for (const org of organizations) {
+        if ((await client.listProjects(org.id)).some((p) => p.id === projectId)) {
+          setSelection({ organizationId: org.id, projectId });
+          return true;
+        }
+      }
+      return false;
+    },
     refresh,
     loaded,
     error,

@@ -7,7 +7,7 @@ import { formatDuration, formatTimestamp, spanName, statusClass } from '../lib/f
 import { extent } from '../lib/chart';
 import { logTicks, scaleLog, timeTicks } from '../lib/scale';
 import type { TraceSummary } from '../lib/traceList';
-import { href } from '../router';
+import { traceHref } from '../router';
 
 /** Dots drawn at most (the newest): enough to see the shape, few enough to keep the page responsive. */
 export const MAX_POINTS = 3000;
@@ -33,7 +33,7 @@ function useWidth(fallback: number): [RefObject<HTMLElement | null>, number] {
   return [ref, width];
 }
 
-export const LatencyChart = memo(function LatencyChart({ rows, now }: { rows: TraceSummary[]; now: number }) {
+export const LatencyChart = memo(function LatencyChart({ rows, projectId, now }: { rows: TraceSummary[]; projectId: number; now: number }) {
   const [ref, W] = useWidth(800);
   const points = rows.slice(0, MAX_POINTS).filter((r) => typeof r.durationMs === 'number');
   if (!points.length) return <figure ref={ref} className="latency-chart" hidden />;
@@ -63,7 +63,7 @@ export const LatencyChart = memo(function LatencyChart({ rows, now }: { rows: Tr
         </g>
         <g className="points">
           {points.map((p) => (
-            <a key={p.traceId} href={href(`/traces/${p.traceId}`)} data-testid="latency-point" data-trace-id={p.traceId}>
+            <a key={p.traceId} href={traceHref(p.traceId, projectId)} data-testid="latency-point" data-trace-id={p.traceId}>
               <circle cx={x(p.startMs)} cy={y(p.durationMs!)} r={3.5} className={`dot status-${statusClass(p.status) || 'none'}`}>
                 <title>
                   {`${p.root ? spanName(p.root.requestMethod ?? '') : p.traceId} ${p.root?.requestURL ?? ''}\n`}

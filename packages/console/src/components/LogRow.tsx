@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import type { LogEntry } from '../api/types';
 import { formatTimestamp } from '../lib/format';
-import { href } from '../router';
+import { traceHref } from '../router';
 
 /** The fields a row shows itself; the others appear in the expanded details. */
 const SHOWN = new Set(['id', 'projectId', 'applicationId', 'level', 'message', 'timestamp', 'traceId']);
@@ -31,7 +31,7 @@ export const LogRow = memo(function LogRow({ log, appName, expanded, onToggle }:
         {log.message}
       </button>
       <span className="log-trace">
-        {log.traceId ? <a data-testid="log-trace-link" href={href(`/traces/${log.traceId}`)} title={`Trace ${log.traceId}`}>trace</a> : null}
+        {log.traceId ? <a data-testid="log-trace-link" href={traceHref(log.traceId, log.projectId)} title={`Trace ${log.traceId}`}>trace</a> : null}
       </span>
       {expanded ? <pre className="log-details">{details(log)}</pre> : null}
     </li>

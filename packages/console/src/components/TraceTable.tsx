@@ -6,7 +6,7 @@
 import type { Application } from '../api/types';
 import { formatDuration, formatTimestamp, spanName, spanType, statusClass } from '../lib/format';
 import type { TraceSummary } from '../lib/traceList';
-import { href } from '../router';
+import { traceHref } from '../router';
 import { VirtualRows } from './VirtualRows';
 
 export const TRACE_ROW_HEIGHT = 34;
@@ -14,6 +14,8 @@ export const TRACE_ROW_HEIGHT = 34;
 export interface TraceTableProps {
   rows: TraceSummary[];
   applications: Application[];
+  /** The project the rows belong to: named in each row's link. */
+  projectId: number;
   now: number;
   onNearEnd?: () => void;
 }
@@ -22,7 +24,7 @@ export function applicationName(applications: Application[], id: number): string
   return applications.find((a) => a.id === id)?.name ?? `Application ${id}`;
 }
 
-export function TraceTable({ rows, applications, now, onNearEnd }: TraceTableProps) {
+export function TraceTable({ rows, applications, projectId, now, onNearEnd }: TraceTableProps) {
   return (
     <div className="trace-table" role="table" aria-label="Traces" aria-rowcount={rows.length}>
       <div className="trace-grid trace-head" role="row">
@@ -40,13 +42,13 @@ export function TraceTable({ rows, applications, now, onNearEnd }: TraceTablePro
         rowKey={(i) => rows[i]!.traceId}
         onNearEnd={onNearEnd}
         containerProps={{ 'data-testid': 'trace-table', role: 'rowgroup' }}
-        renderRow={(i) => <TraceRow row={rows[i]!} applications={applications} now={now} />}
+        renderRow={(i) => <TraceRow row={rows[i]!} applications={applications} projectId={projectId} now={now} />}
       />
     </div>
   );
 }
 
-function TraceRow({ row, applications, now }: { row: TraceSummary; applications: Application[]; now: number }) {
+function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; applications: Application[]; projectId: number; now: number }) {
   const method = row.root?.requestMethod ?? '';
   const type = spanType(method);
   const others = row.applicationIds.length - 1;
@@ -57,7 +59,7 @@ function TraceRow({ row, applications, now }: { row: TraceSummary; applications:
       role="row"
       data-testid="trace-row"
       data-trace-id={row.traceId}
-      href={href(`/traces/${row.traceId}`)}
+      href={traceHref(row.traceId, projectId)}
     >
       <span role="cell" title={new Date(row.startMs).toISOString()}>{formatTimestamp(new Date(row.startMs).toISOString(), now)}</span>
       <span role="cell" className="ellipsis">

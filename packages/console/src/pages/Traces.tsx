@@ -65,7 +65,7 @@ export function TracesPage() {
         onClear={filtered ? () => apply({ range: { name: 'all' }, applicationId: undefined, status: '', minDurationMs: undefined, url: '' }) : undefined}
       />
       <ErrorBanner error={error} onRetry={pages.retry} />
-      {list.rows.length ? <LatencyChart rows={list.rows} now={pages.since} /> : null}
+      {list.rows.length ? <LatencyChart rows={list.rows} projectId={ws.project.id} now={pages.since} /> : null}
       {nothing && !filtered ? <FirstTrace /> : null}
       {nothing && filtered ? (
         <EmptyState title="No traces match">
@@ -74,7 +74,7 @@ export function TracesPage() {
           </p>
         </EmptyState>
       ) : null}
-      {list.rows.length ? <TraceTable rows={list.rows} applications={ws.applications} now={pages.since} onNearEnd={hasMore && !error ? pages.loadMore : undefined} /> : null}
+      {list.rows.length ? <TraceTable rows={list.rows} applications={ws.applications} projectId={ws.project.id} now={pages.since} onNearEnd={hasMore && !error ? pages.loadMore : undefined} /> : null}
       <footer className="list-foot">
         {loading ? <Loading what={list.rows.length ? 'more traces' : 'traces'} /> : null}
         {list.rows.length ? (
