@@ -36,7 +36,7 @@ describe('console journey', () => {
 
   const byTestId = (id: string) => page.getByTestId(id);
 
-  it('signs up, sets up, creates a key, sees a trace arrive, follows a log to its trace, uploads and deletes a document, signs out', async () => {
+  it('signs up, sets up, creates a key, sees a trace arrive, follows a log to its trace, tails new logs, reads metrics, uploads and deletes a document, signs out', async () => {
     // Sign up from the sign-in page a newcomer lands on.
     await page.goto('/');
     await byTestId('goto-signup').click();
@@ -65,8 +65,7 @@ describe('console journey', () => {
     const app = await startSdkApp({ apiKey, ingestUrl: server.url });
     const ok = await app.get('/checkout');
     const failed = await app.get('/fail');
-    const stats = await app.stop();
-    expect(stats.traces.dropped).toBe(0);
+    await app.lantern.flush();
     const token = await page.evaluate(() => localStorage.getItem('lantern.token'));
     const selection = JSON.parse((await page.evaluate(() => localStorage.getItem('lantern.selection'))) ?? '{}') as { projectId: number };
     const account = { token, projectId: selection.projectId } as Account;
@@ -92,17 +91,29 @@ describe('console journey', () => {
     const errorLog = byTestId('log-row').filter({ hasText: 'payment declined' });
     await errorLog.waitFor();
     await screenshot(page, '06-logs');
+
+    // Live tail: a log sent while the page is open shows up without a reload.
+    await byTestId('logs-live').check();
+    const placed = byTestId('log-row').filter({ hasText: 'order placed' });
+    await expect(placed.count()).resolves.toBe(1);
+    await app.get('/checkout');
+    await app.lantern.flush();
+    await placed.nth(1).waitFor({ timeout: 10_000 });
+    await byTestId('logs-live').uncheck();
+    const stats = await app.stop();
+    expect(stats.traces.dropped).toBe(0);
+    expect(stats.logs.dropped).toBe(0);
     await errorLog.getByTestId('log-trace-link').click();
     await page.locator(`[data-testid="trace-view"][data-trace-id="${failed.traceId}"]`).waitFor();
     await page.locator('[data-testid="waterfall"][data-span-count="2"]').waitFor();
     await byTestId('trace-logs').filter({ hasText: 'payment declined' }).waitFor();
     await screenshot(page, '07-trace-from-log');
 
-    // Metrics of the application: its two requests, one of them an error.
+    // Metrics of the application: its three requests, one of them an error.
     await page.goto('/#/metrics');
     const card = byTestId('metrics-app').first();
     await card.waitFor();
-    await card.filter({ hasText: /50(\.0)?\s*%/ }).waitFor();
+    await card.filter({ hasText: /33(\.3)?\s*%/ }).waitFor();
     await screenshot(page, '08-metrics');
 
     // AI: a tenant, a document uploaded and listed, then deleted.
@@ -116,10 +127,14 @@ describe('console journey', () => {
     await docRow.filter({ hasText: 'stored' }).waitFor();
     await screenshot(page, '09-ai-document-listed');
 
+    // Every page so far rendered without a console error, a CSP violation or a failed request.
+    expect(problems.list()).toEqual([]);
+
     // A format the service refuses shows the API's message (the 415 in the page's console is expected).
     await byTestId('doc-upload-input').setInputFiles(join(FIXTURES, 'runbook.odt'));
     await page.locator('[data-testid="upload-item"][data-state="failed"]').waitFor();
     await byTestId('upload-error').filter({ hasText: 'an OpenDocument file (ODT, ODS, ODP), which is not a supported format' }).waitFor();
+    expect(problems.list()).toEqual([expect.stringMatching(/^console error: Failed to load resource: .* 415 /)]);
     problems.clear();
 
     await docRow.getByTestId('delete-doc').click();

@@ -114,6 +114,21 @@ describe('console empty and error states', () => {
     }
   });
 
+  it('a link opened while signed out opens once signed in', async () => {
+    const context = await newContext(browser, { baseURL: server.url });
+    try {
+      const page = await context.newPage();
+      await page.goto('/#/logs?level=error');
+      await page.getByTestId('signin-email').fill(account.email);
+      await page.getByTestId('signin-password').fill(account.password);
+      await page.getByTestId('signin-submit').click();
+      await page.getByTestId('logs-empty').waitFor();
+      expect(new URL(page.url()).hash).toBe('#/logs?level=error');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('when the server goes away, the page stays and says Lantern cannot be reached, with a way to try again', async () => {
     const doomed = await startServer();
     try {

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import * as client from './api/client';
 import type { User } from './api/types';
+import { ErrorBoundary } from './components/ErrorBoundary';
 import { ErrorBanner, Loading } from './components/Feedback';
 import { Switchers } from './components/Switchers';
 import { AiPage } from './pages/Ai';
@@ -67,7 +68,9 @@ function Shell() {
         <button type="button" className="link" data-testid="sign-out" onClick={signOut}>Sign out</button>
       </header>
       <main className="page">
-        <ProjectOfLink route={route} ws={ws}>{pageFor(route, ws)}</ProjectOfLink>
+        <ErrorBoundary key={route.path}>
+          <ProjectOfLink route={route} ws={ws}>{pageFor(route, ws)}</ProjectOfLink>
+        </ErrorBoundary>
       </main>
     </div>
   );

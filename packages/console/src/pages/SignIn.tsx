@@ -11,7 +11,7 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import * as client from '../api/client';
 import { ErrorBanner } from '../components/Feedback';
 import { MIN_PASSWORD_LENGTH, signUpProblem } from '../lib/account';
-import { href, navigate } from '../router';
+import { href, navigate, parseHash } from '../router';
 import { setToken } from '../session';
 
 function useSubmit(send: () => Promise<client.SessionAnswer>, check?: () => string | undefined) {
@@ -30,7 +30,9 @@ function useSubmit(send: () => Promise<client.SessionAnswer>, check?: () => stri
     try {
       const answer = await send();
       setToken(answer.token);
-      navigate('/traces', undefined, true);
+      // A link opened while signed out (a shared trace, or a session that expired) opens once signed in.
+      const { path } = parseHash(location.hash);
+      if (path === '/' || path === '/signin' || path === '/signup') navigate('/traces', undefined, true);
     } catch (e) {
       setError(e);
       setBusy(false);
