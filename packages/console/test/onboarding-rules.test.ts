@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MIN_PASSWORD_LENGTH, signUpProblem } from '../src/lib/account';
-import { MAX_UPLOAD_BYTES, mediaType, uploadProblem } from '../src/lib/files';
+import { MAX_UPLOAD_BYTES, mediaType, MIN_PASSWORD_LENGTH, signUpProblem, uploadProblem } from '../src/lib/form-rules';
 import { curlSnippetText, KEY_PLACEHOLDER, randomUuid, sdkSnippetText } from '../src/lib/snippets';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import * as client from '../api/client';
 import type { DocumentRecord } from '../api/types';
-import { mediaType } from '../lib/files';
+import { mediaType } from '../lib/form-rules';
 import { formatBytes, formatTimestamp } from '../lib/format';
 import { ErrorBanner } from './Feedback';
 

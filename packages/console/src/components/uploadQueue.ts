@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { uploadDocument, type Upload } from '../api/upload';
-import { uploadProblem } from '../lib/files';
+import { uploadProblem } from '../lib/form-rules';
 
 /** waiting: queued; uploading: being sent; done: stored; failed: the API or the network refused; refused: never sent. */
 export type UploadState = 'waiting' | 'uploading' | 'done' | 'failed' | 'refused';

@@ -10,7 +10,7 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import * as client from '../api/client';
 import { ErrorBanner } from '../components/Feedback';
-import { MIN_PASSWORD_LENGTH, signUpProblem } from '../lib/account';
+import { MIN_PASSWORD_LENGTH, signUpProblem } from '../lib/form-rules';
 import { href, navigate, parseHash } from '../router';
 import { setToken } from '../session';
 
