@@ -36,7 +36,7 @@ describe('console journey', () => {
 
   const byTestId = (id: string) => page.getByTestId(id);
 
-  it('signs up, sets up, creates a key, sees a trace arrive, follows a log to its trace, tails new logs, reads metrics, uploads and deletes a document, signs out', async () => {
+  it('signs up, sets up, creates a key, sees a trace arrive, follows a log to its trace, tails and searches logs, reads metrics, uploads and deletes a document, revokes the key, signs out', async () => {
     // Sign up from the sign-in page a newcomer lands on.
     await page.goto('/');
     await byTestId('goto-signup').click();
@@ -100,6 +100,11 @@ describe('console journey', () => {
     await app.lantern.flush();
     await placed.nth(1).waitFor({ timeout: 10_000 });
     await byTestId('logs-live').uncheck();
+
+    // Text search narrows on the server.
+    await byTestId('filter-q').fill('declined');
+    await page.locator('[data-testid="log-row"]:not(:has-text("payment declined"))').first().waitFor({ state: 'detached' });
+    await expect(byTestId('log-row').count()).resolves.toBe(1);
     const stats = await app.stop();
     expect(stats.traces.dropped).toBe(0);
     expect(stats.logs.dropped).toBe(0);
@@ -142,11 +147,37 @@ describe('console journey', () => {
     await docRow.waitFor({ state: 'detached' });
     await screenshot(page, '10-ai-document-deleted');
 
+    // A file over 10 MB is refused before anything is sent.
+    const uploads: string[] = [];
+    page.on('request', (req) => { if (req.method() === 'POST' && new URL(req.url()).pathname === '/ai/docs') uploads.push(req.url()); });
+    await byTestId('doc-upload-input').setInputFiles({ name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.alloc(10 * 1024 * 1024 + 1, 'a') });
+    await page.locator('[data-testid="upload-item"][data-state="refused"][data-name="big.txt"]').filter({ hasText: '10,485,760 bytes' }).waitFor();
+    expect(uploads).toEqual([]);
+
+    // Revoking the key stops it working for ingest.
+    await page.goto('/#/applications');
+    const keyRow = byTestId('key-row').first();
+    await keyRow.getByTestId('revoke-key').click();
+    await keyRow.getByTestId('confirm-revoke').click();
+    await page.locator('[data-testid="key-row"][data-revoked="true"]').waitFor();
+    let status = 0;
+    for (let i = 0; i < 60 && status !== 401; i++) {
+      const res = await fetch(`${server.url}/ingest/logs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ timestamp: new Date().toISOString(), logs: [] }),
+      });
+      status = res.status;
+      if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(401);
+    await screenshot(page, '11-applications-key-revoked');
+
     // Sign out: back to the sign-in page, the token gone.
     await byTestId('sign-out').click();
     await byTestId('signin-form').waitFor();
     await expect(page.evaluate(() => localStorage.getItem('lantern.token'))).resolves.toBeNull();
-    await screenshot(page, '11-signed-out');
+    await screenshot(page, '12-signed-out');
 
     expect(problems.list()).toEqual([]);
   }, 120_000);
