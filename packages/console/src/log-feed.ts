@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useReducer, useRef } from 'react';
 import * as client from './api/client';
 import type { LogFilter } from './api/client';
 import type { LogEntry } from './api/types';
-import { mergeLogs, olderThan, tailFrom } from './lib/log-list';
+import { feedReducer, initialFeedState, type FeedAction, type FeedState } from './lib/log-feed-state';
+import { tailFrom } from './lib/log-list';
 import type { TimeQuery } from './lib/time-range';
 
 /** Logs per page of the first read and of "Load more". */
@@ -14,8 +15,7 @@ export const TAIL_INTERVAL_MS = 2_000;
 /** Pages of one live-tail poll (1,000 logs each, the API's largest page). */
 const TAIL_PAGES = 5;
 
-/** Where "Load more" continues: the API's cursor, and a `to` bound once the cap has cut the list's end. */
-interface Next { cursor?: string; to?: string }
+const reduce = (state: FeedState<LogEntry>, action: FeedAction<LogEntry>) => feedReducer(state, action, MAX_ROWS);
 
 export interface LogFeed {
   rows: LogEntry[];
@@ -38,67 +38,58 @@ export interface LogFeed {
  * from the start.
  */
 export function useLogFeed(key: string, filter: LogFilter, bounds: TimeQuery, live: boolean): LogFeed {
-  const [rows, setRows] = useState<LogEntry[]>([]);
-  const [next, setNext] = useState<Next | undefined>();
-  const [loading, setLoading] = useState(true);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [tailedAt, setTailedAt] = useState<number>();
+  const [state, dispatch] = useReducer(reduce, undefined, () => initialFeedState<LogEntry>());
 
-  // The latest values for callbacks and timers, without restarting them.
-  const rowsRef = useRef(rows);
-  rowsRef.current = rows;
+  // The latest values for callbacks and timers, without restarting them. Read only: every change goes through
+  // dispatch, which applies it to the state as it is then, not as it was at the last render.
+  const stateRef = useRef(state);
+  stateRef.current = state;
   const query = useRef({ filter, bounds });
   const generation = useRef(0);
-  const loadingRef = useRef(true);
+  /** The "Load more" in flight, aborted by a new key or on unmount. */
+  const more = useRef<AbortController | undefined>(undefined);
 
   useEffect(() => {
     const gen = ++generation.current;
     query.current = { filter, bounds };
     const controller = new AbortController();
-    loadingRef.current = true;
-    setLoading(true);
-    setError(undefined);
+    more.current?.abort();
+    more.current = undefined;
+    dispatch({ type: 'start', gen });
     client.listLogs({ ...filter, ...bounds }, PAGE_SIZE, undefined, controller.signal).then(
-      (page) => {
-        if (gen !== generation.current) return;
-        setRows(page.items);
-        setNext(page.nextCursor ? { cursor: page.nextCursor } : undefined);
-        setLoading(false);
-        loadingRef.current = false;
-      },
-      (e: unknown) => {
-        if (gen !== generation.current) return;
-        setRows([]);
-        setNext(undefined);
-        setError(e);
-        setLoading(false);
-        loadingRef.current = false;
+      (page) => dispatch({ type: 'loaded', gen, page }),
+      (error: unknown) => {
+        if (!controller.signal.aborted) dispatch({ type: 'loadFailed', gen, error });
       },
     );
-    return () => controller.abort();
+    return () => {
+      controller.abort();
+      more.current?.abort();
+      more.current = undefined;
+    };
     // `key` stands for filter and bounds.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 
+  const { next, loadingMore } = state;
   const loadMore = useCallback(() => {
-    if (!next || loadingMore) return;
+    if (!next || loadingMore || more.current) return;
     const gen = generation.current;
     const { filter: f, bounds: w } = query.current;
-    setLoadingMore(true);
-    client.listLogs({ ...f, ...w, ...(next.to ? { to: next.to } : {}) }, PAGE_SIZE, next.cursor).then(
+    const controller = new AbortController();
+    more.current = controller;
+    dispatch({ type: 'moreStarted', gen });
+    const done = () => {
+      if (more.current === controller) more.current = undefined;
+    };
+    client.listLogs({ ...f, ...w, ...(next.to ? { to: next.to } : {}) }, PAGE_SIZE, next.cursor, controller.signal).then(
       (page) => {
-        if (gen !== generation.current) return;
-        const merged = mergeLogs(rowsRef.current, page.items, MAX_ROWS);
-        setRows(merged.rows);
-        setNext(page.nextCursor && merged.dropped === 0 ? { cursor: page.nextCursor, ...(next.to ? { to: next.to } : {}) } : undefined);
-        setError(undefined);
-        setLoadingMore(false);
+        done();
+        if (!controller.signal.aborted) dispatch({ type: 'moreLoaded', gen, from: next, page });
       },
-      (e: unknown) => {
-        if (gen !== generation.current) return;
-        setError(e);
-        setLoadingMore(false);
+      (error: unknown) => {
+        done();
+        if (!controller.signal.aborted) dispatch({ type: 'moreFailed', gen, error });
       },
     );
   }, [next, loadingMore]);
@@ -109,11 +100,11 @@ export function useLogFeed(key: string, filter: LogFilter, bounds: TimeQuery, li
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = async () => {
       const gen = generation.current;
-      if (!loadingRef.current && !document.hidden) {
+      if (!stateRef.current.loading && !document.hidden) {
         try {
           const { filter: f, bounds: w } = query.current;
           // Up to now: the bounds' `to` was now when the list was first read.
-          const from = tailFrom(rowsRef.current, w.from);
+          const from = tailFrom(stateRef.current.rows, w.from, Date.now());
           const items: LogEntry[] = [];
           let cursor: string | undefined;
           for (let i = 0; i < TAIL_PAGES; i++) {
@@ -122,19 +113,10 @@ export function useLogFeed(key: string, filter: LogFilter, bounds: TimeQuery, li
             cursor = page.nextCursor;
             if (!cursor || !from) break;
           }
-          if (gen === generation.current && !controller.signal.aborted) {
-            const merged = mergeLogs(rowsRef.current, items, MAX_ROWS);
-            if (merged.added > 0) {
-              setRows(merged.rows);
-              // The cap cut the oldest rows: "Load more" goes on from the new end, by time.
-              if (merged.dropped > 0) setNext({ to: olderThan(merged.rows) });
-            }
-            setTailedAt(Date.now());
-            setError(undefined);
-          }
-        } catch (e) {
+          if (!controller.signal.aborted) dispatch({ type: 'tailed', gen, items, at: Date.now() });
+        } catch (error) {
           if (controller.signal.aborted) return;
-          if (gen === generation.current) setError(e);
+          dispatch({ type: 'tailFailed', gen, error });
         }
       }
       if (!controller.signal.aborted) timer = setTimeout(() => void poll(), TAIL_INTERVAL_MS);
@@ -147,13 +129,13 @@ export function useLogFeed(key: string, filter: LogFilter, bounds: TimeQuery, li
   }, [live, key]);
 
   return {
-    rows,
-    loading,
-    loadingMore,
-    error,
-    hasMore: next !== undefined,
-    full: rows.length >= MAX_ROWS,
-    tailedAt,
+    rows: state.rows,
+    loading: state.loading,
+    loadingMore: state.loadingMore,
+    error: state.error,
+    hasMore: state.next !== undefined,
+    full: state.rows.length >= MAX_ROWS,
+    tailedAt: state.tailedAt,
     loadMore,
   };
 }

@@ -61,14 +61,33 @@ describe('mergeLogs', () => {
 });
 
 describe('tailFrom', () => {
+  const now = T + 60_000;
+
   it('starts a little before the newest row', () => {
-    expect(tailFrom([log('b', 10_000), log('a', 0)], undefined)).toBe('2026-11-22T10:00:05.000Z');
+    expect(tailFrom([log('b', 10_000), log('a', 0)], undefined, now)).toBe('2026-11-22T10:00:05.000Z');
+  });
+
+  it('starts a little before a row of this very millisecond', () => {
+    expect(tailFrom([log('a', 60_000)], undefined, now)).toBe('2026-11-22T10:00:55.000Z');
+  });
+
+  it('skips a future-dated log (a client clock an hour fast) and follows the newest real one', () => {
+    const rows = [log('future', 3_600_000), log('b', 10_000), log('a', 0)];
+    expect(tailFrom(rows, undefined, now)).toBe('2026-11-22T10:00:05.000Z');
+    // As real logs come in, the tail moves with them, not with the future log.
+    const later = T + 120_000;
+    expect(tailFrom([log('future', 3_600_000), log('c', 119_000), ...rows.slice(1)], undefined, later)).toBe('2026-11-22T10:01:54.000Z');
+  });
+
+  it('starts a little before now when every row is in the future', () => {
+    expect(tailFrom([log('f2', 7_200_000), log('f1', 3_600_000)], undefined, now)).toBe('2026-11-22T10:00:55.000Z');
+    expect(tailFrom([log('f1', 3_600_000)], '2026-11-22T10:00:58.000Z', now)).toBe('2026-11-22T10:00:58.000Z');
   });
 
   it('never starts before the range, and starts at the range for an empty list', () => {
-    expect(tailFrom([log('a', 1000)], '2026-11-22T10:00:00.000Z')).toBe('2026-11-22T10:00:00.000Z');
-    expect(tailFrom([], '2026-11-22T09:00:00.000Z')).toBe('2026-11-22T09:00:00.000Z');
-    expect(tailFrom([], undefined)).toBeUndefined();
+    expect(tailFrom([log('a', 1000)], '2026-11-22T10:00:00.000Z', now)).toBe('2026-11-22T10:00:00.000Z');
+    expect(tailFrom([], '2026-11-22T09:00:00.000Z', now)).toBe('2026-11-22T09:00:00.000Z');
+    expect(tailFrom([], undefined, now)).toBeUndefined();
   });
 });
 

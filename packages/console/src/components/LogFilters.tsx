@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { syncDraft } from '../lib/draft';
 import { LOG_LEVELS, type LogLevel } from '../lib/log-list';
 import type { TimeRange } from '../lib/time-range';
 import { TimeRangeSelect } from './TimeRangeSelect';
@@ -27,8 +28,9 @@ export function LogFilters({ values, onChange, live, onLive, liveDisabled }: {
 }) {
   const [draft, setDraft] = useState(values.q ?? '');
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  // The hash changed elsewhere (back button, a link): show its text.
-  useEffect(() => setDraft(values.q ?? ''), [values.q]);
+  // The hash changed elsewhere (back button, a link): show its text. Not when it is the draft's own text applied,
+  // trimmed: that would drop a space typed before a pause.
+  useEffect(() => setDraft((d) => syncDraft(d, values.q ?? '')), [values.q]);
   useEffect(() => () => clearTimeout(timer.current), []);
 
   const apply = (text: string) => {

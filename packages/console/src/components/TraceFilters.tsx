@@ -4,6 +4,7 @@
 // data-testid: filter-range, filter-application, filter-status, filter-min-duration, filter-url, filter-clear
 import { useEffect, useId, useRef, useState } from 'react';
 import type { Application } from '../api/types';
+import { syncDraft } from '../lib/draft';
 import { RANGES, type TimeRange } from '../lib/time-range';
 import { STATUS_CLASSES, type TraceListParams } from '../lib/traceList';
 
@@ -94,19 +95,22 @@ function TypedInput({ id, testid, type, placeholder, value, onCommit }: TypedInp
   const commitRef = useRef(onCommit);
   commitRef.current = onCommit;
 
+  // `value` changed: show it, unless it is the text's own value applied (trimmed), which would drop a space typed
+  // before a pause.
   useEffect(() => {
     committed.current = value;
-    setText(value);
+    setText((t) => syncDraft(t, value));
   }, [value]);
 
+  // Compared and kept trimmed, as `value` is: a text that differs only by spaces has nothing new to apply.
   const commit = (v: string) => {
-    if (v === committed.current) return;
-    committed.current = v;
+    if (v.trim() === committed.current) return;
+    committed.current = v.trim();
     commitRef.current(v);
   };
 
   useEffect(() => {
-    if (text === committed.current) return;
+    if (text.trim() === committed.current) return;
     const t = setTimeout(() => commit(text), TYPING_DELAY_MS);
     return () => clearTimeout(t);
     // eslint-disable-next-line react-hooks/exhaustive-deps

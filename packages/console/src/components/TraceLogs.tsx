@@ -5,6 +5,7 @@
 // trace-logs-more (shown when the trace has more logs than were read)
 import type { Application, LogEntry, Page } from '../api/types';
 import { formatDuration, formatTimestamp } from '../lib/format';
+import { isLogLevel } from '../lib/log-list';
 import { ErrorBanner, Loading } from './Feedback';
 import { applicationName } from './TraceTable';
 
@@ -18,8 +19,6 @@ export interface TraceLogsProps {
   traceStartMs: number;
   limit: number;
 }
-
-const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
 
 export function TraceLogs({ page, loading, error, onRetry, applications, traceStartMs, limit }: TraceLogsProps) {
   const items = page ? [...page.items].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp)) : [];
@@ -36,7 +35,7 @@ export function TraceLogs({ page, loading, error, onRetry, applications, traceSt
       {items.length ? (
         <ol className="tl-list">
           {items.map((l) => {
-            const level = LEVELS.has(l.level) ? l.level : 'info';
+            const level = isLogLevel(l.level) ? l.level : 'info';
             const t = Date.parse(l.timestamp);
             return (
               <li key={l.id} className={`tl-item tl-${level}`} data-testid="trace-log" data-level={l.level}>

@@ -53,15 +53,25 @@ export function mergeLogs<T extends LogLike>(rows: readonly T[], incoming: reado
 }
 
 /**
- * `from` of the next live-tail poll: a little before the newest row (TAIL_OVERLAP_MS), never before the range's
- * own start; the range's start when the list is empty.
+ * `from` of the next live-tail poll: TAIL_OVERLAP_MS before the newest row that is not in the future (event time at
+ * or before `now`), and never after `now` - TAIL_OVERLAP_MS; never before the range's own start. The API takes any
+ * timestamp, so one log from a client whose clock is fast would otherwise hold the tail in the future and miss every
+ * real log until that time. With rows but none at or before `now`, the tail starts TAIL_OVERLAP_MS before `now`;
+ * with no rows at all, at the range's start.
  */
-export function tailFrom(rows: readonly LogLike[], rangeFrom: string | undefined): string | undefined {
-  const newest = rows[0];
-  if (!newest) return rangeFrom;
-  const t = Date.parse(newest.timestamp) - TAIL_OVERLAP_MS;
+export function tailFrom(rows: readonly LogLike[], rangeFrom: string | undefined, now: number): string | undefined {
+  if (rows.length === 0) return rangeFrom;
+  let base = now;
+  // Newest first: the first row at or before `now` is the newest real one.
+  for (const row of rows) {
+    const t = Date.parse(row.timestamp);
+    if (t <= now) {
+      base = t;
+      break;
+    }
+  }
   const floor = rangeFrom ? Date.parse(rangeFrom) : -Infinity;
-  return new Date(Math.max(t, floor)).toISOString();
+  return new Date(Math.max(base - TAIL_OVERLAP_MS, floor)).toISOString();
 }
 
 /**
