@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import * as client from './api/client';
 import type { TraceFilter } from './api/client';
-import { addTraceRecords, EMPTY_TRACE_LIST, toTraceFilter, type TraceList, type TraceListParams } from './lib/traceList';
+import { addRecordSummaries, EMPTY_TRACE_LIST, summariseRecord, toTraceFilter, type TraceList, type TraceListParams } from './lib/traceList';
 
 /** Trace records per page: one request answers fast even on a large project; more pages load on demand. */
 export const TRACE_PAGE_SIZE = 100;
@@ -55,7 +55,9 @@ export function useTracePages(projectId: number | undefined, params: TraceListPa
         r.busy = false;
         r.cursor = page.nextCursor;
         r.done = !page.nextCursor;
-        setState((s) => ({ ...s, list: addTraceRecords(first ? EMPTY_TRACE_LIST : s.list, page.items), loading: false, hasMore: !r.done }));
+        // Summarised here, once: the list keeps what the rows show, and the page's telemetry is let go.
+        const records = page.items.map(summariseRecord);
+        setState((s) => ({ ...s, list: addRecordSummaries(first ? EMPTY_TRACE_LIST : s.list, records), loading: false, hasMore: !r.done }));
       },
       (error: unknown) => {
         if (run.current !== r || r.abort.signal.aborted) return;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Span, TraceRecord } from '../src/api/types';
-import { addTraceRecords, EMPTY_TRACE_LIST, isFiltered, parseTraceParams, rootSpan, toTraceFilter, traceParamsToHash } from '../src/lib/traceList';
-import { logTicks, scaleLog, timeTicks } from '../src/lib/scale';
+import {
+  addRecordSummaries, addTraceRecords, EMPTY_TRACE_LIST, isFiltered, parseTraceParams, rootSpan, summariseRecord, toTraceFilter, traceParamsToHash,
+} from '../src/lib/traceList';
 
 const T = '2026-11-22T10:00:00.000Z';
 const sp = (spanId: string, over: Partial<Span> = {}): Span =>
@@ -34,8 +35,57 @@ describe('addTraceRecords', () => {
     expect(t1.durationMs).toBe(50);
     expect(t1.status).toBe(500);
     expect(t1.startMs).toBe(Date.parse('2026-11-22T09:59:59.000Z'));
-    // the same record again changes nothing
-    expect(addTraceRecords(list, [rec('r3', 't1', 2, [])]).rows[0]!.spanCount).toBe(3);
+    expect(t1.records.map((r) => r.id)).toEqual(['r1', 'r3']);
+  });
+
+  it('leaves out a record it already holds (by record id), whichever page brings it again', () => {
+    const r3 = () => rec('r3', 't1', 2, [sp('c', { parentSpanId: 'a' }), sp('d', { parentSpanId: 'c' })]);
+    const list = addTraceRecords(EMPTY_TRACE_LIST, [rec('r1', 't1', 1, [sp('a')]), r3()]);
+    expect(list.rows[0]!.spanCount).toBe(3);
+    // the same record again, spans and all (a page boundary moved while the list scrolled)
+    const again = addTraceRecords(list, [r3(), rec('r1', 'T1', 1, [sp('a')])]);
+    expect(again.rows).toHaveLength(1);
+    expect(again.rows[0]!.spanCount).toBe(3);
+    expect(again.rows[0]!.records.map((r) => r.id)).toEqual(['r1', 'r3']);
+    expect(again.rows[0]!.applicationIds).toEqual([1, 2]);
+    expect(again.rows[0]).toBe(list.rows[0]); // nothing new: the row is not summarised again
+    // twice within one page, the first time the trace is seen
+    const once = addTraceRecords(EMPTY_TRACE_LIST, [r3(), r3()]);
+    expect(once.rows[0]!.spanCount).toBe(2);
+    expect(once.rows[0]!.records).toHaveLength(1);
+    // another record of the trace still joins
+    const joined = addTraceRecords(again, [rec('r4', 't1', 3, [sp('e', { parentSpanId: 'd' })])]);
+    expect(joined.rows[0]!.spanCount).toBe(4);
+    expect(joined.rows[0]!.applicationIds).toEqual([1, 2, 3]);
+  });
+
+  it('keeps no telemetry: each record is summarised to what the table and the chart show', () => {
+    const big = 'x'.repeat(10_000);
+    const r = rec('r1', 'T1', 4, [
+      sp('root', { parentSpanId: null, requestMethod: 'controller:GET', requestURL: '/cart', durationMs: 42, responseStatus: 503, body: big }),
+      ...Array.from({ length: 50 }, (_, i) => sp(`s${i}`, { parentSpanId: 'root', payload: big })),
+    ]);
+    expect(summariseRecord(r)).toEqual({
+      id: 'r1', traceId: 't1', applicationId: 4, timestampMs: Date.parse(T), spanCount: 51,
+      root: { spanId: 'root', parentSpanId: undefined, requestMethod: 'controller:GET', requestURL: '/cart', durationMs: 42, responseStatus: 503 },
+    });
+    const list = addTraceRecords(EMPTY_TRACE_LIST, [r]);
+    const row = list.rows[0]!;
+    expect(row).toMatchObject({ traceId: 't1', spanCount: 51, durationMs: 42, status: 503, applicationId: 4, applicationIds: [4] });
+    expect(row.root).toEqual(summariseRecord(r).root);
+    const kept = JSON.stringify(list.rows);
+    expect(kept).not.toContain(big);
+    expect(kept).not.toContain('telemetry');
+    expect(kept.length).toBeLessThan(1000);
+  });
+
+  it('summarises a record without spans, or with fields of the wrong type, without failing', () => {
+    const s = summariseRecord({ id: 'r', projectId: 1, applicationId: 1, traceId: 'T', timestamp: 'not a time', telemetry: undefined as unknown as Span[] });
+    expect(s).toMatchObject({ traceId: 't', spanCount: 0, root: undefined });
+    const odd = summariseRecord(rec('r', 't', 1, [sp('a', { durationMs: '12' as unknown as number, responseStatus: null as unknown as number, requestURL: 7 as unknown as string })]));
+    expect(odd.root).toMatchObject({ durationMs: undefined, responseStatus: undefined, requestURL: undefined });
+    const list = addRecordSummaries(EMPTY_TRACE_LIST, [s]);
+    expect(list.rows[0]).toMatchObject({ startMs: 0, spanCount: 0, root: undefined, durationMs: undefined, status: undefined });
   });
 });
 
@@ -58,24 +108,5 @@ describe('trace list params', () => {
     const now = Date.parse(T);
     expect(toTraceFilter(p, now)).toEqual({ from: '2026-11-22T09:45:00.000Z', to: T, applicationId: 2, status: '404', url: 'x' });
     expect(toTraceFilter(parseTraceParams(new URLSearchParams('')), now)).toEqual({});
-  });
-});
-
-describe('latency chart scales', () => {
-  it('log scale and decade ticks', () => {
-    const y = scaleLog(1, 1000, 100, 0);
-    expect(y(1)).toBe(100);
-    expect(y(1000)).toBe(0);
-    expect(y(0)).toBeGreaterThan(100); // below the floor of 0.1 ms, drawn at it
-    expect(logTicks(3, 450)).toEqual([1, 10, 100, 1000]);
-    expect(logTicks(5, 5)).toEqual([1, 10]);
-  });
-
-  it('time ticks fall on round instants within the window', () => {
-    const from = Date.parse('2026-11-22T10:00:07.000Z');
-    const ticks = timeTicks(from, from + 3_600_000, 6);
-    expect(ticks.length).toBeGreaterThanOrEqual(4);
-    expect(ticks.every((t) => t % 600_000 === 0 || t % 900_000 === 0)).toBe(true);
-    expect(ticks[0]!).toBeGreaterThanOrEqual(from);
   });
 });

@@ -38,9 +38,14 @@ export interface TraceFilter {
 export const listTraces = (projectId: number, filter: TraceFilter, limit: number, cursor?: string, signal?: AbortSignal): Promise<Page<TraceRecord>> =>
   page<TraceRecord>('/logs/project', { id: projectId, ...filter, limit, cursor }, signal);
 
-/** Every trace record of one traceId in the project: one per application the trace crossed. */
-export const traceRecords = (projectId: number, traceId: string, signal?: AbortSignal) =>
-  api<TraceRecord[]>('GET', withQuery('/logs/project', { id: projectId, traceId }), undefined, signal);
+/**
+ * Every trace record of one traceId in the project: one per application the trace crossed. An empty traceId is
+ * refused (the promise rejects, nothing is sent): the query would drop it and list every trace of the project.
+ */
+export async function traceRecords(projectId: number, traceId: string, signal?: AbortSignal): Promise<TraceRecord[]> {
+  if (typeof traceId !== 'string' || !traceId.trim()) throw new TypeError('traceRecords: a traceId is required');
+  return api<TraceRecord[]>('GET', withQuery('/logs/project', { id: projectId, traceId }), undefined, signal);
+}
 
 export interface LogFilter { projectId?: number; applicationId?: number; level?: string; from?: string; to?: string; traceId?: string; q?: string }
 

@@ -6,7 +6,7 @@ import { memo, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import { formatDuration, formatTimestamp, spanName, statusClass } from '../lib/format';
 import { extent } from '../lib/chart';
 import { logTicks, scaleLog, timeTicks } from '../lib/scale';
-import type { TraceSummary } from '../lib/traceList';
+import { STATUS_CLASSES, type TraceSummary } from '../lib/traceList';
 import { traceHref } from '../router';
 
 /** Dots drawn at most (the newest): enough to see the shape, few enough to keep the page responsive. */
@@ -14,7 +14,6 @@ export const MAX_POINTS = 3000;
 
 const H = 200;
 const PAD = { left: 56, right: 12, top: 10, bottom: 24 };
-const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 
 /** The element's width in CSS pixels, followed as it resizes (the chart draws 1:1, so dots stay round). */
 function useWidth(fallback: number): [RefObject<HTMLElement | null>, number] {

@@ -7,7 +7,7 @@ import type { Application, LogEntry, Page } from '../api/types';
 import { formatDuration, formatTimestamp } from '../lib/format';
 import { isLogLevel } from '../lib/log-list';
 import { ErrorBanner, Loading } from './Feedback';
-import { applicationName } from './TraceTable';
+import { applicationName } from '../lib/applications';
 
 export interface TraceLogsProps {
   page: Page<LogEntry> | undefined;

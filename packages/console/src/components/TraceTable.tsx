@@ -4,8 +4,10 @@
 // data-testid: trace-table (the scroll container), trace-row (each row: a link to #/traces/<traceId>,
 // data-trace-id)
 import type { Application } from '../api/types';
+import { applicationName } from '../lib/applications';
 import { formatDuration, formatTimestamp, spanName, spanType, statusClass } from '../lib/format';
 import type { TraceSummary } from '../lib/traceList';
+import { spanKind } from '../lib/waterfall';
 import { traceHref } from '../router';
 import { VirtualRows } from './VirtualRows';
 
@@ -20,9 +22,6 @@ export interface TraceTableProps {
   onNearEnd?: () => void;
 }
 
-export function applicationName(applications: Application[], id: number): string {
-  return applications.find((a) => a.id === id)?.name ?? `Application ${id}`;
-}
 
 export function TraceTable({ rows, applications, projectId, now, onNearEnd }: TraceTableProps) {
   return (
@@ -50,7 +49,6 @@ export function TraceTable({ rows, applications, projectId, now, onNearEnd }: Tr
 
 function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; applications: Application[]; projectId: number; now: number }) {
   const method = row.root?.requestMethod ?? '';
-  const type = spanType(method);
   const others = row.applicationIds.length - 1;
   const cls = statusClass(row.status);
   return (
@@ -67,7 +65,7 @@ function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; ap
         {others > 0 ? <span className="muted"> +{others}</span> : null}
       </span>
       <span role="cell" className="ellipsis">
-        {method ? <span className={`kind kind-${['controller', 'service', 'external'].includes(type) ? type : 'other'}`}>{type}</span> : null}
+        {method ? <span className={`kind kind-${spanKind(method)}`}>{spanType(method)}</span> : null}
         {method ? spanName(method) : <span className="muted">no root span</span>}
       </span>
       <span role="cell" className="ellipsis url" title={row.root?.requestURL}>{row.root?.requestURL ?? ''}</span>

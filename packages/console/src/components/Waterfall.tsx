@@ -7,9 +7,9 @@
 import { memo, type KeyboardEvent } from 'react';
 import type { Application } from '../api/types';
 import { niceTicks } from '../lib/chart';
+import { applicationName } from '../lib/applications';
 import { formatDuration, spanName } from '../lib/format';
 import type { WaterfallLayout, WaterfallRow } from '../lib/waterfall';
-import { applicationName } from './TraceTable';
 import { VirtualRows } from './VirtualRows';
 
 export const SPAN_ROW_HEIGHT = 26;

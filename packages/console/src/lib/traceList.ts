@@ -13,11 +13,59 @@ export function rootSpan(record: TraceRecord): Span | undefined {
   return spans.find((s) => !s.parentSpanId) ?? spans.find((s) => spanType(s.requestMethod ?? '') === 'controller') ?? spans[0];
 }
 
+/** What the list shows of a record's root span: a few fields, never the span itself (its extra fields can be large). */
+export interface RootSpanSummary {
+  spanId: string;
+  /** Set when the record's root has a parent in another application's record (the record is not the entry). */
+  parentSpanId: string | undefined;
+  requestMethod: string;
+  requestURL: string | undefined;
+  durationMs: number | undefined;
+  responseStatus: number | undefined;
+}
+
+/**
+ * One trace record as the list keeps it: what the table and the chart show, without its telemetry. A page of 100
+ * records of thousands of spans each is tens of MB as parsed JSON, and the list keeps every page it loads, so each
+ * record is summarised once, when its page arrives, and the page itself is let go.
+ */
+export interface RecordSummary {
+  id: string;
+  traceId: string;
+  applicationId: number;
+  /** The record's timestamp, epoch ms (NaN when unreadable). */
+  timestampMs: number;
+  spanCount: number;
+  root: RootSpanSummary | undefined;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+export function summariseRecord(record: TraceRecord): RecordSummary {
+  const root = rootSpan(record);
+  return {
+    id: String(record.id),
+    traceId: String(record.traceId).toLowerCase(),
+    applicationId: record.applicationId,
+    timestampMs: Date.parse(record.timestamp),
+    spanCount: record.telemetry?.length ?? 0,
+    root: root && {
+      spanId: String(root.spanId ?? ''),
+      parentSpanId: str(root.parentSpanId) || undefined,
+      requestMethod: str(root.requestMethod) ?? '',
+      requestURL: str(root.requestURL),
+      durationMs: num(root.durationMs),
+      responseStatus: num(root.responseStatus),
+    },
+  };
+}
+
 export interface TraceSummary {
   traceId: string;
   /** Earliest record timestamp, epoch ms. */
   startMs: number;
-  root: Span | undefined;
+  root: RootSpanSummary | undefined;
   /** Application of the root span's record. */
   applicationId: number;
   /** Every application whose record of the trace was loaded. */
@@ -25,7 +73,8 @@ export interface TraceSummary {
   spanCount: number;
   durationMs: number | undefined;
   status: number | undefined;
-  records: TraceRecord[];
+  /** The trace's records loaded so far, one per record id, summarised (no telemetry). */
+  records: RecordSummary[];
 }
 
 export interface TraceList {
@@ -35,39 +84,38 @@ export interface TraceList {
 
 export const EMPTY_TRACE_LIST: TraceList = { rows: [], index: new Map() };
 
-function summarise(traceId: string, records: TraceRecord[]): TraceSummary {
+function summarise(traceId: string, records: RecordSummary[]): TraceSummary {
   // The trace's entry: the earliest record holding a span without parent, else the earliest record.
-  const t = (r: TraceRecord) => Date.parse(r.timestamp);
   let main = records[0]!;
   for (const r of records) {
-    const entry = !rootSpan(r)?.parentSpanId;
-    const mainEntry = !rootSpan(main)?.parentSpanId;
-    if ((entry && !mainEntry) || (entry === mainEntry && t(r) < t(main))) main = r;
+    const entry = !r.root?.parentSpanId;
+    const mainEntry = !main.root?.parentSpanId;
+    if ((entry && !mainEntry) || (entry === mainEntry && r.timestampMs < main.timestampMs)) main = r;
   }
-  const root = rootSpan(main);
+  const root = main.root;
   let startMs = Infinity;
   let spanCount = 0;
   for (const r of records) {
-    if (t(r) < startMs) startMs = t(r);
-    spanCount += r.telemetry?.length ?? 0;
+    if (r.timestampMs < startMs) startMs = r.timestampMs;
+    spanCount += r.spanCount;
   }
   return {
     traceId, startMs: Number.isFinite(startMs) ? startMs : 0, root, applicationId: main.applicationId,
     applicationIds: [...new Set(records.map((r) => r.applicationId))], spanCount,
-    durationMs: typeof root?.durationMs === 'number' ? root.durationMs : undefined,
-    status: typeof root?.responseStatus === 'number' ? root.responseStatus : undefined, records,
+    durationMs: root?.durationMs, status: root?.responseStatus, records,
   };
 }
 
-/** Adds a page of records to the list: a record of a trace already listed joins its row, in place; the
- * rows before are kept as they are (the list never reorders under the reader). */
-export function addTraceRecords(list: TraceList, records: readonly TraceRecord[]): TraceList {
+/** Adds a page of summarised records to the list: a record of a trace already listed joins its row, in place (a
+ * record already there, by id, is left out); the rows before are kept as they are (the list never reorders under
+ * the reader). */
+export function addRecordSummaries(list: TraceList, records: readonly RecordSummary[]): TraceList {
   if (!records.length) return list;
   const rows = list.rows.slice();
   const index = new Map(list.index);
-  const pending = new Map<number, TraceRecord[]>();
+  const pending = new Map<number, RecordSummary[]>();
   for (const rec of records) {
-    const id = String(rec.traceId).toLowerCase();
+    const id = rec.traceId;
     const at = index.get(id);
     if (at === undefined) {
       index.set(id, rows.length);
@@ -84,8 +132,14 @@ export function addTraceRecords(list: TraceList, records: readonly TraceRecord[]
   return { rows, index };
 }
 
+/** addRecordSummaries of a page as the API answers it. */
+export function addTraceRecords(list: TraceList, records: readonly TraceRecord[]): TraceList {
+  return addRecordSummaries(list, records.map(summariseRecord));
+}
+
 // ---- filters in the hash --------------------------------------------------------------------------------------
 
+/** The status classes: the list's status filter choices and the latency chart's legend. */
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 
 /**

@@ -10,10 +10,11 @@ import { ApiError } from '../api/errors';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { SpanDetails } from '../components/SpanDetails';
 import { TraceLogs } from '../components/TraceLogs';
-import { applicationName } from '../components/TraceTable';
 import { Waterfall } from '../components/Waterfall';
 import { useAsync } from '../hooks';
+import { applicationName } from '../lib/applications';
 import { formatDuration, formatTimestamp, spanName } from '../lib/format';
+import { parseTraceId } from '../lib/traceId';
 import { allCollapsible, layoutTrace, visibleRows, type WaterfallLayout } from '../lib/waterfall';
 import { href, navigate, useRoute } from '../router';
 import { traceListHash } from '../useTracePages';
@@ -24,13 +25,11 @@ const LOG_LIMIT = 500;
 export function TraceViewPage() {
   const ws = useWorkspace();
   const route = useRoute();
-  let traceId = route.path.slice('/traces/'.length);
-  try {
-    traceId = decodeURIComponent(traceId);
-  } catch {
-    // a malformed escape: look it up as written, the API answers "not found"
-  }
-  traceId = traceId.trim().toLowerCase();
+  const segment = route.path.slice('/traces/'.length);
+  const traceId = parseTraceId(segment);
+  // Not a trace id (`#/traces/`, a typo, a cut link): nothing to ask the API for. Asked without a traceId, it
+  // would list every trace of the project.
+  if (traceId === undefined) return <TraceNotFound shownId={shownSegment(segment)} malformed />;
   if (!ws.project) {
     return (
       <EmptyState title="No project selected">
@@ -57,21 +56,9 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
     return next;
   }), []);
 
-  const back = <a className="back" data-testid="trace-back" href={traceListHash()}>← All traces</a>;
+  const back = <BackLink />;
   const notFound = (trace.error instanceof ApiError && trace.error.status === 404) || (trace.data && !trace.data.length);
-  if (notFound) {
-    return (
-      <section className="trace-view" data-testid="trace-view" data-trace-id={traceId}>
-        {back}
-        <div data-testid="trace-not-found">
-          <EmptyState title="Trace not found">
-            <p>No trace <code>{traceId}</code> in {ws.project?.name ?? 'this project'}. It may belong to another project, or its spans have not arrived yet.</p>
-            <button type="button" onClick={trace.reload}>Look again</button>
-          </EmptyState>
-        </div>
-      </section>
-    );
-  }
+  if (notFound) return <TraceNotFound shownId={traceId} projectName={ws.project?.name} onLookAgain={trace.reload} />;
 
   const selected = layout && selectedId ? layout.rows.find((r) => r.spanId === selectedId) : undefined;
   const parentApp = selected?.parentSpanId ? layout?.rows.find((r) => r.spanId === selected.parentSpanId)?.applicationId : undefined;
@@ -122,6 +109,40 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
           </div>
         </>
       ) : null}
+    </section>
+  );
+}
+
+function BackLink() {
+  return <a className="back" data-testid="trace-back" href={traceListHash()}>← All traces</a>;
+}
+
+/** The path segment as the reader typed it (decoded when it can be), cut short: it is shown, never looked up. */
+function shownSegment(segment: string): string {
+  let s = segment;
+  try {
+    s = decodeURIComponent(s);
+  } catch {
+    // shown as written
+  }
+  return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+}
+
+/** A trace the project does not hold, or (`malformed`) a link whose id is no trace id at all. */
+function TraceNotFound({ shownId, malformed, projectName, onLookAgain }: { shownId: string; malformed?: boolean; projectName?: string; onLookAgain?: () => void }) {
+  return (
+    <section className="trace-view" data-testid="trace-view" data-trace-id={shownId}>
+      <BackLink />
+      <div data-testid="trace-not-found">
+        <EmptyState title="Trace not found">
+          {malformed ? (
+            <p>{shownId.trim() ? <><code>{shownId}</code> is not a trace id.</> : 'This link names no trace.'} A trace id is a UUID, like <code>6f1c2b0e-6d1a-4a55-8f4e-2b8d2f6b1c11</code>.</p>
+          ) : (
+            <p>No trace <code>{shownId}</code> in {projectName ?? 'this project'}. It may belong to another project, or its spans have not arrived yet.</p>
+          )}
+          {onLookAgain ? <button type="button" onClick={onLookAgain}>Look again</button> : null}
+        </EmptyState>
+      </div>
     </section>
   );
 }

@@ -1,0 +1,21 @@
+import { describe, expect, it } from '@jest/globals';
+import { logTicks, scaleLog, timeTicks } from '../src/lib/scale';
+
+describe('latency chart scales', () => {
+  it('log scale and decade ticks', () => {
+    const y = scaleLog(1, 1000, 100, 0);
+    expect(y(1)).toBe(100);
+    expect(y(1000)).toBe(0);
+    expect(y(0)).toBeGreaterThan(100); // below the floor of 0.1 ms, drawn at it
+    expect(logTicks(3, 450)).toEqual([1, 10, 100, 1000]);
+    expect(logTicks(5, 5)).toEqual([1, 10]);
+  });
+
+  it('time ticks fall on round instants within the window', () => {
+    const from = Date.parse('2026-11-22T10:00:07.000Z');
+    const ticks = timeTicks(from, from + 3_600_000, 6);
+    expect(ticks.length).toBeGreaterThanOrEqual(4);
+    expect(ticks.every((t) => t % 600_000 === 0 || t % 900_000 === 0)).toBe(true);
+    expect(ticks[0]!).toBeGreaterThanOrEqual(from);
+  });
+});
