@@ -9,7 +9,10 @@ interface Bucket {
   timestamp: string;
   requests: number;
   errors: number;
+  errorRate: number | null;
+  p50Ms: number | null;
   p95Ms: number | null;
+  p99Ms: number | null;
 }
 interface AppMetrics {
   applicationId: number;
@@ -102,16 +105,22 @@ describe('GET /metrics: aggregates of root controller spans', () => {
     expectWithin1Percent(b!.p99Ms, exactQuantile(bDurations, 0.99));
   });
 
-  it('has one series bucket per minute, empty ones included with p95Ms null, counts matching the spans', async () => {
+  it('has one series bucket per minute, empty ones included with null rate and percentiles, counts matching the spans', async () => {
     const [a] = (await metrics(l, t, window)).applications;
     expect(a!.series).toHaveLength(12);
     expect(a!.series.map((s) => s.timestamp)).toEqual(Array.from({ length: 12 }, (_, i) => iso(from + i * MINUTE)));
     for (let m = 0; m < 10; m++) {
       const inMinute = ks.filter((k) => minuteOf(k) === m);
       expect(a!.series[m]).toMatchObject({ requests: inMinute.length, errors: inMinute.filter((k) => statusOf(k) >= 500).length });
+      expectWithin1Percent(a!.series[m]!.p50Ms, exactQuantile(inMinute, 0.5));
       expectWithin1Percent(a!.series[m]!.p95Ms, exactQuantile(inMinute, 0.95));
+      expectWithin1Percent(a!.series[m]!.p99Ms, exactQuantile(inMinute, 0.99));
     }
-    expect(a!.series.slice(10)).toEqual([10, 11].map((m) => ({ timestamp: iso(from + m * MINUTE), requests: 0, errors: 0, p95Ms: null })));
+    // Minute 0 holds the multiples of 10: every one of them is a 500.
+    expect(a!.series.slice(0, 10).map((s) => s.errorRate)).toEqual([1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(a!.series.slice(10)).toEqual([10, 11].map((m) => ({
+      timestamp: iso(from + m * MINUTE), requests: 0, errors: 0, errorRate: null, p50Ms: null, p95Ms: null, p99Ms: null,
+    })));
     expect(a!.series.reduce((n, s) => n + s.requests, 0)).toBe(a!.requests);
   });
 
@@ -166,6 +175,61 @@ describe('GET /metrics: aggregates of root controller spans', () => {
 
   it('answers 401 without a token', async () => {
     expectError(await l.http.get('/metrics'), 401, 'unauthorized');
+  });
+});
+
+describe('GET /metrics: each series bucket has its own error rate and p50, p95 and p99', () => {
+  let l: Lantern;
+  let t: Tenancy;
+  const from = T0;
+  const to = T0 + 4 * MINUTE;
+  // Minute 0: 100 requests of 1..100 ms, every third a 5xx. Minute 1: none. Minute 2: 7 requests of 5..35 ms, two of
+  // them 5xx. Minute 3: one 404 (not an error) of 250 ms.
+  const minute0 = Array.from({ length: 100 }, (_, i) => i + 1);
+  const minute2 = [5, 10, 15, 20, 25, 30, 35];
+  const bucketSpans = [
+    ...minute0.map((d) => span({ durationMs: d, responseStatus: d % 3 === 0 ? 500 : 200, timestamp: iso(from + d * 100) })),
+    ...minute2.map((d, i) => span({ durationMs: d, responseStatus: i < 2 ? 502 : 201, timestamp: iso(from + 2 * MINUTE + d * 1000) })),
+    span({ durationMs: 250, responseStatus: 404, timestamp: iso(from + 3 * MINUTE + 59_999) }),
+  ];
+
+  beforeAll(async () => {
+    l = await startLantern();
+    t = await createTenancy(l, 'metrics-buckets');
+    await sendAllTraces(l, t.apiKey, bucketSpans);
+  });
+  afterAll(() => l.stop());
+
+  it('rounds each bucket\'s errorRate like the total\'s, and makes it null for an empty bucket', async () => {
+    const [a] = (await metrics(l, t, { from: iso(from), to: iso(to) })).applications;
+    expect(a).toMatchObject({ requests: 108, errors: 35, errorRate: 0.32 });
+    expect(a!.series.map((s) => [s.requests, s.errors, s.errorRate])).toEqual([[100, 33, 0.33], [0, 0, null], [7, 2, 0.29], [1, 0, 0]]);
+    for (const s of a!.series) if (s.requests > 0) expect(s.errorRate).toBe(Math.round((s.errors / s.requests) * 100) / 100);
+  });
+
+  it('gives each bucket p50, p95 and p99 within 1% of the exact values of its own requests, null when empty', async () => {
+    const [a] = (await metrics(l, t, { from: iso(from), to: iso(to) })).applications;
+    const [m0, m1, m2, m3] = a!.series;
+    for (const [bucket, durations] of [[m0, minute0], [m2, minute2], [m3, [250]]] as const) {
+      expectWithin1Percent(bucket!.p50Ms, exactQuantile([...durations], 0.5));
+      expectWithin1Percent(bucket!.p95Ms, exactQuantile([...durations], 0.95));
+      expectWithin1Percent(bucket!.p99Ms, exactQuantile([...durations], 0.99));
+      expect(bucket!.p50Ms!).toBeLessThanOrEqual(bucket!.p95Ms!);
+      expect(bucket!.p95Ms!).toBeLessThanOrEqual(bucket!.p99Ms!);
+    }
+    expect(m1).toEqual({ timestamp: iso(from + MINUTE), requests: 0, errors: 0, errorRate: null, p50Ms: null, p95Ms: null, p99Ms: null });
+    // A bucket's percentiles are its own, not the window's: minute 2 (5..35 ms) is well under the total's p95.
+    expect(m2!.p99Ms!).toBeLessThan(a!.p95Ms!);
+  });
+
+  it('keeps the bucket fields in the longer windows\' wider buckets', async () => {
+    const m = await metrics(l, t, { from: iso(from), to: iso(from + 6 * 60 * MINUTE) });
+    const [first, ...rest] = m.applications[0]!.series;
+    expect(m.bucketMs).toBe(6 * MINUTE);
+    expect(first).toMatchObject({ requests: 108, errors: 35, errorRate: 0.32 });
+    expectWithin1Percent(first!.p50Ms, exactQuantile([...minute0, ...minute2, 250], 0.5));
+    expectWithin1Percent(first!.p99Ms, exactQuantile([...minute0, ...minute2, 250], 0.99));
+    expect(rest.every((s) => s.requests === 0 && s.errorRate === null && s.p50Ms === null && s.p99Ms === null)).toBe(true);
   });
 });
 

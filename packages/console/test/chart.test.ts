@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { band, bars, extent, labelIndices, linePath, lonePoints, niceStep, niceTicks, scaleLinear } from '../src/lib/chart';
+import { band, bars, extent, hasValues, labelIndices, linePath, lonePoints, niceStep, niceTicks, ratios, scaleLinear } from '../src/lib/chart';
 
 describe('niceStep', () => {
   it('rounds a step up to 1, 2, 2.5 or 5 times a power of ten', () => {
@@ -64,6 +64,38 @@ describe('extent', () => {
     expect(extent([3, null, 1, undefined, NaN, 7])).toEqual([1, 7]);
     expect(extent([null, null])).toBeUndefined();
     expect(extent([])).toBeUndefined();
+  });
+
+  it('spans several series sharing one axis (p50, p95 and p99 lines)', () => {
+    expect(extent([10, null, 12], [null, 40, 30], [90, null, null])).toEqual([10, 90]);
+    expect(extent([], [null, 5], [])).toEqual([5, 5]);
+    expect(extent([null], [undefined], [NaN])).toBeUndefined();
+  });
+});
+
+describe('hasValues', () => {
+  it('tells a series with a value from one of gaps only', () => {
+    expect(hasValues([null, 0])).toBe(true);
+    expect(hasValues([null, undefined, NaN])).toBe(false);
+    expect(hasValues([])).toBe(false);
+  });
+});
+
+describe('ratios', () => {
+  it('divides per bucket, exactly, with a gap where there is nothing to divide', () => {
+    expect(ratios([1, 0, 0, 2, 3], [2, 5, 0, 3, 3])).toEqual([0.5, 0, null, 2 / 3, 1]);
+  });
+
+  it('leaves a gap for a missing or invalid count, and follows the wholes\' length', () => {
+    expect(ratios([1, null, 1], [null, 4, NaN])).toEqual([null, null, null]);
+    expect(ratios([1], [2, 4])).toEqual([0.5, null]);
+    expect(ratios([], [])).toEqual([]);
+  });
+
+  it('gives gaps a line breaks at', () => {
+    const rates = ratios([1, 0, 0], [4, 0, 2]);
+    expect(linePath(rates, (i) => i * 10, (v) => 100 - v * 100)).toBe('M0 75h0M20 100h0');
+    expect(lonePoints(rates)).toEqual([0, 2]);
   });
 });
 

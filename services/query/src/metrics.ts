@@ -15,6 +15,16 @@ function addTo(c: Cell, row: RootSpanRow): void {
   c.sketch.add(row.durationMs);
 }
 
+/** errors / requests rounded to 2 decimals; null without requests (the total reports 0 instead). */
+function errorRate(c: Cell): number | null {
+  return c.requests === 0 ? null : round2(c.errors / c.requests);
+}
+
+/** p50, p95 and p99 of the cell's durations, rounded to 2 decimals; null without requests. */
+function percentiles(c: Cell): { p50Ms: number | null; p95Ms: number | null; p99Ms: number | null } {
+  return { p50Ms: round2(c.sketch.quantile(0.5)), p95Ms: round2(c.sketch.quantile(0.95)), p99Ms: round2(c.sketch.quantile(0.99)) };
+}
+
 /** A bucket width giving at most 60 buckets, in whole minutes (at least one). */
 export function bucketWidth(from: number, to: number): number {
   return Math.max(1, Math.ceil((to - from) / 60 / 60_000)) * 60_000;
@@ -44,13 +54,13 @@ export async function aggregateMetrics(rows: AsyncIterable<RootSpanRow>, from: n
       projectId: app.projectId,
       requests: app.total.requests,
       errors: app.total.errors,
-      errorRate: app.total.requests === 0 ? 0 : round2(app.total.errors / app.total.requests)!,
-      p50Ms: round2(app.total.sketch.quantile(0.5)),
-      p95Ms: round2(app.total.sketch.quantile(0.95)),
-      p99Ms: round2(app.total.sketch.quantile(0.99)),
+      errorRate: errorRate(app.total) ?? 0,
+      ...percentiles(app.total),
       series: Array.from({ length: buckets }, (_, i) => {
         const c = app.series.get(i);
-        return { timestamp: toIso(from + i * bucketMs), requests: c?.requests ?? 0, errors: c?.errors ?? 0, p95Ms: round2(c?.sketch.quantile(0.95) ?? null) };
+        const timestamp = toIso(from + i * bucketMs);
+        if (!c) return { timestamp, requests: 0, errors: 0, errorRate: null, p50Ms: null, p95Ms: null, p99Ms: null };
+        return { timestamp, requests: c.requests, errors: c.errors, errorRate: errorRate(c), ...percentiles(c) };
       }),
     }));
   return { from: toIso(from), to: toIso(to), bucketMs, applications };

@@ -33,7 +33,16 @@ export interface LogEntry {
   [extra: string]: unknown;
 }
 
-export interface MetricsPoint { timestamp: string; requests: number; errors: number; p95Ms: number | null }
+/** One bucket of GET /metrics' series: rate and percentiles are null when the bucket has no requests. */
+export interface MetricsPoint {
+  timestamp: string;
+  requests: number;
+  errors: number;
+  errorRate: number | null;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+}
 export interface ApplicationMetrics {
   applicationId: number;
   projectId: number;

@@ -10,7 +10,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import * as client from '../api/client';
 import type { ApiKey, Application } from '../api/types';
-import { useAsync } from '../hooks';
+import { useAsync } from '../use-async';
 import { formatTimestamp } from '../lib/format';
 import { ErrorBanner, Loading } from './Feedback';
 import { NewKeyBox } from './NewKeyBox';

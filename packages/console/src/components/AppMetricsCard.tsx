@@ -1,6 +1,11 @@
+// One application's card on the Metrics page.
+//
+// data-testid: metrics-app (the card; data-application-id), metrics-chart (each chart; data-series "requests",
+// "errorRate", "p50Ms p95Ms p99Ms": see components/LineChart.tsx)
 import type { ApplicationMetrics } from '../api/types';
+import { ratios } from '../lib/chart';
 import { formatBucket, formatCount, formatDuration, formatPercent } from '../lib/format';
-import { LineChart } from './LineChart';
+import { LineChart, type ChartSeries } from './LineChart';
 
 /** The error share shown: from the counts when there are requests (the API's errorRate is rounded to 0.01). */
 function errorShare(app: ApplicationMetrics): number {
@@ -16,11 +21,24 @@ function Stat({ label, value, tone }: { label: string; value: string; tone?: str
   );
 }
 
-/** One application's request metrics in the window: totals, latency percentiles and three charts per bucket. */
+/** One application's request metrics in the window: totals, then per bucket requests, error rate and latency. */
 export function AppMetricsCard({ app, name, bucketMs }: { app: ApplicationMetrics; name: string; bucketMs: number }) {
-  const times = app.series.map((p) => p.timestamp);
+  const { series } = app;
+  const times = series.map((p) => p.timestamp);
   const per = formatBucket(bucketMs);
   const share = errorShare(app);
+  const requests: ChartSeries = { key: 'requests', label: 'requests', tone: 'requests', values: series.map((p) => p.requests) };
+  // Exact, from the counts: the API's per-bucket errorRate is rounded to 0.01. A bucket without requests is a gap.
+  const errorRate: ChartSeries = { key: 'errorRate', label: 'error rate', tone: 'errors', values: ratios(series.map((p) => p.errors), series.map((p) => p.requests)) };
+  const latency: ChartSeries[] = [
+    { key: 'p50Ms', label: 'p50', tone: 'requests', values: series.map((p) => p.p50Ms) },
+    { key: 'p95Ms', label: 'p95', tone: 'latency', values: series.map((p) => p.p95Ms) },
+    { key: 'p99Ms', label: 'p99', tone: 'p99', values: series.map((p) => p.p99Ms), dashed: true },
+  ];
+  const errorsOf = (i: number) => {
+    const p = series[i];
+    return p && p.requests > 0 ? `${formatCount(p.errors)} of ${formatCount(p.requests)} requests` : undefined;
+  };
   return (
     <section className="metrics-card" data-testid="metrics-app" data-application-id={app.applicationId}>
       <header>
@@ -35,9 +53,9 @@ export function AppMetricsCard({ app, name, bucketMs }: { app: ApplicationMetric
         <Stat label="p99" value={formatDuration(app.p99Ms)} />
       </div>
       <div className="charts">
-        <LineChart title={`Requests per ${per}`} kind="bar" tone="requests" integer values={app.series.map((p) => p.requests)} times={times} format={(v) => formatCount(v, true)} />
-        <LineChart title={`Errors per ${per}`} kind="bar" tone="errors" integer values={app.series.map((p) => p.errors)} times={times} format={(v) => formatCount(v, true)} />
-        <LineChart title={`p95 latency per ${per}`} kind="line" tone="latency" values={app.series.map((p) => p.p95Ms)} times={times} format={formatDuration} />
+        <LineChart title={`Requests per ${per}`} kind="bar" integer series={[requests]} times={times} format={(v) => formatCount(v, true)} />
+        <LineChart title={`Error rate (5xx) per ${per}`} series={[errorRate]} times={times} format={formatPercent} detail={errorsOf} />
+        <LineChart title={`Latency per ${per}`} series={latency} times={times} format={formatDuration} />
       </div>
     </section>
   );

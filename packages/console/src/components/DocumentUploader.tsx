@@ -10,7 +10,7 @@
 import { useId, useState, type DragEvent } from 'react';
 import { messageOf } from '../api/errors';
 import { formatBytes } from '../lib/format';
-import type { UploadItem, UploadQueue } from './uploadQueue';
+import type { UploadItem, UploadQueue } from './upload-queue';
 
 const STATE_TEXT: Record<UploadItem['state'], string> = {
   waiting: 'Waiting',

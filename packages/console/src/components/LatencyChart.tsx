@@ -6,7 +6,7 @@ import { memo, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import { formatDuration, formatTimestamp, spanName, statusClass } from '../lib/format';
 import { extent } from '../lib/chart';
 import { logTicks, scaleLog, timeTicks } from '../lib/scale';
-import { STATUS_CLASSES, type TraceSummary } from '../lib/traceList';
+import { STATUS_CLASSES, type TraceSummary } from '../lib/trace-list';
 import { traceHref } from '../router';
 
 /** Dots drawn at most (the newest): enough to see the shape, few enough to keep the page responsive. */

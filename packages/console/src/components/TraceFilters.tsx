@@ -6,7 +6,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { Application } from '../api/types';
 import { syncDraft } from '../lib/draft';
 import { RANGES, type TimeRange } from '../lib/time-range';
-import { STATUS_CLASSES, type TraceListParams } from '../lib/traceList';
+import { STATUS_CLASSES, type TraceListParams } from '../lib/trace-list';
 
 export interface TraceFiltersProps {
   params: TraceListParams;

@@ -6,7 +6,7 @@
 import type { Application } from '../api/types';
 import { applicationName } from '../lib/applications';
 import { formatDuration, formatTimestamp, spanName, spanType, statusClass } from '../lib/format';
-import type { TraceSummary } from '../lib/traceList';
+import type { TraceSummary } from '../lib/trace-list';
 import { spanKind } from '../lib/waterfall';
 import { traceHref } from '../router';
 import { VirtualRows } from './VirtualRows';

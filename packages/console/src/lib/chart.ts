@@ -45,16 +45,37 @@ export function niceTicks(min: number, max: number, count = 4, integer = false):
   return { min: ticks[0]!, max: ticks[ticks.length - 1]!, ticks };
 }
 
-/** Lowest and highest value of a series, ignoring gaps; undefined when it has no value at all. */
-export function extent(values: readonly Value[]): [number, number] | undefined {
+/**
+ * Lowest and highest value of one or more series (a chart of several lines shares one axis), ignoring gaps;
+ * undefined when they have no value at all.
+ */
+export function extent(values: readonly Value[], ...more: ReadonlyArray<readonly Value[]>): [number, number] | undefined {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const v of values) {
-    if (!isValue(v)) continue;
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
+  for (const series of [values, ...more]) {
+    for (const v of series) {
+      if (!isValue(v)) continue;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
   }
   return lo <= hi ? [lo, hi] : undefined;
+}
+
+/** Whether a series has at least one value (not only gaps). */
+export function hasValues(values: readonly Value[]): boolean {
+  return values.some(isValue);
+}
+
+/**
+ * `parts[i] / wholes[i]` per bucket, exact (an error rate from error and request counts); a gap where the whole is
+ * 0 or missing, since a rate of nothing is unknown, not 0.
+ */
+export function ratios(parts: readonly Value[], wholes: readonly Value[]): Value[] {
+  return wholes.map((whole, i) => {
+    const part = parts[i];
+    return isValue(whole) && whole > 0 && isValue(part) ? part / whole : null;
+  });
 }
 
 /** Maps [d0, d1] onto [r0, r1] linearly; a flat domain maps everything to r0. */

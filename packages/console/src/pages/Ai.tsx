@@ -17,8 +17,8 @@ import { DocumentTable } from '../components/DocumentTable';
 import { DocumentUploader } from '../components/DocumentUploader';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { NameForm } from '../components/NameForm';
-import { useUploadQueue, type UploadQueue } from '../components/uploadQueue';
-import { useAsync } from '../hooks';
+import { useUploadQueue, type UploadQueue } from '../components/upload-queue';
+import { useAsync } from '../use-async';
 import { href, navigate, useRoute } from '../router';
 import { useWorkspace } from '../workspace';
 

@@ -1,9 +1,14 @@
+// Metrics: per application of the project (or of the chosen application), the window's totals and, per bucket,
+// requests, error rate and p50/p95/p99 latency, from GET /metrics.
+//
+// data-testid: metrics-empty (no requests in the window), metrics-app (components/AppMetricsCard.tsx),
+// metrics-chart (components/LineChart.tsx; data-series "requests", "errorRate" or "p50Ms p95Ms p99Ms")
 import * as client from '../api/client';
 import type { Project } from '../api/types';
 import { AppMetricsCard } from '../components/AppMetricsCard';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { TimeRangeSelect } from '../components/TimeRangeSelect';
-import { useAsync } from '../hooks';
+import { useAsync } from '../use-async';
 import { formatBucket, formatCount, formatTimestamp } from '../lib/format';
 import { clampWindow, describeRange, parseRange, rangeParams, resolveRange, type RangeName, type TimeRange } from '../lib/time-range';
 import { href, navigate, parseHash, useRoute } from '../router';

@@ -11,13 +11,13 @@ import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { SpanDetails } from '../components/SpanDetails';
 import { TraceLogs } from '../components/TraceLogs';
 import { Waterfall } from '../components/Waterfall';
-import { useAsync } from '../hooks';
+import { useAsync } from '../use-async';
 import { applicationName } from '../lib/applications';
 import { formatDuration, formatTimestamp, spanName } from '../lib/format';
-import { parseTraceId } from '../lib/traceId';
+import { parseTraceId } from '../lib/trace-id';
 import { allCollapsible, layoutTrace, visibleRows, type WaterfallLayout } from '../lib/waterfall';
 import { href, navigate, useRoute } from '../router';
-import { traceListHash } from '../useTracePages';
+import { traceListHash } from '../trace-pages';
 import { useWorkspace } from '../workspace';
 
 const LOG_LIMIT = 500;

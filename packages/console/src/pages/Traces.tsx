@@ -11,9 +11,9 @@ import { CurlSnippet, SdkSnippet } from '../components/Snippets';
 import { TraceFilters } from '../components/TraceFilters';
 import { TraceTable } from '../components/TraceTable';
 import { describeRange } from '../lib/time-range';
-import { isFiltered, parseTraceParams, traceParamsToHash, type TraceListParams } from '../lib/traceList';
+import { isFiltered, parseTraceParams, traceParamsToHash, type TraceListParams } from '../lib/trace-list';
 import { href, navigate, useRoute } from '../router';
-import { rememberTraceListHash, useTracePages } from '../useTracePages';
+import { rememberTraceListHash, useTracePages } from '../trace-pages';
 import { useWorkspace } from '../workspace';
 
 export function TracesPage() {

@@ -26,7 +26,7 @@ export const errorBody = {
 const latency = {
   requests: { type: 'integer', minimum: 0 },
   errors: { type: 'integer', minimum: 0, description: 'Entry spans with responseStatus >= 500.' },
-  errorRate: { type: 'number', minimum: 0, maximum: 1, description: 'errors / requests (0 when there are none).' },
+  errorRate: { type: 'number', minimum: 0, maximum: 1, description: 'errors / requests, rounded to 2 decimals (0 when there are none).' },
   p50Ms: { type: ['number', 'null'] },
   p95Ms: { type: ['number', 'null'] },
   p99Ms: { type: ['number', 'null'] },
@@ -55,12 +55,16 @@ export const metrics = {
             type: 'array',
             items: {
               type: 'object',
-              required: ['timestamp', 'requests', 'errors', 'p95Ms'],
+              description: 'One bucket of `bucketMs` from `timestamp`. An empty bucket has 0 requests and null rate and percentiles.',
+              required: ['timestamp', 'requests', 'errors', 'errorRate', 'p50Ms', 'p95Ms', 'p99Ms'],
               properties: {
                 timestamp: { ...timestamp, description: 'Start of the bucket.' },
                 requests: latency.requests,
                 errors: latency.errors,
+                errorRate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: 'errors / requests in the bucket, rounded to 2 decimals; null when it has no requests.' },
+                p50Ms: latency.p50Ms,
                 p95Ms: latency.p95Ms,
+                p99Ms: latency.p99Ms,
               },
             },
           },

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Span, TraceRecord } from '../src/api/types';
 import {
   addRecordSummaries, addTraceRecords, EMPTY_TRACE_LIST, isFiltered, parseTraceParams, rootSpan, summariseRecord, toTraceFilter, traceParamsToHash,
-} from '../src/lib/traceList';
+} from '../src/lib/trace-list';
 
 const T = '2026-11-22T10:00:00.000Z';
 const sp = (spanId: string, over: Partial<Span> = {}): Span =>

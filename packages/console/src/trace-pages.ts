@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import * as client from './api/client';
 import type { TraceFilter } from './api/client';
-import { addRecordSummaries, EMPTY_TRACE_LIST, summariseRecord, toTraceFilter, type TraceList, type TraceListParams } from './lib/traceList';
+import { addRecordSummaries, EMPTY_TRACE_LIST, summariseRecord, toTraceFilter, type TraceList, type TraceListParams } from './lib/trace-list';
 
 /** Trace records per page: one request answers fast even on a large project; more pages load on demand. */
 export const TRACE_PAGE_SIZE = 100;

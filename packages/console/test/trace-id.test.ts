@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { traceRecords } from '../src/api/client';
-import { parseTraceId } from '../src/lib/traceId';
+import { parseTraceId } from '../src/lib/trace-id';
 
 const ID = '6f1c2b0e-6d1a-4a55-8f4e-2b8d2f6b1c11';
 
