@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { waitForTrace, type Account } from './support/api.js';
@@ -146,6 +147,19 @@ describe('console journey', () => {
     await docRow.getByTestId('confirm-delete').click();
     await docRow.waitFor({ state: 'detached' });
     await screenshot(page, '10-ai-document-deleted');
+
+    // Drag and drop: a file dropped on the zone uploads, its progress bar full once sent.
+    const markdown = await readFile(join(FIXTURES, 'runbook.md'));
+    const dropped = await page.evaluateHandle((text) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([text], 'runbook.md', { type: 'text/markdown' }));
+      return transfer;
+    }, markdown.toString('utf8'));
+    await byTestId('doc-dropzone').dispatchEvent('dragenter', { dataTransfer: dropped });
+    await byTestId('doc-dropzone').dispatchEvent('drop', { dataTransfer: dropped });
+    await page.locator('[data-testid="doc-row"][data-filename="runbook.md"]').filter({ hasText: 'stored' }).waitFor();
+    const bar = page.locator('[data-testid="upload-item"][data-name="runbook.md"]').getByTestId('upload-progress');
+    await expect(bar.evaluate((el) => [(el as HTMLProgressElement).value, (el as HTMLProgressElement).max])).resolves.toEqual([markdown.length, markdown.length]);
 
     // A file over 10 MB is refused before anything is sent.
     const uploads: string[] = [];
