@@ -7,12 +7,13 @@
 //   key-row         a row of the key list (data-key-id; data-revoked="true" once revoked)
 //   revoke-key      the row's "Revoke" button;  confirm-revoke / cancel-revoke  the confirmation's buttons
 //   (the new key's box: see NewKeyBox.tsx)
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import * as client from '../api/client';
 import type { ApiKey, Application } from '../api/types';
 import { useAsync } from '../use-async';
 import { formatTimestamp } from '../lib/format';
 import { ErrorBanner, Loading } from './Feedback';
+import { NameForm } from './NameForm';
 import { NewKeyBox } from './NewKeyBox';
 
 /** The list answers revoked keys too, with the time of revocation (null while the key works). */
@@ -42,32 +43,17 @@ export function ApplicationKeys({ app, highlight }: { app: Application; highligh
 }
 
 function CreateKeyForm({ appId, autoFocus, onCreated }: { appId: number; autoFocus?: boolean; onCreated(key: ApiKey & { key: string }): void }) {
-  const id = useId();
-  const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      onCreated(await client.createApiKey(appId, name.trim() || undefined));
-      setName('');
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
-    <form className="name-form inline" onSubmit={(e) => void submit(e)}>
-      <div className="field-row">
-        <label htmlFor={id}>Key name <span className="muted">(optional)</span></label>
-        <input id={id} data-testid="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="production" maxLength={200} autoFocus={autoFocus} />
-        <button type="submit" className="primary" data-testid="create-key" disabled={busy}>{busy ? 'Creating…' : 'Create API key'}</button>
-      </div>
-      <ErrorBanner error={error} />
-    </form>
+    <NameForm
+      inline
+      optional
+      autoFocus={autoFocus}
+      testid={{ form: 'create-key-form', name: 'key-name', submit: 'create-key' }}
+      label="Key name (optional)"
+      placeholder="production"
+      action="Create API key"
+      onSubmit={async (name) => onCreated(await client.createApiKey(appId, name || undefined))}
+    />
   );
 }
 

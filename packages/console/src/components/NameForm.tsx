@@ -2,8 +2,11 @@ import { useId, useState, type FormEvent } from 'react';
 import { ErrorBanner } from './Feedback';
 
 export interface NameFormProps {
-  /** Prefix of the test ids: `<testid>-form`, `<testid>-name` (the input), `<testid>-submit` (the button). */
-  testid: string;
+  /**
+   * The test ids: a prefix (`<testid>-form`, `<testid>-name` for the input, `<testid>-submit` for the button), or
+   * each given.
+   */
+  testid: string | { form: string; name: string; submit: string };
   title?: string;
   hint?: string;
   label: string;
@@ -14,11 +17,15 @@ export interface NameFormProps {
   onSubmit(name: string): Promise<unknown>;
   /** One line (input and button side by side), without a panel around it. */
   inline?: boolean;
+  /** The name may be left empty (the API names it); `onSubmit` then gets ''. */
+  optional?: boolean;
+  autoFocus?: boolean;
 }
 
 /** A form that creates something from a name: organizations, projects, applications, AI tenants. */
-export function NameForm({ testid, title, hint, label, placeholder, action, onSubmit, inline }: NameFormProps) {
+export function NameForm({ testid, title, hint, label, placeholder, action, onSubmit, inline, optional, autoFocus = !inline }: NameFormProps) {
   const id = useId();
+  const ids = typeof testid === 'string' ? { form: `${testid}-form`, name: `${testid}-name`, submit: `${testid}-submit` } : testid;
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -26,7 +33,7 @@ export function NameForm({ testid, title, hint, label, placeholder, action, onSu
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const trimmed = name.trim();
-    if (!trimmed || busy) return;
+    if ((!trimmed && !optional) || busy) return;
     setBusy(true);
     setError(undefined);
     try {
@@ -40,22 +47,22 @@ export function NameForm({ testid, title, hint, label, placeholder, action, onSu
   };
 
   return (
-    <form className={inline ? 'name-form inline' : 'name-form panel'} data-testid={`${testid}-form`} onSubmit={(e) => void submit(e)}>
+    <form className={inline ? 'name-form inline' : 'name-form panel'} data-testid={ids.form} onSubmit={(e) => void submit(e)}>
       {title ? <h2>{title}</h2> : null}
       {hint ? <p className="muted">{hint}</p> : null}
       <div className="field-row">
         <label htmlFor={id}>{label}</label>
         <input
           id={id}
-          data-testid={`${testid}-name`}
+          data-testid={ids.name}
           value={name}
           onChange={(e) => setName(e.target.value)}
           placeholder={placeholder}
           maxLength={200}
-          required
-          autoFocus={!inline}
+          required={!optional}
+          autoFocus={autoFocus}
         />
-        <button type="submit" className="primary" data-testid={`${testid}-submit`} disabled={busy || !name.trim()}>
+        <button type="submit" className="primary" data-testid={ids.submit} disabled={busy || (!optional && !name.trim())}>
           {busy ? 'Creating…' : action}
         </button>
       </div>

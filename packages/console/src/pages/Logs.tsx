@@ -9,6 +9,7 @@ import { describeRange, parseRange, rangeParams, resolveRange } from '../lib/tim
 import { MAX_ROWS, useLogFeed } from '../log-feed';
 import { href, navigate, parseHash, useRoute } from '../router';
 import { useWorkspace } from '../workspace';
+import { NoProject } from '../components/NoProject';
 
 /** From this many rows the list lets the browser skip rendering the rows out of view (styles.css, `.large`). */
 const LARGE_LIST = 1_000;
@@ -16,15 +17,7 @@ const LARGE_LIST = 1_000;
 /** The logs of the selected project (and application), newest first; filters live in the hash params. */
 export function LogsPage() {
   const ws = useWorkspace();
-  if (!ws.project) {
-    if (!ws.loaded) return <Loading what="your projects" />;
-    if (ws.error) return <ErrorBanner error={ws.error} onRetry={() => void ws.refresh().catch(() => undefined)} />;
-    return (
-      <EmptyState title="No project yet">
-        <p>Logs belong to a project. <a href={href('/setup')}>Create an organization and a project</a> to start.</p>
-      </EmptyState>
-    );
-  }
+  if (!ws.project) return <NoProject what="Logs" />;
   return <ProjectLogs project={ws.project} applicationId={ws.application?.id} />;
 }
 

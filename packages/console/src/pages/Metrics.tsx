@@ -13,6 +13,7 @@ import { formatBucket, formatCount, formatTimestamp } from '../lib/format';
 import { clampWindow, describeRange, parseRange, rangeParams, resolveRange, type RangeName, type TimeRange } from '../lib/time-range';
 import { href, navigate, parseHash, useRoute } from '../router';
 import { useWorkspace } from '../workspace';
+import { NoProject } from '../components/NoProject';
 
 /** GET /metrics takes a window of at most 31 days, so "all time" is not offered. */
 const MAX_WINDOW_MS = 31 * 86_400_000;
@@ -21,15 +22,7 @@ const METRICS_RANGES: readonly RangeName[] = ['15m', '1h', '6h', '24h', '7d'];
 /** Request metrics of each application of the selected project (or of the selected application). */
 export function MetricsPage() {
   const ws = useWorkspace();
-  if (!ws.project) {
-    if (!ws.loaded) return <Loading what="your projects" />;
-    if (ws.error) return <ErrorBanner error={ws.error} onRetry={() => void ws.refresh().catch(() => undefined)} />;
-    return (
-      <EmptyState title="No project yet">
-        <p>Metrics belong to a project. <a href={href('/setup')}>Create an organization and a project</a> to start.</p>
-      </EmptyState>
-    );
-  }
+  if (!ws.project) return <NoProject what="Metrics" />;
   return <ProjectMetrics project={ws.project} applicationId={ws.application?.id} />;
 }
 

@@ -16,9 +16,10 @@ import { applicationName } from '../lib/applications';
 import { formatDuration, formatTimestamp, spanName } from '../lib/format';
 import { parseTraceId } from '../lib/trace-id';
 import { allCollapsible, layoutTrace, visibleRows, type WaterfallLayout } from '../lib/waterfall';
-import { href, navigate, useRoute } from '../router';
+import { navigate, useRoute } from '../router';
 import { traceListHash } from '../trace-pages';
 import { useWorkspace } from '../workspace';
+import { NoProject } from '../components/NoProject';
 
 const LOG_LIMIT = 500;
 
@@ -30,13 +31,7 @@ export function TraceViewPage() {
   // Not a trace id (`#/traces/`, a typo, a cut link): nothing to ask the API for. Asked without a traceId, it
   // would list every trace of the project.
   if (traceId === undefined) return <TraceNotFound shownId={shownSegment(segment)} malformed />;
-  if (!ws.project) {
-    return (
-      <EmptyState title="No project selected">
-        <p>Traces belong to a project. <a href={href('/setup')}>Create or choose a project</a> first.</p>
-      </EmptyState>
-    );
-  }
+  if (!ws.project) return <NoProject what="Traces" />;
   // A new trace or project starts from a clean view (nothing collapsed, no stale answer shown meanwhile).
   return <TraceScreen key={`${ws.project.id}/${traceId}`} projectId={ws.project.id} traceId={traceId} selectedId={route.params.get('span')?.toLowerCase()} />;
 }

@@ -2,7 +2,7 @@
 // a latency scatter of the loaded traces, and a virtualised list that loads pages of 100 as it scrolls.
 //
 // data-testid: traces-page, filter-* (components/TraceFilters.tsx), latency-chart, trace-table, trace-row,
-// traces-empty (the project has no traces yet), traces-no-match (filters match nothing), traces-no-project,
+// traces-empty (the project has no traces yet), traces-no-match (filters match nothing), no-project (components/NoProject.tsx),
 // traces-load-more, traces-count, traces-refresh
 import { useEffect, useMemo, useRef } from 'react';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
@@ -15,6 +15,7 @@ import { isFiltered, parseTraceParams, traceParamsToHash, type TraceListParams }
 import { href, navigate, useRoute } from '../router';
 import { rememberTraceListHash, useTracePages } from '../trace-pages';
 import { useWorkspace } from '../workspace';
+import { NoProject } from '../components/NoProject';
 
 export function TracesPage() {
   const ws = useWorkspace();
@@ -38,15 +39,7 @@ export function TracesPage() {
     if (params.applicationId !== wsApp) navigate('/traces', traceParamsToHash({ ...params, applicationId: wsApp }), true);
   }, [wsApp, params]);
 
-  if (!ws.project) {
-    return (
-      <section className="traces-page" data-testid="traces-page">
-        <EmptyState title="No project selected">
-          <p data-testid="traces-no-project">Traces belong to a project. <a href={href('/setup')}>Create or choose a project</a> first.</p>
-        </EmptyState>
-      </section>
-    );
-  }
+  if (!ws.project) return <NoProject what="Traces" />;
 
   const { list, loading, error, hasMore } = pages;
   const filtered = isFiltered(params);
