@@ -1,4 +1,9 @@
-/** The shapes the public HTTP API answers with (docs/api.md, ../shared/seed/interface.md). */
+/**
+ * The shapes the public HTTP API answers with (docs/api.md, ../shared/seed/interface.md), as a client reads them.
+ * Written here rather than imported from @lantern/domain on purpose: the console depends on the public API only,
+ * like any other client (the SDK does the same), so it is typed defensively (a level is any string, a parent may be
+ * absent) and a server-side refactor cannot change what it compiles against. The browser tests check both agree.
+ */
 
 export interface User { id: string; email: string; name: string }
 export interface Organization { id: number; name: string; role?: 'owner' | 'admin' | 'member' }
