@@ -7,7 +7,8 @@ import { launchBrowser, newContext, screenshot, watchProblems, type Problems } f
 import { startSdkApp } from './support/sdk-app.js';
 import { ROOT, startServer, type LanternServer } from './support/server.js';
 
-const FIXTURES = join(ROOT, '../shared/fixtures/documents');
+/** The document fixtures kept in the repository (a copy of the team's shared/fixtures/documents). */
+const FIXTURES = join(ROOT, 'services/ai/test/fixtures/documents');
 
 /**
  * A newcomer's whole visit, in Debian's Chromium against the built server (as `pnpm start` runs it), with data sent
