@@ -52,7 +52,7 @@ export class KindExporter {
     this.maxBytes = settings.maxBatchBytes - ENVELOPE_BYTES;
     // One listener per request in flight (fatal logs included): no "possible leak" warning in the host's output.
     setMaxListeners(0, this.abort.signal);
-    const source = { next: (all: boolean) => this.next(all), ready: (all: boolean) => (all ? this.queue.waiting > 0 : this.fullBatchReady()) };
+    const source = { next: (all: boolean) => this.next(all), ready: (all: boolean) => (all ? this.queue.waiting > 0 : this.fullBatchReady()), readingSpool: () => this.spoolSending };
     const crash = (what: string, error: unknown) => this.reporter.error(new LanternError('internal', `${what}: ${(error as Error)?.message ?? String(error)}`, { kind }));
     this.loop = new SendLoop(source, settings, (run) => this.scope.runInAsyncScope(run), crash);
     if (spool) {

@@ -13,6 +13,8 @@ export interface BatchSource {
   next(all: boolean): Promise<Attempt | undefined>;
   /** Whether `next(all)` would find something in memory. */
   ready(all: boolean): boolean;
+  /** A spooled batch is in flight: `next(true)` finds nothing now, but the spool may have more after it. */
+  readingSpool(): boolean;
 }
 
 /**
@@ -122,11 +124,16 @@ export class SendLoop {
         continue;
       }
       if (this.sending.size < this.pacing.limit) {
-        const attempt = await this.source.next(this.sendAll || this.deadline !== undefined);
+        const all = this.sendAll || this.deadline !== undefined;
+        const attempt = await this.source.next(all);
         if (attempt) {
           this.launch(attempt);
           continue;
         }
+        // Everything that was waiting has gone (memory and spool): items recorded from now on wait for a full
+        // batch or the next interval again, instead of leaving one small batch per round trip for as long as
+        // traffic keeps a batch in flight (the loop then never ends, and `sendAll` would never be cleared).
+        if (all && !this.source.readingSpool()) this.sendAll = false;
       }
       if (this.sending.size === 0) return;
       this.slotsFull = this.sending.size >= this.pacing.limit;

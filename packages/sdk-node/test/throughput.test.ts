@@ -174,3 +174,31 @@ describe('close() and the spool with several batches in flight', () => {
     await waitFor(async () => (await readdir(dir)).filter((f) => f.endsWith('.ndjson')).length === 0, 'the files to be deleted');
   });
 });
+
+/**
+ * The interval sends everything that is waiting, partial batch included, and no more: under steady traffic the
+ * spans recorded while that batch is in flight wait for a full batch again. (Before, the interval's "send all"
+ * stayed on for as long as the loop ran, and traffic that kept a batch in flight kept it running: one small batch,
+ * one gzip and one request per round trip from the first interval on.)
+ */
+describe('steady traffic after an interval', () => {
+  it('goes back to full batches: partial batches only at interval ticks and at the final flush', async () => {
+    fx.server.latencyMs = 30;
+    const c = client({ flushIntervalMs: 200, maxBatchSize: 100 });
+    const started = Date.now();
+    let recorded = 0;
+    while (Date.now() - started < 1_500) {
+      for (let i = 0; i < 10; i++, recorded++) c.lantern.service(`steady${recorded}`, () => undefined);
+      await sleep(10);
+    }
+    const elapsed = Date.now() - started;
+    await c.lantern.flush();
+    await waitFor(() => c.lantern.stats().traces.sent === recorded, 'delivery');
+    const sizes = fx.server.requests('traces').map((r) => r.body.traces?.length ?? 0);
+    const partial = sizes.filter((n) => n < 100).length;
+    // Up to 1,000 spans/s and a 30 ms round trip: a partial batch per round trip would be dozens (46 in a run of
+    // the old loop, against 9 with this one).
+    expect(partial).toBeLessThanOrEqual(Math.ceil(elapsed / 200) + 2);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(recorded);
+  });
+});
