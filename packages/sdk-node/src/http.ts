@@ -1,9 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ContextStore } from './context.js';
 import { OpenSpan } from './open-span.js';
 import { cleanUrl, describeError, isStatus, type SpanRecord } from './spans.js';
 import { parseIncoming, type IncomingTrace } from './traceparent.js';
-import { newId } from './ids.js';
 
 /** Status of a request whose connection closed before the response was complete (nginx's "client closed request"). */
 export const ABORTED_STATUS = 499;
@@ -26,7 +26,7 @@ class RequestTrace extends OpenSpan {
   private recorded = false;
 
   constructor(incoming: IncomingTrace | null, url: string) {
-    super(incoming?.traceId ?? newId(), cleanUrl(url), incoming?.tracestate, incoming?.parentSpanId ?? null);
+    super(incoming?.traceId ?? randomUUID(), cleanUrl(url), incoming?.tracestate, incoming?.parentSpanId ?? null);
   }
 
   /**

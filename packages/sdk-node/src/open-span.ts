@@ -1,8 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { elapsedMs, isoTime } from './clock.js';
 import type { TraceContext } from './context.js';
 import type { SpanRecord } from './spans.js';
-import { newId } from './ids.js';
 
 /**
  * A span being timed: its ids, the context its children see (the object is the AsyncLocalStorage store), and its
@@ -10,7 +10,7 @@ import { newId } from './ids.js';
  * the per-span allocations to it and the span's JSON.
  */
 export abstract class OpenSpan implements TraceContext {
-  readonly spanId: string = newId();
+  readonly spanId: string = randomUUID();
   private readonly startedAt = Date.now();
   private readonly start = performance.now();
 

@@ -26,6 +26,8 @@ export class SendLoop {
   private readonly pacing: Pacing;
   private loop: Promise<void> | undefined;
   private sendAll = false;
+  /** Counts the asks to send everything (interval, flush()): one that comes during a read is not forgotten. */
+  private sendAllAsks = 0;
   private readonly pause = new Pause();
   private readonly activity = new Wakeup();
   /** True while the loop waits with every slot taken: a full batch arriving then need not wake it. */
@@ -51,7 +53,10 @@ export class SendLoop {
 
   /** Starts the loop, or tells the running one there is work. */
   kick(all: boolean): void {
-    if (all) this.sendAll = true;
+    if (all) {
+      this.sendAll = true;
+      this.sendAllAsks++;
+    }
     if (!this.loop) this.start();
     else if (all || !this.slotsFull) this.activity.notify();
   }
@@ -60,6 +65,7 @@ export class SendLoop {
   flush(): Promise<void> {
     const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     this.sendAll = true;
+    this.sendAllAsks++;
     if (this.loop) this.wake();
     else this.start();
     return idle;
@@ -125,6 +131,7 @@ export class SendLoop {
       }
       if (this.sending.size < this.pacing.limit) {
         const all = this.sendAll || this.deadline !== undefined;
+        const asks = this.sendAllAsks;
         const attempt = await this.source.next(all);
         if (attempt) {
           this.launch(attempt);
@@ -132,8 +139,10 @@ export class SendLoop {
         }
         // Everything that was waiting has gone (memory and spool): items recorded from now on wait for a full
         // batch or the next interval again, instead of leaving one small batch per round trip for as long as
-        // traffic keeps a batch in flight (the loop then never ends, and `sendAll` would never be cleared).
-        if (all && !this.source.readingSpool()) this.sendAll = false;
+        // traffic keeps a batch in flight (the loop then never ends, and `sendAll` would never be cleared). Unless
+        // an interval or flush() asked again while this read was pending (a spool read takes a while): what was
+        // recorded before that ask goes now, on the next turn.
+        if (all && asks === this.sendAllAsks && !this.source.readingSpool()) this.sendAll = false;
       }
       if (this.sending.size === 0) return;
       this.slotsFull = this.sending.size >= this.pacing.limit;

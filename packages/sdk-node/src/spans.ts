@@ -1,8 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { ContextStore, TraceContext } from './context.js';
 import { OpenSpan } from './open-span.js';
 import { truncate } from './sanitize.js';
 import { outgoingHeaders, type TraceHeaders } from './traceparent.js';
-import { newId } from './ids.js';
 
 /** A span as sent to `POST /ingest/traces` (the seed's Span fields, plus `error`/`stack`/`aborted`/`route`). */
 export interface SpanRecord {
@@ -133,7 +133,7 @@ class ChildSpan extends OpenSpan implements SpanHandle {
     private readonly emit: (span: SpanRecord) => void,
     private readonly captureErrorStack: boolean,
   ) {
-    super(parent?.traceId ?? newId(), parent?.path ?? '', parent?.tracestate, parent?.spanId ?? null);
+    super(parent?.traceId ?? randomUUID(), parent?.path ?? '', parent?.tracestate, parent?.spanId ?? null);
   }
 
   setStatus(s: number): void {
