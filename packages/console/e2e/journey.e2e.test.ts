@@ -149,7 +149,7 @@ describe('console journey', () => {
     await docRow.waitFor({ state: 'detached' });
     await screenshot(page, '10-ai-document-deleted');
 
-    // Drag and drop: a file dropped on the zone uploads, its progress bar full once sent.
+    // Drag and drop: a file dropped on the zone uploads.
     const markdown = await readFile(join(FIXTURES, 'runbook.md'));
     const dropped = await page.evaluateHandle((text) => {
       const transfer = new DataTransfer();
@@ -159,8 +159,18 @@ describe('console journey', () => {
     await byTestId('doc-dropzone').dispatchEvent('dragenter', { dataTransfer: dropped });
     await byTestId('doc-dropzone').dispatchEvent('drop', { dataTransfer: dropped });
     await page.locator('[data-testid="doc-row"][data-filename="runbook.md"]').filter({ hasText: 'stored' }).waitFor();
-    const bar = page.locator('[data-testid="upload-item"][data-name="runbook.md"]').getByTestId('upload-progress');
-    await expect(bar.evaluate((el) => [(el as HTMLProgressElement).value, (el as HTMLProgressElement).max])).resolves.toEqual([markdown.length, markdown.length]);
+
+    // The progress bar follows the upload: on a link slowed to 256 KiB/s, a 1 MiB file shows part-way progress.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 256 * 1024 });
+    await byTestId('doc-upload-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.alloc(1024 * 1024, 'lantern notes\n') });
+    await page.waitForFunction(() => {
+      const bar = document.querySelector<HTMLProgressElement>('[data-testid="upload-item"][data-name="notes.txt"] [data-testid="upload-progress"]');
+      return bar !== null && bar.value > 0 && bar.value < bar.max;
+    }, undefined, { timeout: 10_000 });
+    await screenshot(page, '10a-ai-upload-in-progress');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await page.locator('[data-testid="doc-row"][data-filename="notes.txt"]').filter({ hasText: 'stored' }).waitFor({ timeout: 20_000 });
 
     // A file over 10 MB is refused before anything is sent.
     const uploads: string[] = [];

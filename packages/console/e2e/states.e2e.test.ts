@@ -109,6 +109,15 @@ describe('console empty and error states', () => {
 
       await page.goto(`/#/traces/${traceId}?project=999999`);
       await page.getByRole('alert').filter({ hasText: 'project 999999' }).waitFor();
+
+      // Choosing another organization in the top bar then shows it, and the link's parameter goes.
+      await page.getByTestId('org-switcher').selectOption(String(otherOrg.id));
+      await page.waitForFunction((hash) => location.hash === hash, `#/traces/${traceId}`);
+      await expect(page.getByRole('alert').filter({ hasText: 'project 999999' }).count()).resolves.toBe(0);
+
+      // The first link opened again switches again (it is a new request, not the one already followed).
+      await page.goto(`/#/traces/${traceId}?project=${account.projectId}`);
+      await page.locator('[data-testid="waterfall"][data-span-count="1"]').waitFor();
     } finally {
       await context.close();
     }

@@ -78,36 +78,52 @@ function Shell() {
 
 /**
  * A link that names a project (`?project=<id>`, as trace links do) opens in that project: the workspace switches to
- * it first, or says that the project is not visible to this user. Once there, choosing another project in the top
- * bar drops the parameter instead of switching back.
+ * it first, or says that the project is not visible to this user. Once there (or once told it is not visible),
+ * choosing another project in the top bar drops the parameter instead of switching back.
  */
 function ProjectOfLink({ route, ws, children }: { route: Route; ws: Workspace; children: ReactNode }) {
   const wanted = Number(route.params.get('project')) || undefined;
   const link = wanted ? `${route.path}?${route.params.toString()}` : '';
-  const [missing, setMissing] = useState<{ link: string; error?: unknown }>();
+  const [missing, setMissing] = useState<{ link: string; error?: unknown; projectId?: number }>();
+  const [attempt, setAttempt] = useState(0);
   const asked = useRef('');
   const arrived = useRef('');
-  const { loaded, project, showProject } = ws;
+  const { loaded, project, showProject, error: workspaceError } = ws;
+  const dropParameter = () => navigate(route.path, Object.fromEntries([...route.params].filter(([k]) => k !== 'project')), true);
   useEffect(() => {
-    if (!loaded || !wanted) return;
+    if (!wanted) {
+      // The same link opened again later is a new request to switch.
+      asked.current = arrived.current = '';
+      return;
+    }
+    if (!loaded || workspaceError) return;
     if (project?.id === wanted) {
       arrived.current = link;
-    } else if (arrived.current === link) {
-      const rest = Object.fromEntries([...route.params].filter(([k]) => k !== 'project'));
-      navigate(route.path, rest, true);
+    } else if (arrived.current === link || (missing?.link === link && project?.id !== missing.projectId)) {
+      dropParameter();
     } else if (asked.current !== link) {
       asked.current = link;
+      const from = project?.id;
       showProject(wanted).then(
-        (found) => { if (!found) setMissing({ link }); },
-        (error: unknown) => setMissing({ link, error }),
+        (found) => { if (!found) setMissing({ link, projectId: from }); },
+        (error: unknown) => setMissing({ link, error, projectId: from }),
       );
     }
-    // showProject changes with every workspace render; the link and the project decide.
+    // showProject changes with every workspace render; the link, the project and a retry decide.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [loaded, wanted, link, project?.id]);
-  if (!loaded || !wanted || project?.id === wanted || arrived.current === link) return <>{children}</>;
+  }, [loaded, wanted, link, project?.id, workspaceError, attempt]);
+  if (!wanted || !loaded || project?.id === wanted || arrived.current === link) return <>{children}</>;
+  if (workspaceError) return <ErrorBanner error={workspaceError} onRetry={() => void ws.refresh().catch(() => undefined)} />;
   if (missing?.link !== link) return <Loading what="the linked project" />;
-  return <ErrorBanner error={missing.error ?? new Error(`This link is to project ${wanted}, which does not exist or is not in your organizations.`)} />;
+  if (missing.error) {
+    const retry = () => {
+      asked.current = '';
+      setMissing(undefined);
+      setAttempt((n) => n + 1);
+    };
+    return <ErrorBanner error={missing.error} onRetry={retry} />;
+  }
+  return <ErrorBanner error={new Error(`This link is to project ${wanted}, which does not exist or is not in your organizations.`)} />;
 }
 
 function pageFor(route: Route, ws: Workspace) {

@@ -24,6 +24,12 @@ describe('feedReducer: first read', () => {
     expect(ids(s.rows)).toEqual(['b', 'a']);
   });
 
+  it('forgets the previous key\'s cursor at once: Load more has nothing to continue until the new first page', () => {
+    const s = run([{ type: 'start', gen: 2 }], 100, loaded1());
+    expect(s.next).toBeUndefined();
+    expect(run([{ type: 'loaded', gen: 2, page: { items: [log('n', 9000)], nextCursor: 'c2' } }], 100, s).next).toEqual({ cursor: 'c2' });
+  });
+
   it('keeps the rows on show while a new key reads again, and ignores the old read answering late', () => {
     const s = run([
       { type: 'start', gen: 2 },

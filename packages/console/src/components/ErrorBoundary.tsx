@@ -12,11 +12,12 @@ interface Props {
  * instead of React unmounting everything and leaving a blank page. Keyed by route in the shell, so moving to
  * another page tries again.
  */
-export class ErrorBoundary extends Component<Props, { error: unknown }> {
-  override state: { error: unknown } = { error: undefined };
+export class ErrorBoundary extends Component<Props, { failed: boolean; error: unknown }> {
+  override state: { failed: boolean; error: unknown } = { failed: false, error: undefined };
 
   static getDerivedStateFromError(error: unknown) {
-    return { error };
+    // `failed` apart from `error`: even `throw undefined` is a failure.
+    return { failed: true, error };
   }
 
   override componentDidCatch(error: unknown, info: ErrorInfo): void {
@@ -24,11 +25,11 @@ export class ErrorBoundary extends Component<Props, { error: unknown }> {
   }
 
   override render() {
-    if (this.state.error === undefined) return this.props.children;
+    if (!this.state.failed) return this.props.children;
     return (
       <section className="render-error" data-testid="render-error">
         <h2>Something went wrong showing this page</h2>
-        <ErrorBanner error={this.state.error} onRetry={() => location.reload()} />
+        <ErrorBanner error={this.state.error ?? new Error('The page failed without saying why.')} onRetry={() => location.reload()} />
         {this.props.action}
       </section>
     );

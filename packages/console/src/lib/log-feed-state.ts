@@ -44,8 +44,9 @@ export function initialFeedState<T extends LogLike>(): FeedState<T> {
 /** The state after `action`, for a list of at most `cap` rows. */
 export function feedReducer<T extends LogLike>(state: FeedState<T>, action: FeedAction<T>, cap: number): FeedState<T> {
   if (action.type === 'start') {
-    // A "Load more" of the previous key will never answer into this one: it must not keep the button busy.
-    return { ...state, gen: action.gen, loading: true, loadingMore: false, error: undefined };
+    // A "Load more" of the previous key will never answer into this one: it must not keep the button busy. Its
+    // cursor belongs to the previous key too: until this key's first page, there is nothing more to load.
+    return { ...state, gen: action.gen, next: undefined, loading: true, loadingMore: false, error: undefined };
   }
   if (action.gen !== state.gen) return state;
   switch (action.type) {
