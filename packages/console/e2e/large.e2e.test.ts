@@ -95,4 +95,33 @@ describe('console with large data', () => {
     expect(rows).toBeLessThan(200);
     await screenshot(page, 'large-trace-10000-spans');
   });
+
+  it('a trace that crossed two applications is one waterfall, with the callee shifted into its caller when their clocks disagree', async () => {
+    // A second application of the project, with its own key.
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${account.token}` };
+    const app2 = (await (await fetch(`${server.url}/applications`, { method: 'POST', headers, body: JSON.stringify({ projectId: account.projectId, name: 'payments' }) })).json()) as { id: number };
+    const key2 = (await (await fetch(`${server.url}/applications/${app2.id}/api-keys`, { method: 'POST', headers, body: '{}' })).json()) as { key: string };
+
+    const traceId = randomUUID();
+    const t0 = Date.now() - 30_000;
+    const root = span(traceId, t0, { durationMs: 100, requestURL: '/checkout' });
+    const call = span(traceId, t0 + 10, { parentSpanId: root.spanId, requestMethod: 'external:payments', durationMs: 60 });
+    // The payments service's clock is 500 ms behind: as recorded, its request starts before the call that made it.
+    const callee = span(traceId, t0 + 15 - 500, { parentSpanId: call.spanId, requestMethod: 'controller:POST', requestURL: '/charge', durationMs: 40 });
+    await ingest(server, account, [root, call]);
+    await ingest(server, { ...account, apiKey: key2.key }, [callee]);
+    await waitForTrace(server.url, account, traceId, 3);
+
+    // A fresh load, so the workspace knows the new application's name.
+    await page.goto('about:blank');
+    await page.goto(`/#/traces/${traceId}?project=${account.projectId}`);
+    await page.locator('[data-testid="waterfall"][data-span-count="3"]').waitFor();
+    const rows = page.getByTestId('span-row');
+    // Nested in one tree: the callee under the call, under the root.
+    await expect(rows.evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-depth'))))).resolves.toEqual([0, 1, 2]);
+    await expect(rows.nth(2).innerText()).resolves.toContain('payments');
+    await rows.nth(2).click();
+    await page.getByTestId('span-skew-note').filter({ hasText: 'Clock skew adjusted' }).waitFor();
+    await screenshot(page, 'large-trace-two-applications');
+  });
 });
