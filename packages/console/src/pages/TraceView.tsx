@@ -4,7 +4,7 @@
 // data-testid: trace-view (data-trace-id), trace-summary, trace-back, trace-not-found, trace-expand-all,
 // trace-collapse-all; waterfall, span-row, span-details (components/Waterfall.tsx, SpanDetails.tsx);
 // trace-logs, trace-log (components/TraceLogs.tsx)
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import * as client from '../api/client';
 import { ApiError } from '../api/errors';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
@@ -41,6 +41,14 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
   const trace = useAsync((signal) => client.traceRecords(projectId, traceId, signal), [projectId, traceId]);
   const logs = useAsync((signal) => client.listLogs({ projectId, traceId }, LOG_LIMIT, undefined, signal), [projectId, traceId]);
   const layout = useMemo(() => (trace.data?.length ? layoutTrace(trace.data) : undefined), [trace.data]);
+  // An application created since the workspace was read (another tab, the CLI): read the names again, once.
+  const unknownApp = trace.data?.some((r) => !ws.applications.some((a) => a.id === r.applicationId)) ?? false;
+  const { refresh } = ws;
+  useEffect(() => {
+    if (unknownApp) void refresh().catch(() => undefined);
+    // Once per trace: refresh changes with the workspace, and a record of an application deleted since stays unknown.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [unknownApp, traceId]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const rows = useMemo(() => (layout ? visibleRows(layout, collapsed) : []), [layout, collapsed]);
 
