@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
 
 /**
@@ -13,6 +12,13 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
   res.status(200);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  // One 'drain' and one 'close' listener for the whole response, not one pair per chunk: with compression, 'drain'
+  // listeners go to the compressor's stream and could not be removed from `res` one by one.
+  let wake: (() => void) | undefined;
+  const resume = () => wake?.();
+  res.on('drain', resume);
+  res.on('close', resume);
+  const gone = () => res.destroyed || res.writableEnded || res.closed;
   let chunk = '[';
   let first = true;
   try {
@@ -20,19 +26,26 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
       chunk += (first ? '' : ',') + JSON.stringify(next.value);
       first = false;
       if (chunk.length >= 16_384) {
-        if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        // A client gone while the next item was read: 'close' has fired already, so waiting would never end.
+        if (gone()) break;
+        if (!res.write(chunk) && !gone()) await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
         chunk = '';
-        if (res.destroyed) {
-          await it.return?.();
-          return;
-        }
+        if (gone()) break;
       }
       next = await it.next();
+    }
+    if (gone()) {
+      await it.return?.();
+      return;
     }
     res.end(`${chunk}]`);
   } catch (err) {
     res.destroy(err instanceof Error ? err : new Error(String(err)));
     throw err;
+  } finally {
+    res.off('drain', resume);
+    res.off('close', resume);
   }
 }
 

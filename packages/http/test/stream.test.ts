@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { get } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { errors } from '@lantern/domain';
@@ -82,6 +83,87 @@ describe('streamJsonArray', () => {
     expect(text.length).toBeGreaterThan(0);
     expect(complete).toBe(false);
     expect(() => JSON.parse(text)).toThrow();
+  });
+});
+
+describe('streamJsonArray with a client that compresses, pauses or leaves', () => {
+  it('a long gzip stream, read slowly, adds no listeners per chunk and arrives whole', async () => {
+    const values = Array.from({ length: 20_000 }, (_, i) => ({ i, pad: `${i}`.repeat(30) }));
+    let waits = 0;
+    const counts: Record<string, number> = {};
+    const router = Router();
+    router.get('/items', handle(async (_req, res) => {
+      const write = res.write.bind(res) as (chunk: string) => boolean;
+      // Counts the writes that asked to wait, so the test knows back-pressure was exercised.
+      res.write = ((chunk: string) => {
+        const ok = write(chunk);
+        if (!ok) waits++;
+        return ok;
+      }) as typeof res.write;
+      await streamJsonArray(res, from(values));
+      for (const name of ['close', 'error', 'drain', 'finish']) counts[name] = res.listenerCount(name);
+    }));
+    const server = createServiceApp({ logger: createLogger({ service: 'http-test', silent: true }), routers: [router] }).listen(0);
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const body = await new Promise<Buffer>((resolve, reject) => {
+        get({ port, path: '/items', host: '127.0.0.1', headers: { 'accept-encoding': 'gzip' } }, (res) => {
+          expect(res.headers['content-encoding']).toBe('gzip');
+          const chunks: Buffer[] = [];
+          // A slow reader: pause after every chunk, so the server's writes fill up and wait.
+          res.on('data', (c: Buffer) => {
+            chunks.push(c);
+            res.pause();
+            setTimeout(() => res.resume(), 1);
+          });
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+          res.on('error', reject);
+        }).on('error', reject);
+      });
+      expect(JSON.parse(gunzipSync(body).toString('utf8'))).toEqual(values);
+      expect(waits).toBeGreaterThan(10);
+      // What Express and Node add per response, not one more per wait.
+      for (const name of ['close', 'error', 'drain', 'finish']) expect(counts[name]).toBeLessThan(5);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a client that leaves while the next item is read ends the stream and closes the source', async () => {
+    let closed = false;
+    let produced = 0;
+    async function* slow() {
+      try {
+        for (let i = 0; i < 1000; i++) {
+          produced++;
+          yield { i, pad: 'x'.repeat(20_000) };
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        closed = true;
+      }
+    }
+    const server = serviceApp(slow).listen(0);
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      await new Promise<void>((resolve) => {
+        const req = get({ port, path: '/items', host: '127.0.0.1' }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', () => undefined);
+      });
+      const deadline = Date.now() + 3000;
+      while (!closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(closed).toBe(true);
+      expect(produced).toBeLessThan(1000);
+    } finally {
+      server.close();
+    }
   });
 });
 
