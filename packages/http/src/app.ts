@@ -27,8 +27,8 @@ export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0,
   app.set('trust proxy', trustProxy);
   app.set('query parser', 'simple');
   app.use(requestLogger(logger));
-  // gzip for clients that accept it, on bodies over 1 KiB: a 10,000-span trace read is 3 MB of JSON, 0.4 MB
-  // gzipped, and the console's bundle 300 KB, 92 KB. Streamed reads stay streamed (back-pressure through 'drain').
+  // Compressed for clients that accept it (br when offered, as browsers do; else gzip or deflate), on bodies over
+  // 1 KiB: a 10,000-span trace read is 3.0 MB of JSON, about 0.3 MB compressed. Streamed reads stay streamed.
   app.use(compression({ threshold: 1024 }));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

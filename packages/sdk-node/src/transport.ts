@@ -99,6 +99,8 @@ export function createTransport(options: TransportOptions): Transport {
         'content-type': 'application/json',
         'content-length': payload.length,
         accept: 'application/json',
+        // The answer is read as text: a proxy on the way must not have it compressed.
+        'accept-encoding': 'identity',
         'x-api-key': options.apiKey,
         'idempotency-key': key,
         'user-agent': userAgent,
