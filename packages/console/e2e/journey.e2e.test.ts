@@ -106,6 +106,7 @@ describe('console journey', () => {
     // Text search narrows on the server.
     await byTestId('filter-q').fill('declined');
     await page.locator('[data-testid="log-row"]:not(:has-text("payment declined"))').first().waitFor({ state: 'detached' });
+    await byTestId('log-row').filter({ hasText: 'payment declined' }).waitFor();
     await expect(byTestId('log-row').count()).resolves.toBe(1);
     const stats = await app.stop();
     expect(stats.traces.dropped).toBe(0);

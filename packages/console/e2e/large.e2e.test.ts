@@ -118,7 +118,8 @@ describe('console with large data', () => {
     const rows = page.getByTestId('span-row');
     // Nested in one tree: the callee under the call, under the root.
     await expect(rows.evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-depth'))))).resolves.toEqual([0, 1, 2]);
-    await expect(rows.nth(2).innerText()).resolves.toContain('payments');
+    // Named once the workspace has read the new application's name (it reads again on its own).
+    await rows.nth(2).filter({ hasText: 'payments' }).waitFor();
     await rows.nth(2).click();
     await page.getByTestId('span-skew-note').filter({ hasText: 'Clock skew adjusted' }).waitFor();
     await screenshot(page, 'large-trace-two-applications');
