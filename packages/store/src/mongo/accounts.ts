@@ -1,21 +1,10 @@
 import { errors, newId, toIso } from '@lantern/domain';
 import type { Application, Membership, Project } from '@lantern/domain';
 import type { AccountsStore, StoredApiKey } from '../port.js';
-import type { Access } from './access.js';
-import type { ApiKeyDoc, ApplicationDoc, Collections, ProjectDoc } from './collections.js';
+import type { ApiKeyDoc, ApplicationDoc, ProjectDoc, RecordStoreDeps } from './collections.js';
 import { memberKey } from './collections.js';
-import type { Sequence } from './counters.js';
-import type { Guard } from './errors.js';
 
 const EMAIL_TAKEN = 'An account with this email already exists.';
-
-export interface AccountsDeps {
-  c: Collections;
-  guard: Guard;
-  access: Access;
-  next: (sequence: Sequence) => Promise<number>;
-  now: () => number;
-}
 
 const toProject = (p: ProjectDoc): Project => ({ id: p._id, name: p.name, organizationId: p.organizationId });
 const toApplication = (a: ApplicationDoc): Application => ({ id: a._id, name: a.name, projectId: a.projectId });
@@ -37,7 +26,7 @@ function toApiKey(k: ApiKeyDoc): StoredApiKey {
  * references another record checks that it exists first (404 as the SQLite store answers); nothing deletes
  * those records, so the check cannot be overtaken.
  */
-export function createAccountsStore({ c, guard, access, next, now }: AccountsDeps): AccountsStore {
+export function createAccountsStore({ c, guard, access, next, now }: RecordStoreDeps): AccountsStore {
   const exists = async (found: Promise<unknown>, what: string): Promise<void> => {
     if ((await found) === null) throw errors.notFound(what);
   };

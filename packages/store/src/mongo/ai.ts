@@ -1,20 +1,9 @@
 import { errors, newId, toIso } from '@lantern/domain';
 import type { Tenant } from '@lantern/domain';
 import type { AiStore, StoredDocument } from '../port.js';
-import type { Access } from './access.js';
-import type { Collections, DocumentDoc, TenantDoc } from './collections.js';
-import type { Sequence } from './counters.js';
-import type { Guard } from './errors.js';
+import type { DocumentDoc, RecordStoreDeps, TenantDoc } from './collections.js';
 
 const NAME_TAKEN = 'This organization already has a tenant with that name.';
-
-export interface AiDeps {
-  c: Collections;
-  guard: Guard;
-  access: Access;
-  next: (sequence: Sequence) => Promise<number>;
-  now: () => number;
-}
 
 const toTenant = (t: TenantDoc): Tenant => ({ id: t._id, name: t.name, organizationId: t.organizationId });
 
@@ -33,7 +22,7 @@ function toDocument(d: DocumentDoc): StoredDocument {
 }
 
 /** AI tenants and their documents' metadata (the bytes are in the blob store). */
-export function createAiStore({ c, guard, access, next, now }: AiDeps): AiStore {
+export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps): AiStore {
   async function visibleTenant(id: string, userId: string): Promise<TenantDoc | null> {
     const tenant = await c.tenants.findOne({ _id: id });
     return tenant !== null && (await access.isMember(tenant.organizationId, userId)) ? tenant : null;

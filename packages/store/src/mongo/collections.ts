@@ -1,5 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import type { LogLevel, Role } from '@lantern/domain';
+import type { Access } from './access.js';
+import type { Sequence } from './counters.js';
+import type { Guard } from './errors.js';
 
 /**
  * The documents of the MongoDB store, one interface per collection. Instants are BSON dates (TTL indexes need
@@ -186,3 +189,13 @@ export const spanKey = (applicationId: number, traceId: string, spanId: string):
 export const idempotencyKeyId = (applicationId: number, kind: string, key: string): string => JSON.stringify([applicationId, kind, key]);
 /** The organization id is an integer, so the first colon always ends it: unambiguous. */
 export const memberKey = (organizationId: number, userId: string): string => `${organizationId}:${userId}`;
+
+/** What the accounts and AI parts of the store work with: the collections, the error guard, the membership
+ * checks, the id counters and the clock. */
+export interface RecordStoreDeps {
+  c: Collections;
+  guard: Guard;
+  access: Access;
+  next: (sequence: Sequence) => Promise<number>;
+  now: () => number;
+}

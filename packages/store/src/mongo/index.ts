@@ -66,13 +66,14 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const access = createAccess(c);
   const next = createCounters(c.counters);
   const purge = createPurger(c, now);
+  const records = { c, guard, access, next, now };
 
   return {
-    ...createAccountsStore({ c, guard, access, next, now }),
+    ...createAccountsStore(records),
     ...createIngestWriter(c, guard, now),
     ...createTraceReader(c, guard, access, pageSize),
     ...createLogReader(c, guard, access, pageSize),
-    ...createAiStore({ c, guard, access, next, now }),
+    ...createAiStore(records),
     async ping() {
       await guard.run(() => db.command({ ping: 1 }));
     },
