@@ -13,6 +13,7 @@ import type { ApiKey, Application } from '../api/types';
 import { useAsync } from '../use-async';
 import { formatTimestamp } from '../lib/format';
 import { ErrorBanner, Loading } from './Feedback';
+import { ConfirmAction } from './ConfirmAction';
 import { NameForm } from './NameForm';
 import { NewKeyBox } from './NewKeyBox';
 
@@ -74,23 +75,7 @@ function KeyTable({ keys, onRevoked }: { keys: KeyRow[]; onRevoked(): void }) {
 }
 
 function KeyTableRow({ apiKey, onRevoked }: { apiKey: KeyRow; onRevoked(): void }) {
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
   const revoked = Boolean(apiKey.revokedAt);
-  const revoke = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await client.revokeApiKey(apiKey.id);
-      setConfirming(false);
-      onRevoked();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <tr data-testid="key-row" data-key-id={apiKey.id} data-revoked={revoked ? 'true' : undefined} className={revoked ? 'revoked' : undefined}>
       <td>{apiKey.name}</td>
@@ -98,18 +83,20 @@ function KeyTableRow({ apiKey, onRevoked }: { apiKey: KeyRow; onRevoked(): void 
       <td title={apiKey.createdAt}>{formatTimestamp(apiKey.createdAt)}</td>
       <td>{revoked ? <span title={apiKey.revokedAt ?? undefined}>Revoked {formatTimestamp(apiKey.revokedAt)}</span> : 'Active'}</td>
       <td className="actions">
-        {revoked ? null : confirming ? (
-          <span className="confirm" role="group" aria-label={`Revoke ${apiKey.name}?`}>
-            <span>Revoke? Apps using it stop sending within 5 s.</span>
-            <button type="button" className="danger" data-testid="confirm-revoke" disabled={busy} onClick={() => void revoke()}>
-              {busy ? 'Revoking…' : 'Yes, revoke'}
-            </button>
-            <button type="button" data-testid="cancel-revoke" disabled={busy} onClick={() => setConfirming(false)}>Cancel</button>
-          </span>
-        ) : (
-          <button type="button" data-testid="revoke-key" onClick={() => setConfirming(true)}>Revoke</button>
+        {revoked ? null : (
+          <ConfirmAction
+            label="Revoke"
+            ariaLabel={`Revoke ${apiKey.name}?`}
+            question="Revoke? Apps using it stop sending within 5 s."
+            confirm="Yes, revoke"
+            busy="Revoking…"
+            testids={{ start: 'revoke-key', confirm: 'confirm-revoke', cancel: 'cancel-revoke' }}
+            action={async () => {
+              await client.revokeApiKey(apiKey.id);
+              onRevoked();
+            }}
+          />
         )}
-        <ErrorBanner error={error} />
       </td>
     </tr>
   );

@@ -4,12 +4,11 @@
 //   doc-table       the table
 //   doc-row         a document (data-doc-id, data-filename)
 //   delete-doc      its "Delete" button;  confirm-delete / cancel-delete  the confirmation's buttons
-import { useState } from 'react';
 import * as client from '../api/client';
 import type { DocumentRecord } from '../api/types';
 import { mediaType } from '../lib/form-rules';
 import { formatBytes, formatTimestamp } from '../lib/format';
-import { ErrorBanner } from './Feedback';
+import { ConfirmAction } from './ConfirmAction';
 
 export function DocumentTable({ docs, onDeleted }: { docs: DocumentRecord[]; onDeleted(): void }) {
   if (!docs.length) return <p className="muted" data-testid="no-docs">No document yet: drop a file above or choose one.</p>;
@@ -28,20 +27,6 @@ export function DocumentTable({ docs, onDeleted }: { docs: DocumentRecord[]; onD
 }
 
 function DocumentRow({ doc, onDeleted }: { doc: DocumentRecord; onDeleted(): void }) {
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const remove = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await client.deleteDocument(doc.id);
-      onDeleted();
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  };
   return (
     <tr data-testid="doc-row" data-doc-id={doc.id} data-filename={doc.filename}>
       <td className="filename" title={`sha256 ${doc.sha256}`}>{doc.filename}</td>
@@ -50,18 +35,19 @@ function DocumentRow({ doc, onDeleted }: { doc: DocumentRecord; onDeleted(): voi
       <td><span className={`status-badge ${doc.status}`}>{doc.status}</span></td>
       <td title={doc.createdAt}>{formatTimestamp(doc.createdAt)}</td>
       <td className="actions">
-        {confirming ? (
-          <span className="confirm" role="group" aria-label={`Delete ${doc.filename}?`}>
-            <span>Delete for good?</span>
-            <button type="button" className="danger" data-testid="confirm-delete" disabled={busy} onClick={() => void remove()}>
-              {busy ? 'Deleting…' : 'Yes, delete'}
-            </button>
-            <button type="button" data-testid="cancel-delete" disabled={busy} onClick={() => setConfirming(false)}>Cancel</button>
-          </span>
-        ) : (
-          <button type="button" data-testid="delete-doc" onClick={() => setConfirming(true)}>Delete</button>
-        )}
-        <ErrorBanner error={error} />
+        <ConfirmAction
+          label="Delete"
+          ariaLabel={`Delete ${doc.filename}?`}
+          question="Delete for good?"
+          confirm="Yes, delete"
+          busy="Deleting…"
+          testids={{ start: 'delete-doc', confirm: 'confirm-delete', cancel: 'cancel-delete' }}
+          staysBusy
+          action={async () => {
+            await client.deleteDocument(doc.id);
+            onDeleted();
+          }}
+        />
       </td>
     </tr>
   );
