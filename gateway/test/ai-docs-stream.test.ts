@@ -1,9 +1,8 @@
-import { request as httpRequest, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BOUNDARY, blobKeys, createAiTenant, listDocs, multipart, objectPath, sha256, snapshot, tempFiles } from './ai-helpers.js';
-import { startLantern, createTenancy, type Lantern, type Tenancy } from './harness.js';
+import { listenOnPort, startLantern, createTenancy, type Lantern, type Tenancy } from './harness.js';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -27,18 +26,17 @@ describe('AI documents: streaming uploads over a real socket', () => {
   let l: Lantern;
   let t: Tenancy;
   let tenantId: string;
-  let server: Server;
+  let listening: Awaited<ReturnType<typeof listenOnPort>>;
   let port: number;
   beforeAll(async () => {
     l = await startLantern();
     t = await createTenancy(l, 'ai-stream');
     tenantId = await createAiTenant(l, t.token, t.organizationId, 'stream');
-    server = l.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    port = (server.address() as AddressInfo).port;
+    listening = await listenOnPort(l);
+    port = listening.port;
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await listening.close();
     await l.stop();
   });
 

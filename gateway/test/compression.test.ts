@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { createTenancy, span, startLantern, type Lantern, type Tenancy } from './harness.js';
+import { createTenancy, listenOnPort, span, startLantern, type Lantern, type Tenancy } from './harness.js';
 import { iso, sendAllTraces, T0 } from './telemetry-helpers.js';
 
 interface Raw { status: number; headers: http.IncomingHttpHeaders; body: Buffer }
@@ -22,18 +21,17 @@ function rawGet(port: number, path: string, headers: Record<string, string>): Pr
 describe('response compression', () => {
   let l: Lantern;
   let t: Tenancy;
-  let server: http.Server;
+  let listening: Awaited<ReturnType<typeof listenOnPort>>;
   let port: number;
   beforeAll(async () => {
     l = await startLantern();
     t = await createTenancy(l, 'gzip');
     await sendAllTraces(l, t.apiKey, Array.from({ length: 2000 }, (_, i) => span({ timestamp: iso(T0 + i * 10) })));
-    server = l.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    port = (server.address() as AddressInfo).port;
+    listening = await listenOnPort(l);
+    port = listening.port;
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await listening.close();
     await l.stop();
   });
 

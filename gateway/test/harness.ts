@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,16 @@ export async function startLantern(options: StartOptions = {}): Promise<Lantern>
       await embedded.close();
       await rm(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The embedded app listening on a free port of 127.0.0.1, for tests that need a real socket (raw requests). */
+export async function listenOnPort(l: Pick<Lantern, 'app'>): Promise<{ port: number; close(): Promise<void> }> {
+  const server = l.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

@@ -17,13 +17,21 @@ function serviceApp(items: () => AsyncIterable<unknown>) {
 }
 const appStreaming = (items: () => AsyncIterable<unknown>) => request(serviceApp(items));
 
-/** A plain GET that reports whether the response body ended normally or the connection was cut. */
-async function rawGet(app: ReturnType<typeof serviceApp>, path: string): Promise<{ status: number; text: string; complete: boolean }> {
+/** Runs `use` with `app` listening on a free port, and stops listening after. */
+async function onPort<T>(app: ReturnType<typeof serviceApp>, use: (port: number) => Promise<T>): Promise<T> {
   const server = app.listen(0);
   await once(server, 'listening');
   try {
-    const { port } = server.address() as AddressInfo;
-    return await new Promise((resolve) => {
+    return await use((server.address() as AddressInfo).port);
+  } finally {
+    server.close();
+  }
+}
+
+/** A plain GET that reports whether the response body ended normally or the connection was cut. */
+function rawGet(app: ReturnType<typeof serviceApp>, path: string): Promise<{ status: number; text: string; complete: boolean }> {
+  return onPort(app, (port) =>
+    new Promise((resolve) => {
       get({ port, path, host: '127.0.0.1' }, (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -32,10 +40,7 @@ async function rawGet(app: ReturnType<typeof serviceApp>, path: string): Promise
         res.on('error', () => resolve({ status: res.statusCode!, text, complete: false }));
         res.on('aborted', () => resolve({ status: res.statusCode!, text, complete: false }));
       }).on('error', () => resolve({ status: 0, text: '', complete: false }));
-    });
-  } finally {
-    server.close();
-  }
+    }));
 }
 
 async function* from<T>(values: T[], failAt = -1, failure: Error = new Error('boom')): AsyncGenerator<T> {
@@ -103,10 +108,8 @@ describe('streamJsonArray with a client that compresses, pauses or leaves', () =
       await streamJsonArray(res, from(values));
       for (const name of ['close', 'error', 'drain', 'finish']) counts[name] = res.listenerCount(name);
     }));
-    const server = createServiceApp({ logger: createLogger({ service: 'http-test', silent: true }), routers: [router] }).listen(0);
-    await once(server, 'listening');
-    try {
-      const { port } = server.address() as AddressInfo;
+    const app = createServiceApp({ logger: createLogger({ service: 'http-test', silent: true }), routers: [router] });
+    await onPort(app, async (port) => {
       const body = await new Promise<Buffer>((resolve, reject) => {
         get({ port, path: '/items', host: '127.0.0.1', headers: { 'accept-encoding': 'gzip' } }, (res) => {
           expect(res.headers['content-encoding']).toBe('gzip');
@@ -125,9 +128,7 @@ describe('streamJsonArray with a client that compresses, pauses or leaves', () =
       expect(waits).toBeGreaterThan(10);
       // What Express and Node add per response, not one more per wait.
       for (const name of ['close', 'error', 'drain', 'finish']) expect(counts[name]).toBeLessThan(5);
-    } finally {
-      server.close();
-    }
+    });
   });
 
   it('a client that leaves while the next item is read ends the stream and closes the source', async () => {
@@ -144,10 +145,7 @@ describe('streamJsonArray with a client that compresses, pauses or leaves', () =
         closed = true;
       }
     }
-    const server = serviceApp(slow).listen(0);
-    await once(server, 'listening');
-    try {
-      const { port } = server.address() as AddressInfo;
+    await onPort(serviceApp(slow), async (port) => {
       await new Promise<void>((resolve) => {
         const req = get({ port, path: '/items', host: '127.0.0.1' }, (res) => {
           res.once('data', () => {
@@ -161,9 +159,7 @@ describe('streamJsonArray with a client that compresses, pauses or leaves', () =
       while (!closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(closed).toBe(true);
       expect(produced).toBeLessThan(1000);
-    } finally {
-      server.close();
-    }
+    });
   });
 });
 
