@@ -1,5 +1,4 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createTokenService } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { consoleDir } from '@lantern/console';

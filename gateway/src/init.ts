@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createTokenService, generateApiKey, hashPassword } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { schemas, validatorFor, type ValidationIssue } from '@lantern/domain';

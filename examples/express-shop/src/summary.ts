@@ -1,4 +1,4 @@
-import { api, readAll } from './api.js';
+import { readAll } from './api.js';
 import { APPS, type AppName, type DemoAccount } from './setup.js';
 
 /** What the demo reads back from Lantern with the JWT, once a summary. */
