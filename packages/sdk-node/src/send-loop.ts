@@ -25,9 +25,12 @@ export interface BatchSource {
 export class SendLoop {
   private readonly pacing: Pacing;
   private loop: Promise<void> | undefined;
-  private sendAll = false;
-  /** Counts the asks to send everything (interval, flush()): one that comes during a read is not forgotten. */
-  private sendAllAsks = 0;
+  /**
+   * Asks to send everything, partial batches too (the interval, flush()), and how many of them the loop has
+   * answered. Counts, not a flag: an ask made while a read is pending stays unanswered when that read finds nothing.
+   */
+  private asked = 0;
+  private answered = 0;
   private readonly pause = new Pause();
   private readonly activity = new Wakeup();
   /** True while the loop waits with every slot taken: a full batch arriving then need not wake it. */
@@ -46,6 +49,10 @@ export class SendLoop {
     this.pacing = new Pacing(settings.maxConcurrentBatches, settings);
   }
 
+  private get sendAll(): boolean {
+    return this.answered < this.asked;
+  }
+
   /** close() has set a deadline: partial batches go too, nothing new is read from the spool. */
   get closing(): boolean {
     return this.deadline !== undefined;
@@ -53,10 +60,7 @@ export class SendLoop {
 
   /** Starts the loop, or tells the running one there is work. */
   kick(all: boolean): void {
-    if (all) {
-      this.sendAll = true;
-      this.sendAllAsks++;
-    }
+    if (all) this.asked++;
     if (!this.loop) this.start();
     else if (all || !this.slotsFull) this.activity.notify();
   }
@@ -64,8 +68,7 @@ export class SendLoop {
   /** Sends everything now (a backoff wait is cut short); resolves when nothing is left or an attempt failed. */
   flush(): Promise<void> {
     const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    this.sendAll = true;
-    this.sendAllAsks++;
+    this.asked++;
     if (this.loop) this.wake();
     else this.start();
     return idle;
@@ -105,7 +108,7 @@ export class SendLoop {
         this.loop = undefined;
         // Items that came while the loop was ending (a flush asked for meanwhile, or a full batch): go on.
         if (!crashed && this.deadline === undefined && this.source.ready(this.sendAll)) return this.start();
-        this.sendAll = false;
+        this.answered = this.asked;
         this.settleIdle();
       });
   }
@@ -131,7 +134,7 @@ export class SendLoop {
       }
       if (this.sending.size < this.pacing.limit) {
         const all = this.sendAll || this.deadline !== undefined;
-        const asks = this.sendAllAsks;
+        const asks = this.asked;
         const attempt = await this.source.next(all);
         if (attempt) {
           this.launch(attempt);
@@ -139,10 +142,9 @@ export class SendLoop {
         }
         // Everything that was waiting has gone (memory and spool): items recorded from now on wait for a full
         // batch or the next interval again, instead of leaving one small batch per round trip for as long as
-        // traffic keeps a batch in flight (the loop then never ends, and `sendAll` would never be cleared). Unless
-        // an interval or flush() asked again while this read was pending (a spool read takes a while): what was
-        // recorded before that ask goes now, on the next turn.
-        if (all && asks === this.sendAllAsks && !this.source.readingSpool()) this.sendAll = false;
+        // traffic keeps a batch in flight (the loop then never ends). An ask made while this read was pending (a
+        // spool read takes a while) stays unanswered: what was recorded before it goes on the next turn.
+        if (all && !this.source.readingSpool()) this.answered = asks;
       }
       if (this.sending.size === 0) return;
       this.slotsFull = this.sending.size >= this.pacing.limit;
