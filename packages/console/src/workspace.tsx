@@ -109,17 +109,16 @@ export function WorkspaceProvider({ user, children }: { user: User; children: Re
     selectProject: (id) => setSelection((s) => ({ organizationId: s.organizationId, projectId: id })),
     selectApplication: (id) => setSelection((s) => ({ ...s, applicationId: id })),
     showProject: async (projectId) => {
-      if (projects.some((p) => p.id === projectId)) {
-        setSelection((s) => ({ organizationId: s.organizationId, projectId }));
-        return true;
-      }
+      // The project names its organization: the selection takes both from it, never the organization selected now,
+      // which may already be another one while `projects` still lists the last one's (a switch being read).
+      let project = projects.find((p) => p.id === projectId);
       for (const org of organizations) {
-        if ((await client.listProjects(org.id)).some((p) => p.id === projectId)) {
-          setSelection({ organizationId: org.id, projectId });
-          return true;
-        }
+        if (project) break;
+        project = (await client.listProjects(org.id)).find((p) => p.id === projectId);
       }
-      return false;
+      if (!project) return false;
+      setSelection({ organizationId: project.organizationId, projectId });
+      return true;
     },
     refresh,
     loaded,
