@@ -1,64 +1,66 @@
 #!/usr/bin/env node
-// bench/ingest: drives POST /ingest/traces against the embedded Lantern (`pnpm start`, in a child process)
-// with batches of 500 realistic spans (~400 bytes each) from 16 concurrent connections, and reports accepted
-// spans/s and p50/p99 request latency, beside the rate of JSON.parse alone on the same bodies (the floor).
-// Usage: pnpm bench:ingest [--seconds 20 --connections 16 --batch 500]
+// bench/ingest: the embedded Lantern (`node gateway/dist/main.js`, as `pnpm start` runs it, in a child process)
+// under POST /ingest/traces or /ingest/logs from keep-alive connections. Every request carries new ids
+// (bodies.mjs), and the figure is what was STORED, counted in the database after the server has stopped: a store
+// that skips repeats cannot make the figure, and neither can a 200 that stored nothing.
+//
+//   pnpm bench:ingest                                 30 s of spans (8 connections, batches of 500)
+//   pnpm bench:ingest -- --kind logs --batch 1000     log entries instead
+//   pnpm bench:ingest -- --total 10000000             a growth run: until 10M are accepted, a rate per million
+//   pnpm bench:ingest -- --repeat                     the old figure: 32 bodies re-sent (duplicates, labelled)
+//   options: --connections 8 --batch 500 --data-dir DIR (kept) --env NAME=VALUE (server) --profile DIR (--cpu-prof)
+//
+// Reports stored items/s, request p50/p99, the server's CPU (cores used) and peak RSS, and the load generator's
+// own CPU (it shares the machine).
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { initAccount } from '../../gateway/dist/index.js';
+import { logBody, spanBody } from './bodies.mjs';
 
-// `pnpm bench:ingest -- --seconds 5` hands the script a leading `--`, which parseArgs takes for the end of options.
 const argv = process.argv.slice(2);
 const { values } = parseArgs({
   args: argv[0] === '--' ? argv.slice(1) : argv,
   options: {
-    seconds: { type: 'string', default: '20' },
-    connections: { type: 'string', default: '16' },
+    kind: { type: 'string', default: 'spans' },
+    seconds: { type: 'string', default: '30' },
+    total: { type: 'string' },
+    connections: { type: 'string', default: '8' },
     batch: { type: 'string', default: '500' },
     port: { type: 'string', default: '18080' },
+    repeat: { type: 'boolean', default: false },
+    'data-dir': { type: 'string' },
+    env: { type: 'string', multiple: true, default: [] },
+    profile: { type: 'string' },
   },
 });
+const kind = values.kind === 'logs' ? 'logs' : 'spans';
 const seconds = Number(values.seconds);
+const total = values.total ? Number(values.total) : undefined;
 const connections = Number(values.connections);
 const batchSize = Number(values.batch);
 const port = Number(values.port);
+const makeBody = () => (kind === 'spans' ? spanBody(batchSize) : logBody(batchSize));
+const path = kind === 'spans' ? '/ingest/traces' : '/ingest/logs';
+const root = new URL('../..', import.meta.url).pathname;
+const Database = createRequire(join(root, 'packages/store/package.json'))('better-sqlite3');
 
-/** One request's worth of spans: 50 traces of 10 spans, like a busy service's flush. */
-function makeBody() {
-  const now = Date.now();
-  const traces = [];
-  for (let t = 0; t < batchSize / 10; t++) {
-    const traceId = randomUUID();
-    const rootId = randomUUID();
-    for (let s = 0; s < 10; s++) {
-      traces.push({
-        traceId,
-        spanId: s === 0 ? rootId : randomUUID(),
-        parentSpanId: s === 0 ? null : rootId,
-        timestamp: new Date(now - 1000 + s * 3).toISOString(),
-        requestMethod: s === 0 ? 'controller:GET' : s % 3 === 0 ? 'external:payments-api' : 'service:loadCartItems',
-        requestURL: `/api/v1/carts/${100000 + t}/items?expand=product&currency=EUR`,
-        responseStatus: s === 0 && t % 20 === 0 ? 503 : 200,
-        durationMs: s === 0 ? 120 + t : 5 + s,
-        host: 'checkout-7d9f8b6c5-x2kqp',
-        region: 'eu-central-1',
-      });
-    }
-  }
-  return JSON.stringify({ timestamp: new Date(now).toISOString(), traces });
+const TICK = 100; // USER_HZ on Linux
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICK;
 }
-
-function percentile(sorted, q) {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : NaN;
-}
+const peakRssMb = (pid) => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
+const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : NaN);
 
 async function waitForServer() {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
+    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
     const ok = await new Promise((resolve) => {
       http.get({ port, path: '/healthz' }, (res) => { res.resume(); resolve(res.statusCode === 200); }).on('error', () => resolve(false));
     });
@@ -68,63 +70,93 @@ async function waitForServer() {
   throw new Error('server did not start');
 }
 
-const dataDir = await mkdtemp(join(os.tmpdir(), 'lantern-bench-'));
-const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'warn' };
-const account = await initAccount({ dataDir, jwtSecret: undefined, jwtTtlSeconds: 3600 }, { email: 'bench@example.com', password: 'bench-password', organization: 'bench', project: 'bench', application: 'bench' });
-const server = spawn(process.execPath, ['gateway/dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: new URL('../..', import.meta.url).pathname });
+function post(agent, apiKey, body) {
+  return new Promise((resolve) => {
+    const req = http.request({ port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'content-length': Buffer.byteLength(body) } }, (r) => {
+      let text = '';
+      r.setEncoding('utf8');
+      r.on('data', (c) => (text += c));
+      r.on('end', () => resolve({ status: r.statusCode, text }));
+    });
+    req.on('error', (e) => resolve({ status: 0, text: e.message }));
+    req.end(body);
+  });
+}
+
+const dataDir = values['data-dir'] ?? (await mkdtemp(join(os.tmpdir(), 'lantern-bench-')));
+const extraEnv = Object.fromEntries(values.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'warn', ...extraEnv };
+const account = await initAccount({ dataDir, jwtSecret: undefined, jwtTtlSeconds: 3600 }, { email: `bench-${Date.now()}@example.com`, password: 'bench-password', organization: 'bench', project: 'bench', application: 'bench' });
+const countSql = kind === 'spans' ? 'SELECT count(*) FROM spans' : 'SELECT count(*) FROM logs';
+const storedNow = () => { const db = new Database(join(dataDir, 'lantern.db'), { readonly: true }); try { return db.prepare(countSql).pluck().get(); } finally { db.close(); } };
+const before = storedNow();
+const nodeArgs = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
+const server = spawn(process.execPath, [...nodeArgs, 'gateway/dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: root });
+let result;
 try {
   await waitForServer();
-  const bodies = Array.from({ length: 32 }, makeBody);
-  const avgSpanBytes = Math.round(bodies.reduce((n, b) => n + b.length, 0) / bodies.length / batchSize);
-
-  // Floor: JSON.parse alone of the same bodies, for the same time budget (single core).
-  let parsed = 0;
-  const floorEnd = Date.now() + Math.min(5000, seconds * 1000);
-  while (Date.now() < floorEnd) { JSON.parse(bodies[parsed % bodies.length]); parsed++; }
-  const parseRate = (parsed * batchSize) / (Math.min(5000, seconds * 1000) / 1000);
+  const repeated = values.repeat ? Array.from({ length: 32 }, makeBody) : undefined;
+  const sample = makeBody();
+  const avgItemBytes = Math.round(sample.length / batchSize);
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const latencies = [];
-  let accepted = 0, failures = 0, n = 0;
-  const end = Date.now() + seconds * 1000;
+  let accepted = 0, failures = 0, n = 0, nextMark = 1_000_000, lastMarkAt = Date.now(), lastMarkCount = 0;
+  const perMillion = [];
+  const t0 = Date.now();
+  const end = total ? Infinity : t0 + seconds * 1000;
+  const cpu0 = cpuSeconds(server.pid);
+  const self0 = process.cpuUsage();
   const worker = async () => {
-    while (Date.now() < end) {
-      const body = bodies[n++ % bodies.length];
+    while (Date.now() < end && (total === undefined || accepted < total)) {
+      const body = repeated ? repeated[n++ % repeated.length] : makeBody();
       const started = process.hrtime.bigint();
-      const res = await new Promise((resolve) => {
-        const req = http.request({ port, method: 'POST', path: '/ingest/traces', agent, headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey, 'content-length': Buffer.byteLength(body) } }, (r) => {
-          let text = '';
-          r.setEncoding('utf8');
-          r.on('data', (c) => (text += c));
-          r.on('end', () => resolve({ status: r.statusCode, text }));
-        });
-        req.on('error', (e) => resolve({ status: 0, text: e.message }));
-        req.end(body);
-      });
+      const res = await post(agent, account.apiKey, body);
       latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
       if (res.status === 200) accepted += JSON.parse(res.text).accepted;
       else failures++;
+      if (accepted >= nextMark) {
+        const now = Date.now();
+        perMillion.push({ million: nextMark / 1e6, perSecond: Math.round((accepted - lastMarkCount) / ((now - lastMarkAt) / 1000)) });
+        lastMarkAt = now; lastMarkCount = accepted; nextMark += 1_000_000;
+        if (total) process.stderr.write(`${accepted} accepted, ${perMillion.at(-1).perSecond}/s over the last million\n`);
+      }
     }
   };
-  const t0 = Date.now();
   await Promise.all(Array.from({ length: connections }, worker));
   const elapsed = (Date.now() - t0) / 1000;
-  latencies.sort((a, b) => a - b);
-  const result = {
-    date: new Date().toISOString(),
-    machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
-    settings: { seconds, connections, batchSize, avgSpanBytes },
-    requests: latencies.length,
-    failures,
-    acceptedSpansPerSecond: Math.round(accepted / elapsed),
-    p50Ms: Number(percentile(latencies, 0.5).toFixed(1)),
-    p99Ms: Number(percentile(latencies, 0.99).toFixed(1)),
-    jsonParseOnlySpansPerSecond: Math.round(parseRate),
-  };
-  console.log(JSON.stringify(result, null, 2));
+  const serverCpu = cpuSeconds(server.pid) - cpu0;
+  const self = process.cpuUsage(self0);
+  const rss = peakRssMb(server.pid);
   agent.destroy();
-} finally {
   server.kill('SIGTERM');
   await new Promise((r) => server.once('exit', r));
-  await rm(dataDir, { recursive: true, force: true });
+  const stored = storedNow() - before;
+  latencies.sort((a, b) => a - b);
+  result = {
+    date: new Date().toISOString(),
+    machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
+    settings: { kind, seconds: total ? undefined : seconds, total, connections, batchSize, avgItemBytes, repeat: values.repeat, env: extraEnv },
+    mode: values.repeat ? 'REPEATED bodies: after the first 32 requests every item is a duplicate the store skips' : 'new ids in every request',
+    requests: latencies.length,
+    failures,
+    elapsedSeconds: Number(elapsed.toFixed(1)),
+    accepted,
+    stored,
+    storedPerSecond: Math.round(stored / elapsed),
+    p50Ms: Number(percentile(latencies, 0.5).toFixed(1)),
+    p99Ms: Number(percentile(latencies, 0.99).toFixed(1)),
+    serverCores: Number((serverCpu / elapsed).toFixed(2)),
+    storedPerServerCpuSecond: Math.round(stored / serverCpu),
+    serverPeakRssMb: rss,
+    loadGeneratorCores: Number(((self.user + self.system) / 1e6 / elapsed).toFixed(2)),
+    ...(perMillion.length ? { perMillion } : {}),
+  };
+} finally {
+  if (server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
+  if (!values['data-dir']) await rm(dataDir, { recursive: true, force: true });
 }
+console.log(JSON.stringify(result, null, 2));

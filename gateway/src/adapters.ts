@@ -11,7 +11,7 @@ import { openSqliteStore, type Store } from '@lantern/store';
  */
 
 export async function openStore(config: StoreConfig, options: { dataDir: string; retentionDays: number; sqliteFile?: string }): Promise<Store> {
-  if (config.kind === 'sqlite') return openSqliteStore({ file: options.sqliteFile ?? join(options.dataDir, 'lantern.db') });
+  if (config.kind === 'sqlite') return openSqliteStore({ file: options.sqliteFile ?? join(options.dataDir, 'lantern.db'), writerThread: true });
   const { createMongoStore } = await import('@lantern/store/mongo');
   return createMongoStore({ url: config.url, database: config.database, retentionDays: options.retentionDays });
 }

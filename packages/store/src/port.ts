@@ -115,6 +115,14 @@ export interface TelemetryStore {
   writeSpans(batch: SpanBatchMessage): Promise<void>;
   /** Stores logs idempotently by their id; same idempotencyKey rule. All or nothing. */
   writeLogs(batch: LogBatchMessage): Promise<void>;
+  /**
+   * `writeSpans` of each batch, in order: what the writer calls with the batches the bus delivered together.
+   * An adapter with transactions stores them in one (a group commit: one commit for many requests' batches,
+   * all or nothing); the others write them one after the other, each convergent on redelivery.
+   */
+  writeSpanBatches(batches: readonly SpanBatchMessage[]): Promise<void>;
+  /** `writeLogs` of each batch, in order, as `writeSpanBatches`. */
+  writeLogBatches(batches: readonly LogBatchMessage[]): Promise<void>;
   /** Trace records newest first (by timestamp, then id), spans ordered by timestamp. */
   streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
   /** Logs newest first (by timestamp, then id), of the projects the user can see. */

@@ -11,3 +11,10 @@ describeStoreContract('sqlite (file)', async () => {
   const store = await openSqliteStore({ file: join(dir, 'lantern.db') });
   return { store, cleanup: () => rm(dir, { recursive: true, force: true }) };
 });
+
+// The embedded server's configuration: spans and logs written by the writer thread, on its own connection.
+describeStoreContract('sqlite (file, writer thread)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'lantern-store-'));
+  const store = await openSqliteStore({ file: join(dir, 'lantern.db'), writerThread: true });
+  return { store, cleanup: () => rm(dir, { recursive: true, force: true }) };
+});

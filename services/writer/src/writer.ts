@@ -5,7 +5,7 @@ import type { TelemetryStore } from '@lantern/store';
 
 export interface WriterDeps {
   bus: Bus;
-  store: Pick<TelemetryStore, 'writeSpans' | 'writeLogs'>;
+  store: Pick<TelemetryStore, 'writeSpanBatches' | 'writeLogBatches'>;
   logger: Logger;
   /** Consumer group name; all writer processes share one. */
   group?: string;
@@ -28,11 +28,11 @@ export function createWriter({ bus, store, logger, group = 'lantern-writer' }: W
     async start() {
       subscriptions.push(
         await bus.subscribe<SpanBatchMessage>('spans', group, async (batches) => {
-          for (const batch of batches) await store.writeSpans(batch);
+          await store.writeSpanBatches(batches);
           logger.debug('stored spans', { batches: batches.length, spans: batches.reduce((n, b) => n + b.spans.length, 0) });
         }),
         await bus.subscribe<LogBatchMessage>('logs', group, async (batches) => {
-          for (const batch of batches) await store.writeLogs(batch);
+          await store.writeLogBatches(batches);
           logger.debug('stored logs', { batches: batches.length, logs: batches.reduce((n, b) => n + b.logs.length, 0) });
         }),
       );

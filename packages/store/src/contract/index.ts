@@ -4,6 +4,7 @@ import { accountsContract } from './accounts.js';
 import { aiContract } from './ai.js';
 import { useStore } from './fixtures.js';
 import type { OpenStore } from './fixtures.js';
+import { groupsContract } from './groups.js';
 import { idempotencyContract } from './idempotency.js';
 import { isolationContract } from './isolation.js';
 import { logsContract } from './logs.js';
@@ -26,6 +27,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore): voi
     tracesContract(ctx);
     traceQueriesContract(ctx);
     idempotencyContract(ctx);
+    groupsContract(ctx);
     logsContract(ctx);
     maintenanceContract(ctx);
     aiContract(ctx);

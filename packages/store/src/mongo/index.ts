@@ -1,6 +1,7 @@
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent } from 'mongodb';
 import type { Store } from '../port.js';
+import { oneByOne } from '../one-by-one.js';
 import { createAccess } from './access.js';
 import { createAccountsStore } from './accounts.js';
 import { createAiStore } from './ai.js';
@@ -67,10 +68,14 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const next = createCounters(c.counters);
   const purge = createPurger(c, now);
   const records = { c, guard, access, next, now };
+  const ingest = createIngestWriter(c, guard, now);
 
   return {
     ...createAccountsStore(records),
-    ...createIngestWriter(c, guard, now),
+    ...ingest,
+    // No transactions here: batches one after the other, each convergent on redelivery (see ingest.ts).
+    writeSpanBatches: oneByOne(ingest.writeSpans),
+    writeLogBatches: oneByOne(ingest.writeLogs),
     ...createTraceReader(c, guard, access, pageSize),
     ...createLogReader(c, guard, access, pageSize),
     ...createAiStore(records),

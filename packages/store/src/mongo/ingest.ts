@@ -1,4 +1,5 @@
 import type { LogBatchMessage, Span, SpanBatchMessage, TelemetryMessage } from '@lantern/domain';
+import type { TelemetryStore } from '../port.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
 import { firstOfEach, insertIfAbsent } from './bulk.js';
 import type { Collections, LogDoc, SpanDoc } from './collections.js';
@@ -6,10 +7,7 @@ import { idempotencyKeyId, spanKey, traceKey } from './collections.js';
 import type { Guard } from './errors.js';
 import { updateTraceRecords } from './trace-records.js';
 
-export interface IngestWriter {
-  writeSpans(batch: SpanBatchMessage): Promise<void>;
-  writeLogs(batch: LogBatchMessage): Promise<void>;
-}
+export type IngestWriter = Pick<TelemetryStore, 'writeSpans' | 'writeLogs'>;
 
 function numberOrNull(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;

@@ -9,6 +9,7 @@ import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
 import { configure, migrate } from './schema.js';
 import { createTraceReader } from './traces.js';
+import { startWriterThread } from './writer-thread.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for a private in-memory database. */
@@ -17,6 +18,12 @@ export interface SqliteStoreOptions {
   now?: () => number;
   /** Rows read per page by the streams (default 200); tests use small pages to cross page boundaries. */
   pageSize?: number;
+  /**
+   * Writes spans and logs on a thread of their own with a connection of their own (writer-thread.ts), so that
+   * requests are parsed on one core while the other commits. Only for a file (an in-memory database is private
+   * to its connection), and with the system clock (the thread cannot share `now`).
+   */
+  writerThread?: boolean;
 }
 
 /** Opens (creating and migrating if needed) a SQLite database and returns the store on it. */
@@ -35,10 +42,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const connection = db;
   const ping = connection.prepare('SELECT 1');
   const purge = createPurger(connection, now);
+  const threaded = options.writerThread === true && options.file !== ':memory:' && options.now === undefined;
+  const writer = threaded ? startWriterThread(options.file) : undefined;
 
   return {
     ...createAccountsStore(connection, now),
-    ...createIngestWriter(connection, now),
+    ...(writer ?? createIngestWriter(connection, now)),
     ...createTraceReader(connection, pageSize),
     ...createLogReader(connection, pageSize),
     ...createAiStore(connection, now),
@@ -47,6 +56,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     },
     purgeTelemetryBefore: purge,
     async close() {
+      await writer?.close();
       if (connection.open) connection.close();
     },
   };

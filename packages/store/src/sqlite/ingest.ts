@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { newId } from '@lantern/domain';
 import type { LogBatchMessage, SpanBatchMessage, TelemetryMessage } from '@lantern/domain';
+import type { TelemetryStore } from '../port.js';
 import { guard } from './errors.js';
 
 /** How long an Idempotency-Key is remembered per (application, kind). */
@@ -47,12 +48,19 @@ const ROOT_WINS = `(excluded.has_root > traces.has_root OR (excluded.has_root = 
   AND (excluded.root_ts < traces.root_ts OR (excluded.root_ts = traces.root_ts
     AND coalesce(excluded.root_duration_ms, 0) > coalesce(traces.root_duration_ms, 0)))))`;
 
-export interface IngestWriter {
-  writeSpans(batch: SpanBatchMessage): Promise<void>;
-  writeLogs(batch: LogBatchMessage): Promise<void>;
+export type IngestWriter = Pick<TelemetryStore, 'writeSpans' | 'writeLogs' | 'writeSpanBatches' | 'writeLogBatches'>;
+
+/**
+ * The ingest transactions, synchronous: each stores its batches in order, in one transaction (a batch's own
+ * transaction is a savepoint within it); called inside an open transaction they become savepoints of it. The
+ * writer thread (writer-thread.ts) runs several requests' groups in one commit with them.
+ */
+export interface IngestTransactions {
+  spans(batches: readonly SpanBatchMessage[]): void;
+  logs(batches: readonly LogBatchMessage[]): void;
 }
 
-export function createIngestWriter(db: Database, now: () => number): IngestWriter {
+export function createIngestTransactions(db: Database, now: () => number): IngestTransactions {
   const q = {
     keySeen: db.prepare<[number, string, string], number>(
       'SELECT created_ms FROM idempotency_keys WHERE application_id = ? AND kind = ? AND key = ?').pluck(),
@@ -138,14 +146,33 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
     }
   });
 
+  // A group commit: one transaction for many batches (each batch's own transaction becomes a savepoint in it).
+  // A commit writes every page the transaction dirtied to the WAL, and ingest's index pages are shared by
+  // neighbouring spans: one commit per request's 50 traces instead of 50 commits writes each page once.
+  const spanGroupTx = db.transaction((batches: readonly SpanBatchMessage[]) => {
+    for (const batch of batches) if (batch.spans.length > 0 || batch.idempotencyKey) spansTx(batch);
+  });
+  const logGroupTx = db.transaction((batches: readonly LogBatchMessage[]) => {
+    for (const batch of batches) if (batch.logs.length > 0 || batch.idempotencyKey) logsTx(batch);
+  });
+
   return {
-    async writeSpans(batch) {
-      if (batch.spans.length === 0 && !batch.idempotencyKey) return;
-      guard(() => spansTx.immediate(batch));
+    spans: (batches) => (spanGroupTx.immediate as (b: readonly SpanBatchMessage[]) => void)(batches),
+    logs: (batches) => (logGroupTx.immediate as (b: readonly LogBatchMessage[]) => void)(batches),
+  };
+}
+
+/** The ingest half of the store on this connection, on the calling thread. */
+export function createIngestWriter(db: Database, now: () => number): IngestWriter {
+  const tx = createIngestTransactions(db, now);
+  return {
+    async writeSpanBatches(batches) {
+      if (batches.length > 0) guard(() => tx.spans(batches));
     },
-    async writeLogs(batch) {
-      if (batch.logs.length === 0 && !batch.idempotencyKey) return;
-      guard(() => logsTx.immediate(batch));
+    async writeLogBatches(batches) {
+      if (batches.length > 0) guard(() => tx.logs(batches));
     },
+    writeSpans: async (batch) => guard(() => tx.spans([batch])),
+    writeLogs: async (batch) => guard(() => tx.logs([batch])),
   };
 }

@@ -1,0 +1,101 @@
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AppError, errors, type ErrorCode } from '@lantern/domain';
+import type { IngestWriter } from './ingest.js';
+import type { Failure, Reply, Request } from './writer-worker.js';
+
+/**
+ * The SQLite ingest writer on a thread of its own (writer-worker.ts), so that one core parses and validates
+ * requests while the other commits: the event loop that serves requests never waits on an insert. Each call
+ * resolves once its batches are committed (a 200 still means durable) and rejects with the port's errors.
+ * Calls that arrive while a commit runs share the next one (group commit).
+ *
+ * A worker that dies (it should not) fails the calls in flight as 503 (the clients retry; writes are idempotent)
+ * and is started again by the next call.
+ */
+export interface WriterThread extends IngestWriter {
+  close(): Promise<void>;
+}
+
+/**
+ * The worker's compiled file beside this one. Under jest this module runs from its TypeScript source, and the
+ * worker from the build (`pnpm test` builds first): a worker thread has no TypeScript loader.
+ */
+function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts')
+    ? here.replace(/\/src\/sqlite\/writer-thread\.ts$/, '/dist/sqlite/writer-worker.js')
+    : here.replace(/writer-thread\.js$/, 'writer-worker.js');
+}
+
+function toError(failure: Failure): Error {
+  if ('status' in failure) return new AppError(failure.status, failure.code as ErrorCode, failure.message, undefined, failure.retryAfter);
+  return new Error(failure.message);
+}
+
+/** A request before it has its id. */
+type Unsent = Request extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
+interface Pending {
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+export function startWriterThread(file: string): WriterThread {
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let worker: Worker | undefined;
+  let closed = false;
+
+  function spawn(): Worker {
+    const w = new Worker(workerFile(), { workerData: { file } });
+    w.unref();
+    w.on('message', (reply: Reply) => {
+      const p = pending.get(reply.id);
+      if (!p) return;
+      pending.delete(reply.id);
+      if (pending.size === 0) w.unref();
+      if (reply.failure) p.reject(toError(reply.failure));
+      else p.resolve();
+    });
+    // A worker that fails to start or throws outside a job: everything in flight failed; the next call restarts it.
+    const lost = () => {
+      if (worker === w) worker = undefined;
+      for (const p of pending.values()) p.reject(errors.unavailable('store'));
+      pending.clear();
+    };
+    w.on('error', lost);
+    w.on('exit', lost);
+    return w;
+  }
+
+  function send(request: Unsent): Promise<void> {
+    if (closed) return Promise.reject(errors.unavailable('store'));
+    const w = (worker ??= spawn());
+    const id = nextId++;
+    return new Promise<void>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      w.ref();
+      w.postMessage({ ...request, id });
+    });
+  }
+
+  return {
+    writeSpanBatches: async (batches) => (batches.length > 0 ? send({ kind: 'spans', batches: [...batches] }) : undefined),
+    writeLogBatches: async (batches) => (batches.length > 0 ? send({ kind: 'logs', batches: [...batches] }) : undefined),
+    writeSpans: (batch) => send({ kind: 'spans', batches: [batch] }),
+    writeLogs: (batch) => send({ kind: 'logs', batches: [batch] }),
+    async close() {
+      if (closed) return;
+      const w = worker;
+      if (w) {
+        // The worker commits what it holds, closes its connection and answers; then it is gone.
+        const exited = new Promise((resolve) => w.once('exit', resolve));
+        await send({ kind: 'close' }).catch(() => undefined);
+        closed = true;
+        await exited;
+      }
+      closed = true;
+    },
+  };
+}

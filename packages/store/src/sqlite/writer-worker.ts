@@ -1,0 +1,80 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { AppError, type LogBatchMessage, type SpanBatchMessage } from '@lantern/domain';
+import { toStoreError } from './errors.js';
+import { createIngestTransactions } from './ingest.js';
+import { SCHEMA_VERSION, configure } from './schema.js';
+
+/**
+ * The writer thread's side of writer-thread.ts: its own connection to the database file (WAL lets the main
+ * thread's connection read beside it), the ingest transactions, and a queue. Jobs that arrive while a commit
+ * runs wait in the port; the next turn takes every one of them into one transaction (a group commit), then
+ * answers each. A failed group is retried job by job, so one job's failure is that job's alone.
+ */
+
+export type Job = { id: number; kind: 'spans'; batches: SpanBatchMessage[] } | { id: number; kind: 'logs'; batches: LogBatchMessage[] };
+export type Request = Job | { id: number; kind: 'close' };
+/** An AppError's fields (the port's 503 above all), or the message of anything else. */
+export type Failure = { status: number; code: string; message: string; retryAfter?: number } | { message: string };
+export type Reply = { id: number; failure?: Failure };
+
+const port = parentPort!;
+const { file } = workerData as { file: string };
+const db = new Database(file);
+configure(db);
+const version = db.pragma('user_version', { simple: true }) as number;
+if (version !== SCHEMA_VERSION) throw new Error(`The database is at schema version ${version}, the writer expects ${SCHEMA_VERSION}.`);
+const tx = createIngestTransactions(db, Date.now);
+
+function run(job: Job): void {
+  if (job.kind === 'spans') tx.spans(job.batches);
+  else tx.logs(job.batches);
+}
+
+const group = db.transaction((jobs: Job[]) => {
+  for (const job of jobs) run(job);
+});
+
+function failureOf(e: unknown): Failure {
+  const err = toStoreError(e);
+  if (err instanceof AppError) return { status: err.status, code: err.code, message: err.message, ...(err.retryAfter === undefined ? {} : { retryAfter: err.retryAfter }) };
+  return { message: err instanceof Error ? err.message : String(err) };
+}
+
+let queue: Job[] = [];
+let scheduled = false;
+
+function drain(): void {
+  scheduled = false;
+  const jobs = queue;
+  queue = [];
+  if (jobs.length === 0) return;
+  try {
+    (group.immediate as (j: Job[]) => void)(jobs);
+    for (const job of jobs) port.postMessage({ id: job.id } satisfies Reply);
+  } catch {
+    for (const job of jobs) {
+      try {
+        (group.immediate as (j: Job[]) => void)([job]);
+        port.postMessage({ id: job.id } satisfies Reply);
+      } catch (e) {
+        port.postMessage({ id: job.id, failure: failureOf(e) } satisfies Reply);
+      }
+    }
+  }
+}
+
+port.on('message', (request: Request) => {
+  if (request.kind === 'close') {
+    drain();
+    db.close();
+    port.postMessage({ id: request.id } satisfies Reply);
+    port.close();
+    return;
+  }
+  queue.push(request);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(drain);
+  }
+});
