@@ -96,7 +96,8 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     return true;
   }
 
-  const spansTx = db.transaction((batch: SpanBatchMessage) => {
+  /** Stores one span batch; runs inside the caller's transaction. */
+  function storeSpans(batch: SpanBatchMessage): void {
     const { applicationId, projectId } = batch;
     const at = batchTime(batch, now);
     if (!claimKey(applicationId, 'spans', batch.idempotencyKey, at)) return;
@@ -132,9 +133,10 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     for (const [traceId, u] of traces) {
       q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url);
     }
-  });
+  }
 
-  const logsTx = db.transaction((batch: LogBatchMessage) => {
+  /** Stores one log batch; runs inside the caller's transaction. */
+  function storeLogs(batch: LogBatchMessage): void {
     const at = batchTime(batch, now);
     if (!claimKey(batch.applicationId, 'logs', batch.idempotencyKey, at)) return;
     for (const log of batch.logs) {
@@ -144,16 +146,17 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       q.log.run(id, projectId ?? batch.projectId, applicationId ?? batch.applicationId, rest.traceId ?? null, log.level,
         Number.isNaN(parsed) ? at : parsed, JSON.stringify(rest));
     }
-  });
+  }
 
-  // A group commit: one transaction for many batches (each batch's own transaction becomes a savepoint in it).
-  // A commit writes every page the transaction dirtied to the WAL, and ingest's index pages are shared by
-  // neighbouring spans: one commit per request's 50 traces instead of 50 commits writes each page once.
+  // A group commit: one transaction for many batches, without a savepoint per batch (they cost ~7 %: a batch
+  // that throws fails its whole group, which the caller retries or rejects). A commit writes every page the
+  // transaction dirtied to the WAL, and ingest's index pages are shared by neighbouring spans: one commit per
+  // request's 50 traces instead of 50 commits writes each page once.
   const spanGroupTx = db.transaction((batches: readonly SpanBatchMessage[]) => {
-    for (const batch of batches) if (batch.spans.length > 0 || batch.idempotencyKey) spansTx(batch);
+    for (const batch of batches) if (batch.spans.length > 0 || batch.idempotencyKey) storeSpans(batch);
   });
   const logGroupTx = db.transaction((batches: readonly LogBatchMessage[]) => {
-    for (const batch of batches) if (batch.logs.length > 0 || batch.idempotencyKey) logsTx(batch);
+    for (const batch of batches) if (batch.logs.length > 0 || batch.idempotencyKey) storeLogs(batch);
   });
 
   return {

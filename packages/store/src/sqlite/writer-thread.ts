@@ -21,11 +21,34 @@ export interface WriterThread extends IngestWriter {
  * The worker's compiled file beside this one. Under jest this module runs from its TypeScript source, and the
  * worker from the build (`pnpm test` builds first): a worker thread has no TypeScript loader.
  */
-function workerFile(): string {
+function workerFile(name: 'writer-worker' | 'checkpoint-worker'): string {
   const here = fileURLToPath(import.meta.url);
   return here.endsWith('.ts')
-    ? here.replace(/\/src\/sqlite\/writer-thread\.ts$/, '/dist/sqlite/writer-worker.js')
-    : here.replace(/writer-thread\.js$/, 'writer-worker.js');
+    ? here.replace(/\/src\/sqlite\/writer-thread\.ts$/, `/dist/sqlite/${name}.js`)
+    : here.replace(/writer-thread\.js$/, `${name}.js`);
+}
+
+/** How often the checkpointer thread copies the WAL into the database file. */
+const CHECKPOINT_INTERVAL_MS = 200;
+
+/** The checkpointer thread (checkpoint-worker.ts); `close` stops it after its current checkpoint. */
+function startCheckpointer(file: string): { close(): Promise<void> } {
+  const worker = new Worker(workerFile('checkpoint-worker'), { workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS } });
+  worker.unref();
+  // A checkpointer that died leaves the checkpoints to the writer's backstop; nothing is lost.
+  worker.on('error', () => undefined);
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let closing = false;
+  return {
+    async close() {
+      if (!closing) {
+        closing = true;
+        worker.ref(); // an unreferenced worker would let the process end before it has closed
+        worker.postMessage('close');
+      }
+      await exited;
+    },
+  };
 }
 
 function toError(failure: Failure): Error {
@@ -46,9 +69,10 @@ export function startWriterThread(file: string): WriterThread {
   let nextId = 1;
   let worker: Worker | undefined;
   let closed = false;
+  const checkpointer = startCheckpointer(file);
 
   function spawn(): Worker {
-    const w = new Worker(workerFile(), { workerData: { file } });
+    const w = new Worker(workerFile('writer-worker'), { workerData: { file } });
     w.unref();
     w.on('message', (reply: Reply) => {
       const p = pending.get(reply.id);
@@ -87,6 +111,7 @@ export function startWriterThread(file: string): WriterThread {
     writeLogs: (batch) => send({ kind: 'logs', batches: [batch] }),
     async close() {
       if (closed) return;
+      await checkpointer.close();
       const w = worker;
       if (w) {
         // The worker commits what it holds, closes its connection and answers; then it is gone.

@@ -12,6 +12,9 @@ import { SCHEMA_VERSION, configure } from './schema.js';
  * answers each. A failed group is retried job by job, so one job's failure is that job's alone.
  */
 
+/** The writer's backstop checkpoint, in 4 KiB pages: only if the checkpointer thread falls far behind. */
+const WRITER_AUTOCHECKPOINT_PAGES = 100_000;
+
 export type Job = { id: number; kind: 'spans'; batches: SpanBatchMessage[] } | { id: number; kind: 'logs'; batches: LogBatchMessage[] };
 export type Request = Job | { id: number; kind: 'close' };
 /** An AppError's fields (the port's 503 above all), or the message of anything else. */
@@ -22,6 +25,8 @@ const port = parentPort!;
 const { file } = workerData as { file: string };
 const db = new Database(file);
 configure(db);
+// The checkpointer thread (checkpoint-worker.ts) checkpoints; this connection only when the WAL passes ~400 MB.
+db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
 const version = db.pragma('user_version', { simple: true }) as number;
 if (version !== SCHEMA_VERSION) throw new Error(`The database is at schema version ${version}, the writer expects ${SCHEMA_VERSION}.`);
 const tx = createIngestTransactions(db, Date.now);
