@@ -9,10 +9,11 @@
 //   pnpm bench:ingest -- --total 10000000             a growth run: until 10M are accepted, a rate per million
 //   pnpm bench:ingest -- --repeat                     the old figure: 32 bodies re-sent (duplicates, labelled)
 //   options: --connections 8 --batch 500 --data-dir DIR (kept) --env NAME=VALUE (server) --profile DIR (--cpu-prof)
+//            --server-root DIR: the server of another built checkout (an older commit), under the same load
 //
 // Reports stored items/s, request p50/p99, the server's CPU (cores used) and peak RSS, and the load generator's
 // own CPU (it shares the machine).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -20,7 +21,6 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { initAccount } from '../../gateway/dist/index.js';
 import { logBody, spanBody } from './bodies.mjs';
 
 const argv = process.argv.slice(2);
@@ -37,6 +37,7 @@ const { values } = parseArgs({
     'data-dir': { type: 'string' },
     env: { type: 'string', multiple: true, default: [] },
     profile: { type: 'string' },
+    'server-root': { type: 'string' },
   },
 });
 const kind = values.kind === 'logs' ? 'logs' : 'spans';
@@ -86,12 +87,17 @@ function post(agent, apiKey, body) {
 const dataDir = values['data-dir'] ?? (await mkdtemp(join(os.tmpdir(), 'lantern-bench-')));
 const extraEnv = Object.fromEntries(values.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'warn', ...extraEnv };
-const account = await initAccount({ dataDir, jwtSecret: undefined, jwtTtlSeconds: 3600 }, { email: `bench-${Date.now()}@example.com`, password: 'bench-password', organization: 'bench', project: 'bench', application: 'bench' });
+// The account is made by the server's own checkout (`lantern init`), so its schema is the one that server runs.
+const serverRoot = values['server-root'] ?? root;
+const init = spawnSync(process.execPath, ['gateway/dist/cli.js', 'init', '--email', `bench-${Date.now()}@example.com`, '--password', 'bench-password'], { cwd: serverRoot, env, encoding: 'utf8' });
+const apiKey = /^\s*API key\s+(\S+)\s*$/m.exec(init.stdout)?.[1];
+if (!apiKey) throw new Error(`lantern init failed: ${init.stderr}${init.stdout}`);
+const account = { apiKey };
 const countSql = kind === 'spans' ? 'SELECT count(*) FROM spans' : 'SELECT count(*) FROM logs';
 const storedNow = () => { const db = new Database(join(dataDir, 'lantern.db'), { readonly: true }); try { return db.prepare(countSql).pluck().get(); } finally { db.close(); } };
 const before = storedNow();
 const nodeArgs = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
-const server = spawn(process.execPath, [...nodeArgs, 'gateway/dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: root });
+const server = spawn(process.execPath, [...nodeArgs, 'gateway/dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: serverRoot });
 let result;
 try {
   await waitForServer();
@@ -136,6 +142,7 @@ try {
   result = {
     date: new Date().toISOString(),
     machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
+    server: serverRoot,
     settings: { kind, seconds: total ? undefined : seconds, total, connections, batchSize, avgItemBytes, repeat: values.repeat, env: extraEnv },
     mode: values.repeat ? 'REPEATED bodies: after the first 32 requests every item is a duplicate the store skips' : 'new ids in every request',
     requests: latencies.length,
