@@ -316,7 +316,7 @@ describe('mongo store: failures', () => {
     expect(await keys()).toEqual([]);
   });
 
-  it('answers 503 while the server is down; after a restart the same store answers again, the data kept by H2', async () => {
+  it('answers 503 while the server is down; after a restart the same store answers again, the data kept', async () => {
     // The restart goes through the script that manages the server: it must be the one the tests were given.
     const state = resolve(process.env.LANTERN_INFRA_STATE || join(ROOT, '.infra'));
     const endpoint = JSON.parse(readFileSync(join(state, 'mongo', 'endpoint.json'), 'utf8')) as { env?: Record<string, string> };
