@@ -1,4 +1,4 @@
-/** `pnpm test:distributed`: the suites that need real servers (Kafka, a MongoDB-wire server, MinIO, nginx). */
+/** `pnpm test:distributed`: the suites that need real servers (Kafka, mongod, MinIO, nginx). */
 import base from './jest.config.js';
 
 export default {

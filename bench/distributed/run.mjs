@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // bench/distributed: spans/s from ingest to queryable, through nginx, with 1, 2 and 3 writer processes (Kafka,
-// MongoDB-wire and MinIO started by scripts/infra), and the embedded mode beside them; plus the lag from ingest's
+// mongod and MinIO started by scripts/infra), and the embedded mode beside them; plus the lag from ingest's
 // 200 to the span being readable (p50/p99), measured by probe spans sent during the load.
 //   pnpm bench:distributed [--writers 1,2,3] [--seconds 20] [--connections 8] [--batch 200] [--no-embedded]
 // JSON on stdout, progress and a Markdown table on stderr. Not a test: run it on a quiet machine.

@@ -13,7 +13,7 @@ import { bearer, createTenancy, log, logBatch, type Tenancy } from './harness.js
 import { logs, traces } from './telemetry-helpers.js';
 
 /**
- * The distributed mode end to end: accounts, ingest, writer, query and ai each a process of its own on MongoDB-wire,
+ * The distributed mode end to end: accounts, ingest, writer, query and ai each a process of its own on mongod,
  * Kafka and MinIO, everything through nginx (gateway/nginx.conf).
  */
 

@@ -9,7 +9,7 @@ import type { TraceRecord } from '@lantern/domain';
 
 /**
  * Faults of the distributed mode, with real processes and servers: a writer killed with SIGKILL mid-stream,
- * Kafka stopped while the SDK sends, the MongoDB-wire server restarted, an ingest process killed behind nginx.
+ * Kafka stopped while the SDK sends, mongod restarted, an ingest process killed behind nginx.
  * Every time: every span arrives, none twice.
  */
 
@@ -115,7 +115,7 @@ describe('distributed faults', () => {
     await expectExactlyOnce(c, t, [...before, ...during, ...after]);
   }, 240_000);
 
-  it('the MongoDB-wire server restarted: reads answer 503 while it is down, then everything is there again', async () => {
+  it('mongod restarted: reads answer 503 while it is down, then everything is there again', async () => {
     t = await createTenancy(c, `mongo-restart-${randomUUID().slice(0, 6)}`);
     const spans = rootSpans(20);
     await sendTraces(c, t.apiKey, traceBatch(spans)).expect(200);

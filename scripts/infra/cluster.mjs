@@ -1,5 +1,5 @@
 // Every Lantern service as a process of its own (`node gateway/dist/cli.js <service>`) on the servers that
-// scripts/infra started (Kafka, MongoDB-wire, MinIO), behind nginx (scripts/infra/nginx.mjs with gateway/nginx.conf).
+// scripts/infra started (Kafka, mongod, MinIO), behind nginx (scripts/infra/nginx.mjs with gateway/nginx.conf).
 // Used by the distributed tests (gateway/test/distributed/cluster.ts) and bench/distributed. Each cluster gets its own
 // database, topic prefix and bucket. Services log to .infra/cluster-logs/.
 import { spawn, spawnSync } from 'node:child_process';
@@ -140,7 +140,7 @@ export async function startCluster({ counts = {}, baseEnv = process.env, extraEn
   }
 }
 
-/** `node scripts/infra/<name>.mjs <verb>` (fault tests stop and start Kafka and the MongoDB-wire server). */
+/** `node scripts/infra/<name>.mjs <verb>` (fault tests stop and start Kafka and mongod). */
 export function infra(name, verb) {
   const r = spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), verb], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`scripts/infra/${name}.mjs ${verb} failed:\n${r.stderr}`);

@@ -1,13 +1,11 @@
 // Shared by the scripts that start real servers for the distributed tests (kafka.mjs, mongo.mjs, minio.mjs,
-// nginx.mjs): where downloads are cached, where a server's state lives, downloads from Maven Central with their
-// checksums, detached processes with a pid file and a log, and waiting for a port. Node built-ins only.
+// nginx.mjs): where downloads are cached, where a server's state lives, detached processes with a pid file and a
+// log, and waiting for a port. Node built-ins only.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -31,44 +29,6 @@ export function portFrom(envName, fallback) {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${envName} must be a port number (got "${raw}")`);
   return n;
-}
-
-/** Fetches `url` to `file` (atomically); retried, since registries drop connections now and then. */
-export async function download(url, file, { attempts = 4 } = {}) {
-  mkdirSync(dirname(file), { recursive: true });
-  for (let i = 1; ; i++) {
-    const part = `${file}.part`;
-    try {
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-      await pipeline(res.body, createWriteStream(part));
-      renameSync(part, file);
-      return file;
-    } catch (error) {
-      rmSync(part, { force: true });
-      if (i >= attempts) throw error;
-      await new Promise((r) => setTimeout(r, 1000 * i));
-    }
-  }
-}
-
-export const MAVEN = process.env.LANTERN_MAVEN_URL || 'https://repo.maven.apache.org/maven2';
-
-/** `group:artifact:version` → the jar in the cache, downloaded from Maven Central and checked against its .sha1. */
-export async function mavenJar(coordinates) {
-  const [group, artifact, version] = coordinates.split(':');
-  const path = `${group.replace(/\./g, '/')}/${artifact}/${version}/${artifact}-${version}.jar`;
-  const file = join(CACHE, 'maven', path);
-  if (existsSync(file)) return file;
-  await download(`${MAVEN}/${path}`, `${file}.download`);
-  const sha1 = (await (await fetch(`${MAVEN}/${path}.sha1`)).text()).trim().split(/\s+/)[0];
-  const actual = createHash('sha1').update(readFileSync(`${file}.download`)).digest('hex');
-  if (sha1 !== actual) {
-    rmSync(`${file}.download`, { force: true });
-    throw new Error(`${coordinates}: checksum mismatch (expected ${sha1}, got ${actual})`);
-  }
-  renameSync(`${file}.download`, file);
-  return file;
 }
 
 /** Resolves when something accepts TCP connections on host:port, or rejects after `timeoutMs`. */

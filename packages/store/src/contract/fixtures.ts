@@ -31,9 +31,13 @@ export function useStore(open: OpenStore): StoreContext {
   };
 }
 
-/** A fixed instant the telemetry of the tests is placed around. */
-export const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 export const HOUR = 60 * 60 * 1000;
+/**
+ * The instant the telemetry of the tests is placed around: the start of the hour before the run, fixed for the
+ * run. Recent on purpose: a real MongoDB's TTL monitor expires idempotency keys 24 h after the time of their
+ * batch, by the server's clock, so keys stamped months ago would vanish in the middle of a test.
+ */
+export const T0 = Math.floor(Date.now() / HOUR) * HOUR - HOUR;
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -29,8 +29,7 @@ function failedIndexes(e: BulkFailure): Set<number> {
  * already stored fails on its duplicate key and stays as it was (the first version wins), so a repeat stores
  * nothing. Returns the indexes (in `docs`) of the documents this call inserted.
  *
- * The same as an unordered bulk of `$setOnInsert` upserts, at a third of the cost on the test server and
- * without an upsert's query per document on MongoDB. Two writers inserting the same `_id` at once: one
+ * The same as an unordered bulk of `$setOnInsert` upserts, without an upsert's query per document. Two writers inserting the same `_id` at once: one
  * inserts, the other gets the duplicate key, which is what it wanted anyway.
  */
 export async function insertIfAbsent<T extends Document & { _id: string }>(collection: Collection<T>, docs: readonly T[]): Promise<Set<number>> {

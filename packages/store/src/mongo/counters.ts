@@ -11,12 +11,10 @@ export type Sequence = 'organizations' | 'projects' | 'applications' | 'apiKeys'
  * here covers servers that report the duplicate key instead.
  */
 export function createCounters(counters: Collection<CounterDoc>): (sequence: Sequence) => Promise<number> {
-  // The value is read from the pre-image (`returnDocument: 'before'`) plus one, not from the post-image: the same
-  // on MongoDB, where both come from the one atomic update, but the emulator of the tests (mongo-java-server
-  // 1.47) returns as post-image a shared document that a concurrent increment may already have changed again.
   const increment = async (sequence: Sequence): Promise<number> => {
-    const before = await counters.findOneAndUpdate({ _id: sequence }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'before' });
-    return (before?.seq ?? 0) + 1;
+    const after = await counters.findOneAndUpdate({ _id: sequence }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
+    if (after === null) throw new Error(`the counter ${sequence} was not returned by its upsert`);
+    return after.seq;
   };
   return async (sequence) => {
     try {

@@ -81,14 +81,14 @@ async function indexesOf(db: Db, name: string): Promise<ExistingIndex[]> {
 
 /**
  * Brings the TTL index of a collection to `seconds` (or removes it for null). A changed retention is applied
- * with `collMod` where the server has it, else by dropping and recreating the index.
+ * with `collMod` where the user may run it, else by dropping and recreating the index (the readWrite role has
+ * dropIndex and createIndex, not collMod).
  */
 async function ensureTtl(db: Db, name: string, field: string, seconds: number | null): Promise<void> {
   const existing = (await indexesOf(db, name)).find((index) => index.name === TTL_INDEX);
-  // Dropped by its key, not its name: the emulator of the tests drops an index name from every collection.
-  const drop = async (index: ExistingIndex) => db.command({ dropIndexes: name, index: index.key ?? TTL_INDEX });
+  const drop = () => db.collection(name).dropIndex(TTL_INDEX);
   if (seconds === null) {
-    if (existing) await drop(existing);
+    if (existing) await drop();
     return;
   }
   if (existing?.expireAfterSeconds === seconds) return;
@@ -97,7 +97,7 @@ async function ensureTtl(db: Db, name: string, field: string, seconds: number | 
       await db.command({ collMod: name, index: { name: TTL_INDEX, expireAfterSeconds: seconds } });
       return;
     } catch {
-      await drop(existing);
+      await drop();
     }
   }
   await db.collection(name).createIndex({ [field]: 1 }, { name: TTL_INDEX, expireAfterSeconds: seconds });

@@ -54,8 +54,8 @@ function toLogDoc(batch: LogBatchMessage, log: LogBatchMessage['logs'][number], 
 }
 
 /**
- * The port asks for "all or nothing" batches. MongoDB transactions need a replica set (and the test server has
- * none), so a batch is made convergent instead: every step is idempotent and keyed by natural ids (spans by
+ * The port asks for "all or nothing" batches. MongoDB transactions need a replica set (the tests run a standalone
+ * mongod), so a batch is made convergent instead: every step is idempotent and keyed by natural ids (spans by
  * application + trace + span id, logs by id, trace records by application + trace), and the idempotency key is
  * recorded last. A batch that fails half-way throws, the message is redelivered (the writer commits its offset
  * only after the store write), and the retry completes exactly what was missing; until then a reader may see

@@ -57,9 +57,9 @@ export async function* chunksOf<T>(cursor: FindCursor<T>, size: number): AsyncGe
 
 /**
  * A `$regex` that matches text containing `needle` by the rule of ../text.ts: literal, ASCII letters in either
- * case (`[aA]`, not the `i` option, which would fold other letters too on MongoDB but not on every server), every
- * other character exactly. ASCII punctuation is escaped (a backslash before a non-alphanumeric character is that
- * character, in PCRE and in Java's patterns alike) and NUL is written `\x00`: a BSON regex is a C string.
+ * case (`[aA]`, not the `i` option, with which MongoDB's PCRE folds other letters too), every other character
+ * exactly. ASCII punctuation is escaped (in PCRE a backslash before a non-alphanumeric character is that
+ * character) and NUL is written `\x00`: a BSON regex is a C string.
  */
 export function containsRegex(needle: string): { $regex: string } {
   let pattern = '';

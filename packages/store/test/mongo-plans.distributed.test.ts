@@ -1,0 +1,337 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MongoClient } from 'mongodb';
+import type { CommandStartedEvent, Db, Document } from 'mongodb';
+import { newId } from '@lantern/domain';
+import type { Application, Project } from '@lantern/domain';
+import type { Store } from '@lantern/store';
+import { createMongoStore } from '@lantern/store/mongo';
+import { HOUR, collect, cursorOf, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
+import type { World } from '../src/contract/fixtures.js';
+
+/*
+ * Every read path of the MongoDB store is served by an index: each test runs one operation of the store, takes
+ * the commands it sent (the driver's command monitoring), has mongod explain each of them exactly as sent, and
+ * asserts the index of the winning plan. A plan that scans a collection, or sorts in memory where the store
+ * asks for an order, fails the test, and so does a plan on another index than the one named: so a dropped or
+ * changed index fails the test of its path.
+ */
+
+const urlEnv = process.env.LANTERN_TEST_MONGO_URL;
+if (!urlEnv) throw new Error('LANTERN_TEST_MONGO_URL is not set: run `pnpm test:distributed` (it starts mongod).');
+const url = urlEnv;
+const database = `lantern_plans_${newId().replace(/-/g, '')}`;
+const admin = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+const db: Db = admin.db(database);
+
+/** The commands the store sent, as the driver sent them. */
+const sent: CommandStartedEvent[] = [];
+let store: Store;
+
+/** The command fields a plan depends on (not the session, the database, the read preference...). */
+const PLAN_FIELDS: Record<string, string[]> = {
+  find: ['find', 'filter', 'sort', 'projection', 'limit', 'skip', 'hint', 'collation', 'singleBatch'],
+  findAndModify: ['findAndModify', 'query', 'sort', 'update', 'upsert', 'new', 'fields', 'remove'],
+};
+/** Write commands: explained statement by statement (explain takes one). */
+const STATEMENTS: Record<string, string> = { update: 'updates', delete: 'deletes' };
+
+function pick(command: Document, fields: string[]): Document {
+  return Object.fromEntries(fields.filter((f) => command[f] !== undefined).map((f) => [f, command[f]]));
+}
+
+/** The commands to explain for one sent command: none for an insert, getMore, killCursors... */
+function explainable(event: CommandStartedEvent): { collection: string; command: Document }[] {
+  const { command, commandName } = event;
+  const fields = PLAN_FIELDS[commandName];
+  if (fields) return [{ collection: String(command[commandName]), command: pick(command, fields) }];
+  const list = STATEMENTS[commandName];
+  if (list) {
+    return (command[list] as Document[]).map((statement) => ({ collection: String(command[commandName]), command: { [commandName]: command[commandName], [list]: [statement] } }));
+  }
+  return [];
+}
+
+interface Plan {
+  collection: string;
+  /** The index of the plan's scan: its name, `_id_` for an _id lookup (IDHACK), or COLLSCAN. */
+  index: string;
+  stages: string[];
+}
+
+/** The stages of a winning plan, depth first, with the index names of its index scans. */
+function walk(stage: Document | undefined, out: { stages: string[]; indexes: string[] }): void {
+  if (!stage) return;
+  if (stage.queryPlan) return walk(stage.queryPlan as Document, out); // a plan of the slot-based engine
+  out.stages.push(String(stage.stage));
+  if (stage.stage === 'IXSCAN') out.indexes.push(String(stage.indexName));
+  if (stage.stage === 'IDHACK') out.indexes.push('_id_');
+  if (stage.stage === 'COLLSCAN') out.indexes.push('COLLSCAN');
+  walk(stage.inputStage as Document | undefined, out);
+  for (const input of (stage.inputStages as Document[] | undefined) ?? []) walk(input, out);
+}
+
+async function explain(collection: string, command: Document): Promise<Plan> {
+  const answer = await db.command({ explain: command, verbosity: 'queryPlanner' });
+  const out = { stages: [] as string[], indexes: [] as string[] };
+  walk(answer.queryPlanner?.winningPlan as Document | undefined, out);
+  return { collection, index: [...new Set(out.indexes)].join('+') || '(none)', stages: out.stages };
+}
+
+/** Runs a store operation and explains every query it sent, in order. */
+async function plansOf(operation: () => Promise<unknown>): Promise<Plan[]> {
+  sent.length = 0;
+  await operation();
+  const commands = sent.splice(0).flatMap(explainable);
+  const plans: Plan[] = [];
+  for (const { collection, command } of commands) plans.push(await explain(collection, command));
+  return plans;
+}
+
+/**
+ * Asserts that the operation's queries are, in order, `expected` ("collection index"), and that none scans a
+ * collection or sorts in memory (a SORT stage; a SORT_MERGE of index ranges is no sort), except the query of
+ * `sortsOnly` ("collection index") where the test names why its sort is bounded.
+ */
+async function expectServed(operation: () => Promise<unknown>, expected: string[], { sortsOnly }: { sortsOnly?: string } = {}): Promise<Plan[]> {
+  const plans = await plansOf(operation);
+  expect(plans.map((p) => `${p.collection} ${p.index}`)).toEqual(expected);
+  for (const plan of plans) {
+    const forbidden = `${plan.collection} ${plan.index}` === sortsOnly ? ['COLLSCAN'] : ['COLLSCAN', 'SORT'];
+    expect({ ...plan, stages: plan.stages.filter((s) => forbidden.includes(s)) }).toEqual({ ...plan, stages: [] });
+  }
+  if (sortsOnly !== undefined) expect(plans.find((p) => `${p.collection} ${p.index}` === sortsOnly)?.stages).toContain('SORT');
+  return plans;
+}
+
+// What each read of a user goes through first (access.ts): the project by _id, the membership by _id.
+const VISIBLE_PROJECT = ['projects _id_', 'memberships _id_'];
+// The projects a user can see: their memberships, then the projects of those organizations.
+const VISIBLE_PROJECTS = ['memberships user_organization', 'projects organization'];
+
+/*
+ * The data: one organization with two projects. Project `p` has a busy application `busy` and a quiet one
+ * `quiet`; project `other` has its own. Enough documents that the planner's choice between two indexes (a
+ * project's and an application's) is decided by how selective they are, as it is on a real deployment.
+ */
+// Recent telemetry: the store keeps 30 days (the TTL indexes, which the purge's reads use, exist only with a
+// retention), and mongod's TTL monitor would delete anything older while the tests run.
+const T0 = Date.now() - 2 * HOUR;
+let w: World;
+let quiet: Application;
+let other: Project;
+let otherApp: Application;
+const quietTrace = newId();
+const failedTrace = newId();
+
+beforeAll(async () => {
+  store = await createMongoStore({ url, database, retentionDays: 30, onCommand: (event) => sent.push(event) });
+  w = await makeWorld(store, 'plans');
+  quiet = await store.createApplication({ name: 'quiet', projectId: w.project.id });
+  other = await store.createProject({ name: 'other', organizationId: w.org.id });
+  otherApp = await store.createApplication({ name: 'other app', projectId: other.id });
+
+  const busyTraces = Array.from({ length: 300 }, (_, i) => rootSpan(newId(), T0 + i * 1000, { durationMs: i, responseStatus: i % 10 ? 200 : 500 }));
+  await store.writeSpans(spanBatch(w.app, busyTraces));
+  const root = rootSpan(quietTrace, T0 + 500, { durationMs: 900, responseStatus: 503 });
+  await store.writeSpans(spanBatch(quiet, [
+    root, span(quietTrace, T0 + 501, { parentSpanId: root.spanId }),
+    // An entry span called from another application: its parent is looked up (calledFromInside).
+    rootSpan(failedTrace, T0 + 700, { parentSpanId: newId(), responseStatus: 502 }),
+  ]));
+  await store.writeSpans(spanBatch(otherApp, Array.from({ length: 100 }, (_, i) => rootSpan(newId(), T0 + i * 1000))));
+
+  await store.writeLogs(logBatch(w.app, Array.from({ length: 500 }, (_, i) => logEntry(w.app, T0 + i * 100))));
+  await store.writeLogs(logBatch(quiet, Array.from({ length: 20 }, (_, i) =>
+    logEntry(quiet, T0 + i * 100, { traceId: quietTrace, level: i % 4 ? 'info' : 'error' }))));
+  await store.writeLogs(logBatch(otherApp, Array.from({ length: 200 }, (_, i) => logEntry(otherApp, T0 + i * 100))));
+
+  for (let i = 0; i < 20; i++) {
+    await store.createApiKey({ applicationId: i % 2 ? w.app.id : otherApp.id, projectId: i % 2 ? w.project.id : other.id, name: `k${i}`, prefix: `p${i}`, hash: `hash-${i}` });
+    await store.createUser({ email: `user-${i}@example.test`, name: `u${i}`, passwordHash: 'h' });
+  }
+  const tenants = [];
+  for (let i = 0; i < 5; i++) tenants.push(await store.createTenant({ name: `tenant ${i}`, organizationId: w.org.id }));
+  for (let i = 0; i < 50; i++) {
+    const tenantId = tenants[i % tenants.length]!.id;
+    await store.createDocument({
+      id: newId(), tenantId, filename: `f${i}.pdf`, contentType: 'application/pdf', size: i, sha256: `${i}`, status: 'ready',
+      createdAt: new Date(T0 + i).toISOString(), objectKey: `k${i}`,
+    });
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await store?.close();
+  await db.dropDatabase();
+  await admin.close();
+});
+
+describe('mongo store: trace records are read on an index', () => {
+  const traces = (query: Partial<Parameters<Store['streamTraces']>[0]> = {}) => () =>
+    collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id, limit: 20, ...query }));
+
+  it('a page of a project: (projectId, ts, id), and its spans on (traceKey, ts, spanId)', async () => {
+    await expectServed(traces(), [...VISIBLE_PROJECT, 'traces project_ts', 'spans trace_ts']);
+  });
+
+  it('a page of a project in a time window', async () => {
+    await expectServed(traces({ from: T0 + 10_000, to: T0 + 60_000 }), [...VISIBLE_PROJECT, 'traces project_ts', 'spans trace_ts']);
+  });
+
+  it('the next page after a cursor', async () => {
+    const first = await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id, limit: 20 }));
+    await expectServed(traces({ cursor: cursorOf(first[19]!) }), [...VISIBLE_PROJECT, 'traces project_ts', 'spans trace_ts']);
+  });
+
+  it('a page of an application: (applicationId, ts, id)', async () => {
+    await expectServed(traces({ applicationId: quiet.id }), [...VISIBLE_PROJECT, 'traces application_ts', 'spans trace_ts']);
+  });
+
+  it('a trace by its id: (traceId, projectId), its records sorted in memory', async () => {
+    // The index finds the trace's records, one per application the trace went through: a sort of those few.
+    await expectServed(traces({ traceId: quietTrace }), [...VISIBLE_PROJECT, 'traces trace', 'spans trace_ts'], { sortsOnly: 'traces trace' });
+  });
+
+  it('with the status, minimum duration and url filters: the project\'s range, newest first', async () => {
+    await expectServed(traces({ status: { min: 500, max: 599 } }), [...VISIBLE_PROJECT, 'traces project_ts', 'spans trace_ts']);
+    await expectServed(traces({ minDurationMs: 250 }), [...VISIBLE_PROJECT, 'traces project_ts', 'spans trace_ts']);
+    await expectServed(traces({ urlContains: 'items' }), [...VISIBLE_PROJECT, 'traces project_ts', 'spans trace_ts']);
+  });
+});
+
+describe('mongo store: root spans (metrics) are read on an index', () => {
+  const window = { from: T0, to: T0 + HOUR };
+
+  it('over every visible project: the controller spans\' partial (projectId, ts, _id) index, parents by _id', async () => {
+    await expectServed(() => collect(store.streamRootSpans({ userId: w.user.id, ...window })),
+      [...VISIBLE_PROJECTS, 'spans controller_project_ts', 'spans _id_']);
+  });
+
+  it('of one application', async () => {
+    await expectServed(() => collect(store.streamRootSpans({ userId: w.user.id, projectId: w.project.id, applicationId: quiet.id, ...window })),
+      [...VISIBLE_PROJECTS, 'spans controller_project_ts', 'spans _id_']);
+  });
+});
+
+describe('mongo store: logs are read on an index', () => {
+  const logs = (query: Partial<Parameters<Store['streamLogs']>[0]> = {}) => () =>
+    collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, limit: 50, ...query }));
+
+  it('of a project, newest first: (projectId, ts, _id)', async () => {
+    await expectServed(logs(), [...VISIBLE_PROJECTS, 'logs project_ts']);
+  });
+
+  it('of every visible project at once: the projects\' ranges merged, not sorted', async () => {
+    const [plan] = (await expectServed(logs({ projectId: undefined }), [...VISIBLE_PROJECTS, 'logs project_ts'])).slice(-1);
+    expect(plan?.stages).toContain('SORT_MERGE');
+  });
+
+  it('in a time window, and after a cursor', async () => {
+    await expectServed(logs({ from: T0 + 1000, to: T0 + 20_000 }), [...VISIBLE_PROJECTS, 'logs project_ts']);
+    const first = await collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, limit: 50 }));
+    await expectServed(logs({ cursor: cursorOf(first[49]!) }), [...VISIBLE_PROJECTS, 'logs project_ts']);
+  });
+
+  it('of an application: (applicationId, ts, _id)', async () => {
+    await expectServed(logs({ applicationId: quiet.id }), [...VISIBLE_PROJECTS, 'logs application_ts']);
+  });
+
+  it('of a trace: the partial (projectId, traceId, ts, _id) index, in one project or all', async () => {
+    await expectServed(logs({ traceId: quietTrace }), [...VISIBLE_PROJECTS, 'logs project_trace_ts']);
+    await expectServed(logs({ traceId: quietTrace, projectId: undefined }), [...VISIBLE_PROJECTS, 'logs project_trace_ts']);
+  });
+
+  it('by level and by message: the project\'s range, newest first', async () => {
+    await expectServed(logs({ level: 'error' }), [...VISIBLE_PROJECTS, 'logs project_ts']);
+    await expectServed(logs({ messageContains: 'log at' }), [...VISIBLE_PROJECTS, 'logs project_ts']);
+  });
+});
+
+describe('mongo store: accounts are read on an index', () => {
+  it('a user by email (emailLower, unique) and by id', async () => {
+    await expectServed(() => store.findUserByEmail('USER-3@example.test'), ['users emailLower']);
+    await expectServed(() => store.getUser(w.user.id), ['users _id_']);
+  });
+
+  it('whether there is any user: one document read, whatever the number of users', async () => {
+    sent.length = 0;
+    expect(await store.hasUsers()).toBe(true);
+    const [find] = sent.splice(0).flatMap(explainable);
+    const answer = await db.command({ explain: find!.command, verbosity: 'executionStats' });
+    expect(answer.executionStats.totalDocsExamined).toBe(1);
+    expect(answer.executionStats.nReturned).toBe(1);
+  });
+
+  it('memberships and roles: (userId, organizationId), organizations and roles by _id', async () => {
+    await expectServed(() => store.listMemberships(w.user.id), ['memberships user_organization', 'organizations _id_']);
+    await expectServed(() => store.getRole(w.org.id, w.user.id), ['memberships _id_']);
+  });
+
+  it('projects of an organization: (organizationId, _id); a project by _id', async () => {
+    await expectServed(() => store.listProjects(w.org.id, w.user.id), ['memberships _id_', 'projects organization']);
+    await expectServed(() => store.getProject(other.id, w.user.id), VISIBLE_PROJECT);
+  });
+
+  it('applications of a project: (projectId, _id); an application by _id', async () => {
+    await expectServed(() => store.listApplications(w.project.id, w.user.id), [...VISIBLE_PROJECT, 'applications project']);
+    await expectServed(() => store.getApplication(quiet.id, w.user.id), ['applications _id_', ...VISIBLE_PROJECT]);
+  });
+
+  it('API keys: by hash (unique), of an application by (applicationId, seq), by id, and a revocation', async () => {
+    await expectServed(() => store.findApiKeyByHash('hash-7'), ['apiKeys hash']);
+    await expectServed(() => store.listApiKeys(w.app.id, w.user.id), ['applications _id_', ...VISIBLE_PROJECT, 'apiKeys application_seq']);
+    const key = await store.findApiKeyByHash('hash-3');
+    await expectServed(() => store.getApiKey(key!.id, w.user.id), ['apiKeys _id_', ...VISIBLE_PROJECT]);
+    await expectServed(() => store.revokeApiKey(key!.id), ['apiKeys _id_']);
+  });
+});
+
+describe('mongo store: AI tenants and documents are read on an index', () => {
+  it('tenants of an organization: (organizationId, seq); a tenant by _id', async () => {
+    const tenants = await store.listTenants(w.org.id, w.user.id);
+    await expectServed(() => store.listTenants(w.org.id, w.user.id), ['memberships _id_', 'tenants organization_seq']);
+    await expectServed(() => store.getTenant(tenants[0]!.id, w.user.id), ['tenants _id_', 'memberships _id_']);
+  });
+
+  it('documents of a tenant, newest first: (tenantId, createdAt, seq); a document by _id', async () => {
+    const [tenant] = await store.listTenants(w.org.id, w.user.id);
+    const documents = await store.listDocuments(tenant!.id, w.user.id);
+    expect(documents).toHaveLength(10);
+    await expectServed(() => store.listDocuments(tenant!.id, w.user.id), ['tenants _id_', 'memberships _id_', 'documents tenant_created']);
+    await expectServed(() => store.getDocument(documents[0]!.id, w.user.id), ['documents _id_', 'tenants _id_', 'memberships _id_']);
+    await expectServed(() => store.deleteDocument(documents[9]!.id), ['documents _id_']);
+  });
+});
+
+describe('mongo store: writes and the purge find their documents on an index', () => {
+  it('a span batch repeated and extended: the idempotency key, stored spans and trace records by _id', async () => {
+    const t = newId();
+    const root = rootSpan(t, T0 + 5000, { parentSpanId: newId(), durationMs: 10 });
+    await store.writeSpans(spanBatch(quiet, [root]));
+    // The same span again, with an entry span that outranks it: reads of what is stored, then conditional updates.
+    await expectServed(
+      () => store.writeSpans(spanBatch(quiet, [root, rootSpan(t, T0 + 4000, { durationMs: 50 })], { idempotencyKey: 'plans' })),
+      ['idempotencyKeys _id_', 'spans _id_', 'spans _id_', 'traces _id_', 'traces _id_', 'traces _id_', 'idempotencyKeys _id_']);
+  });
+
+  it('the purge: trace records and logs by the TTL index on ts, their spans by trace, keys by createdAt', async () => {
+    // A trace and a log two days old, within the 30 days of the TTL indexes, before the purge's cut-off of one day.
+    const old = newId();
+    await store.writeSpans(spanBatch(quiet, [rootSpan(old, T0 - 48 * HOUR)]));
+    await store.writeLogs(logBatch(quiet, [logEntry(quiet, T0 - 48 * HOUR)]));
+    await expectServed(() => store.purgeTelemetryBefore(T0 - 24 * HOUR),
+      ['traces ttl', 'spans trace_ts', 'traces _id_', 'logs ttl', 'idempotencyKeys ttl']);
+    expect(await db.collection('traces').countDocuments({ traceId: old })).toBe(0);
+    expect(await db.collection('spans').countDocuments({ traceId: old })).toBe(0);
+    expect(await db.collection('logs').countDocuments({ ts: { $lt: new Date(T0 - 24 * HOUR) } })).toBe(0);
+  });
+});
+
+describe('the plan check itself', () => {
+  it('fails once an index a path needs is dropped (here the API keys\' hash)', async () => {
+    await db.collection('apiKeys').dropIndex('hash');
+    const plans = await plansOf(() => store.findApiKeyByHash('hash-7'));
+    expect(plans.map((p) => `${p.collection} ${p.index}`)).toEqual(['apiKeys COLLSCAN']);
+    await expect(expectServed(() => store.findApiKeyByHash('hash-7'), ['apiKeys hash'])).rejects.toThrow();
+  });
+});
