@@ -7,6 +7,7 @@ import { createIngestWriter } from './ingest.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
+import { createRollupReader } from './rollups.js';
 import { configure, migrate } from './schema.js';
 import { createTraceReader } from './traces.js';
 
@@ -35,6 +36,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const connection = db;
   const ping = connection.prepare('SELECT 1');
   const purge = createPurger(connection, now);
+  const readMetrics = createRollupReader(connection);
 
   return {
     ...createAccountsStore(connection, now),
@@ -44,6 +46,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     ...createAiStore(connection, now),
     async ping() {
       guard(() => ping.get());
+    },
+    async readMetrics(query) {
+      return guard(() => readMetrics(query));
     },
     purgeTelemetryBefore: purge,
     async close() {

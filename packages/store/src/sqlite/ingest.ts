@@ -1,7 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import { newId } from '@lantern/domain';
 import type { LogBatchMessage, SpanBatchMessage, TelemetryMessage } from '@lantern/domain';
+import { RollupDelta } from '../rollups.js';
 import { guard } from './errors.js';
+import { createRollupWriter } from './rollups.js';
 
 /** How long an Idempotency-Key is remembered per (application, kind). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -47,6 +49,15 @@ const ROOT_WINS = `(excluded.has_root > traces.has_root OR (excluded.has_root = 
   AND (excluded.root_ts < traces.root_ts OR (excluded.root_ts = traces.root_ts
     AND coalesce(excluded.root_duration_ms, 0) > coalesce(traces.root_duration_ms, 0)))))`;
 
+interface ChildRow {
+  parent: string;
+  ts: number;
+  durationMs: number | null;
+  status: number | null;
+}
+
+const pairKey = (traceId: string, spanId: string): string => `${traceId}\u0000${spanId}`;
+
 export interface IngestWriter {
   writeSpans(batch: SpanBatchMessage): Promise<void>;
   writeLogs(batch: LogBatchMessage): Promise<void>;
@@ -62,6 +73,9 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
       controller, duration_ms, status, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
+    // Controller spans of a trace stored with a parent: counted as entries until that parent is stored.
+    children: db.prepare<[number, string], ChildRow>(`SELECT parent_span_id AS parent, ts, duration_ms AS durationMs, status
+      FROM spans WHERE application_id = ? AND trace_id = ? AND controller = 1 AND parent_span_id IS NOT NULL`),
     // The root columns follow `outranks` (ROOT_WINS is the same rule in SQL); `ts` only ever moves earlier.
     trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status, root_url)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -75,6 +89,24 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
     log: db.prepare(`INSERT OR IGNORE INTO logs (id, project_id, application_id, trace_id, level, ts, data)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
   };
+  const applyRollups = createRollupWriter(db);
+
+  /**
+   * The controller spans stored before this batch whose parent is not stored, by (trace, parent): counted as
+   * entries now, and no longer once the batch stores that parent. One primary-key range per trace of the batch.
+   */
+  function waitingChildren(applicationId: number, traceIds: Iterable<string>): Map<string, ChildRow[]> {
+    const byParent = new Map<string, ChildRow[]>();
+    for (const traceId of traceIds) {
+      for (const row of q.children.all(applicationId, traceId)) {
+        const key = pairKey(traceId, row.parent);
+        const list = byParent.get(key);
+        if (list === undefined) byParent.set(key, [row]);
+        else list.push(row);
+      }
+    }
+    return byParent;
+  }
 
   /**
    * False if this key was recorded for the application and kind within 24 h of `atMs` (the batch is a repeat);
@@ -93,12 +125,9 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
     const at = batchTime(batch, now);
     if (!claimKey(applicationId, 'spans', batch.idempotencyKey, at)) return;
     const inBatch = new Set(batch.spans.map((span) => span.spanId));
-    /** A controller span whose parent is neither in this batch nor stored comes from another application. */
-    const rankOf = (span: SpanBatchMessage['spans'][number], controller: boolean): 0 | 1 | 2 => {
-      if (span.parentSpanId == null) return 2;
-      if (!controller || inBatch.has(span.parentSpanId)) return 0;
-      return q.spanStored.get(applicationId, span.traceId, span.parentSpanId) === undefined ? 1 : 0;
-    };
+    const inTrace = new Set(batch.spans.map((span) => pairKey(span.traceId, span.spanId)));
+    const children = waitingChildren(applicationId, new Set(batch.spans.map((span) => span.traceId)));
+    const rollups = new RollupDelta();
     const traces = new Map<string, TraceUpdate>();
     for (const span of batch.spans) {
       const parsed = Date.parse(span.timestamp);
@@ -109,7 +138,15 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
       const stored = q.span.run(applicationId, span.spanId, projectId, span.traceId, ts, span.parentSpanId ?? null,
         controller ? 1 : 0, duration, status, JSON.stringify(span)).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
-      const rootRank = rankOf(span, controller);
+      // Rollups count entry spans (streamRootSpans' rule), each once: only spans this batch stores.
+      const parent = span.parentSpanId ?? null;
+      /** A controller span whose parent is neither in this batch nor stored comes from another application. */
+      const foreignParent = controller && parent !== null && !inTrace.has(pairKey(span.traceId, parent))
+        && q.spanStored.get(applicationId, span.traceId, parent) === undefined;
+      if (controller && (parent === null || foreignParent)) rollups.add(projectId, applicationId, { ts, durationMs: duration, status }, 1);
+      // Its children stored earlier were entries while it was missing: they are not any more.
+      for (const child of children.get(pairKey(span.traceId, span.spanId)) ?? []) rollups.add(projectId, applicationId, child, -1);
+      const rootRank: 0 | 1 | 2 = parent === null ? 2 : foreignParent && !inBatch.has(parent) ? 1 : 0;
       const candidate = rootRank
         ? { rootRank, rootTs: ts, duration, status, url: stringOrNull(span.requestURL) }
         : { rootRank, rootTs: null, duration: null, status: null, url: null };
@@ -124,6 +161,7 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
     for (const [traceId, u] of traces) {
       q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url);
     }
+    applyRollups(rollups);
   });
 
   const logsTx = db.transaction((batch: LogBatchMessage) => {
