@@ -50,3 +50,16 @@ describe('QuantileSketch', () => {
     expect(back.quantile(0)).toBe(0);
   });
 });
+
+describe('QuantileSketch bytes', () => {
+  it('encodes to bytes and merges them back: the same counts as the array form, negative counts included', () => {
+    const s = sketchOf([0, 1, 3, 3, 250, 99_999, 1e12]);
+    s.add(250, -1);
+    s.add(7, -2);
+    const back = new QuantileSketch().mergeEncoded(s.encode());
+    expect(back.toArray()).toEqual(s.toArray());
+    expect(back.count).toBe(s.count);
+    expect(s.encode().length).toBeLessThan(JSON.stringify(s.toArray()).length);
+    expect(() => new QuantileSketch().mergeEncoded(Uint8Array.from([0x80]))).toThrow(/truncated/);
+  });
+});

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { QuantileSketch } from '@lantern/domain';
 import type { MetricsCell, MetricsQuery } from '../port.js';
 import { CellMerger } from '../rollups.js';
 import type { RollupDelta } from '../rollups.js';
@@ -7,7 +8,13 @@ import { StatementCache, Where, visibleProjects } from './paging.js';
 interface CellRow {
   requests: number;
   errors: number;
-  sketch: string;
+  /** Varint bytes; JSON text in a row the migration's backfill wrote and no batch has updated since. */
+  sketch: Uint8Array | string;
+}
+
+function mergeStored(into: QuantileSketch, stored: Uint8Array | string): void {
+  if (typeof stored === 'string') into.mergeArray(JSON.parse(stored) as number[]);
+  else into.mergeEncoded(stored);
 }
 
 interface RollupRow extends CellRow {
@@ -23,7 +30,7 @@ export function createRollupWriter(db: Database): (delta: RollupDelta) => void {
   const q = {
     get: db.prepare<[number, number, number], CellRow>(
       'SELECT requests, errors, sketch FROM metric_rollups WHERE project_id = ? AND minute = ? AND application_id = ?'),
-    put: db.prepare<[number, number, number, number, number, string]>(`INSERT INTO metric_rollups
+    put: db.prepare<[number, number, number, number, number, Uint8Array]>(`INSERT INTO metric_rollups
       (project_id, minute, application_id, requests, errors, sketch) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (project_id, minute, application_id) DO UPDATE SET
         requests = excluded.requests, errors = excluded.errors, sketch = excluded.sketch`),
@@ -37,8 +44,8 @@ export function createRollupWriter(db: Database): (delta: RollupDelta) => void {
         q.drop.run(c.projectId, c.minute, c.applicationId);
         continue;
       }
-      if (row) c.sketch.mergeArray(JSON.parse(row.sketch) as number[]);
-      q.put.run(c.projectId, c.minute, c.applicationId, requests, (row?.errors ?? 0) + c.errors, JSON.stringify(c.sketch.toArray()));
+      if (row) mergeStored(c.sketch, row.sketch);
+      q.put.run(c.projectId, c.minute, c.applicationId, requests, (row?.errors ?? 0) + c.errors, c.sketch.encode());
     }
   };
 }
@@ -53,7 +60,7 @@ export function createRollupReader(db: Database): (query: MetricsQuery) => Metri
         .maybe('application_id = ?', query.applicationId);
       const sql = `SELECT application_id AS applicationId, minute, requests, errors, sketch FROM metric_rollups ${where.sql}`;
       for (const row of cache.get<RollupRow>(sql).iterate(...where.params)) {
-        merger.add({ ...row, projectId }, (sketch) => sketch.mergeArray(JSON.parse(row.sketch) as number[]));
+        merger.add({ ...row, projectId }, (sketch) => mergeStored(sketch, row.sketch));
       }
     }
     return merger.result();

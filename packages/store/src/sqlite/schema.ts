@@ -172,7 +172,8 @@ export const MIGRATIONS: readonly string[] = [
   WHERE has_root > 0;
   `,
   // 4: metrics rollups. Per (application, minute): the entry spans' count, errors (status >= 500) and latency
-  // sketch (packages/domain/src/sketch.ts, as its JSON array [zeros, key, count, ...]), kept up to date as spans
+  // sketch (packages/domain/src/sketch.ts: its varint bytes, or its JSON array [zeros, key, count, ...] as the
+  // backfill writes it, until the row's next update), kept up to date as spans
   // are written (ingest.ts) and purged (purge.ts), so GET /metrics reads one row per application and minute
   // instead of every span. The key leads with the project: a read is one range per visible project. Backfilled
   // here from the entry spans already stored (the sketch's bucket key `ceil(ln(d) / ln(1.01 / 0.99))` needs
@@ -184,7 +185,7 @@ export const MIGRATIONS: readonly string[] = [
     application_id INTEGER NOT NULL,
     requests INTEGER NOT NULL,
     errors INTEGER NOT NULL,
-    sketch TEXT NOT NULL,
+    sketch BLOB NOT NULL,
     PRIMARY KEY (project_id, minute, application_id)
   ) WITHOUT ROWID;
   INSERT INTO metric_rollups (project_id, minute, application_id, requests, errors, sketch)
