@@ -7,6 +7,7 @@ import type { Access } from './access.js';
 import { onlyDuplicates } from './bulk.js';
 import type { Collections, RollupDoc } from './collections.js';
 import { rollupKey } from './collections.js';
+import { readRawRollup } from './rollup-bson.js';
 
 /**
  * How many operation ids a rollup document remembers. Completing an operation again (a retry after a failure
@@ -60,16 +61,15 @@ export async function readRollups(c: Collections, access: Access, query: Metrics
   const projects = await access.visibleProjects(query.userId, query.projectId);
   if (projects.length === 0) return [];
   const merger = new CellMerger(query);
+  // Raw BSON, read by readRawRollup: the driver's objects of ~300 bucket properties cost ten times as much.
   const docs = c.rollups.find({
     projectId: { $in: projects },
     minute: { $gte: new Date(query.from), $lt: new Date(query.to) },
     ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
-  }, { projection: { ops: 0 }, batchSize: 2000 });
-  for await (const d of docs) {
-    merger.add({ projectId: d.projectId, applicationId: d.applicationId, minute: d.minute.getTime(), requests: d.requests, errors: d.errors }, (sketch) => {
-      sketch.addKey(null, d.zeros);
-      for (const k in d.b) sketch.addKey(Number(k), d.b[k]!);
-    });
+  }, { projection: { ops: 0 }, batchSize: 2000, raw: true });
+  for await (const raw of docs) {
+    const d = readRawRollup(raw as unknown as Buffer);
+    merger.add(d, (sketch) => sketch.mergeArray(d.sketch));
   }
   return merger.result();
 }
