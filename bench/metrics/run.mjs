@@ -29,6 +29,9 @@ const { values } = parseArgs({
     'write-only': { type: 'boolean', default: false },
     'old-runs': { type: 'string', default: '3' },
     store: { type: 'string', default: '../../packages/store/dist/index.js' },
+    // Reads only, on a database an earlier run wrote (and kept with --keep): steps 2 (reads) and 3.
+    reuse: { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const { openSqliteStore } = await import(new URL(values.store, import.meta.url).href);
@@ -50,6 +53,16 @@ async function openFresh() {
   const apps = [];
   for (let i = 0; i < Number(values.apps); i++) apps.push(await store.createApplication({ name: `app-${i}`, projectId: project.id }));
   return { dir, file, store, user, project, apps };
+}
+
+/** A database an earlier run wrote: its user, applications and newest span time, read from the file. */
+async function openKept(file) {
+  const db = new Database(file, { readonly: true });
+  const userId = db.prepare('SELECT id FROM users LIMIT 1').pluck().get();
+  const apps = db.prepare('SELECT id, project_id AS projectId FROM applications ORDER BY id').all();
+  const newest = db.prepare('SELECT max(minute) FROM metric_rollups').pluck().get() + MINUTE - 1;
+  db.close();
+  return { dir: null, file, store: await openSqliteStore({ file }), user: { id: userId }, apps, newest };
 }
 
 const batchOf = (app, spans) => ({ kind: 'spans', applicationId: app.id, projectId: app.projectId, receivedAt: new Date().toISOString(), spans });
@@ -124,19 +137,21 @@ async function time(runs, fn) {
 }
 
 const report = { date: new Date().toISOString(), node: process.version, cpus: `${os.cpus().length} x ${os.cpus()[0]?.model}`, store: values.store };
-report.writeRate = await writeRate();
-log('write rate', report.writeRate);
+if (!values.reuse) {
+  report.writeRate = await writeRate();
+  log('write rate', report.writeRate);
+}
 if (values['write-only']) {
   console.log(JSON.stringify(report, null, 2));
   process.exit(0);
 }
 
-const w = await openFresh();
+const w = values.reuse ? await openKept(values.reuse) : await openFresh();
 const requests = Number(values.requests);
 const now = Date.now();
 const start = now - HOUR;
 const perBatch = 250; // requests per batch: 500 spans
-let written = 0;
+let written = values.reuse ? requests : 0;
 const t0 = performance.now();
 for (let b = 0; written < requests; b++) {
   const app = w.apps[b % w.apps.length];
@@ -151,14 +166,17 @@ for (let b = 0; written < requests; b++) {
   }
   await w.store.writeSpans(batchOf(app, spans));
 }
-report.data = { requests, spans: requests * 2, apps: w.apps.length, writeSeconds: ms((performance.now() - t0) / 1000) };
+report.data = values.reuse ? { reused: values.reuse, apps: w.apps.length }
+  : { requests, spans: requests * 2, apps: w.apps.length, writeSeconds: ms((performance.now() - t0) / 1000) };
 log('data', report.data);
 
 const runs = Number(values.runs);
 const userId = w.user.id;
-const hour = metricsWindow(undefined, undefined, Date.now());
-const day = metricsWindow(Date.now() - 24 * HOUR, undefined, Date.now());
-const week = metricsWindow(Date.now() - 7 * 24 * HOUR, undefined, Date.now());
+// The windows end at the newest span: a reused database was written some time ago.
+const end = values.reuse ? w.newest + 1 : Date.now();
+const hour = metricsWindow(undefined, end, end);
+const day = metricsWindow(end - 24 * HOUR, end, end);
+const week = metricsWindow(end - 7 * 24 * HOUR, end, end);
 const summary = (t) => ({ runs: t.runs, p50Ms: t.p50Ms, p99Ms: t.p99Ms });
 const counted = (r) => r.applications.reduce((n, a) => n + a.requests, 0);
 
@@ -190,5 +208,6 @@ const fullWeek = await time(runs, () => newRead(store2, userId, week));
 report.newWeek = { ...summary(fullWeek), bucketMs: week.bucketMs, requests: counted(fullWeek.result) };
 log('new 7 d', report.newWeek);
 await store2.close();
-await rm(w.dir, { recursive: true, force: true });
+if (!values.keep && !values.reuse) await rm(w.dir, { recursive: true, force: true });
+else log('kept', w.file);
 console.log(JSON.stringify(report, null, 2));
