@@ -124,19 +124,25 @@ describe('GET /metrics: aggregates of root controller spans', () => {
     expect(a!.series.reduce((n, s) => n + s.requests, 0)).toBe(a!.requests);
   });
 
-  it('uses whole-minute buckets, at most 60, for longer windows', async () => {
-    for (const [span, bucketMs] of [[6 * 60 * MINUTE, 6 * MINUTE], [DAY, 24 * MINUTE], [31 * DAY, 744 * MINUTE], [90 * 1000, MINUTE]] as const) {
+  it('picks the narrowest bucket width of the ladder giving at most 200 buckets: an hour in minutes, a day in 10 minutes, a week in hours', async () => {
+    const cases = [[90 * 1000, MINUTE, 2], [3 * 60 * MINUTE, MINUTE, 180], [6 * 60 * MINUTE, 2 * MINUTE, 180], [DAY, 10 * MINUTE, 144],
+      [2 * DAY, 15 * MINUTE, 192], [7 * DAY, 60 * MINUTE, 168], [31 * DAY, 360 * MINUTE, 125]] as const;
+    // `from` (10:00) is not on a 6-hour boundary: 31 days from it start at 06:00, one bucket more.
+    for (const [span, bucketMs, buckets] of cases) {
       const m = await metrics(l, t, { from: iso(from), to: iso(from + span) });
       expect(m.bucketMs).toBe(bucketMs);
-      for (const a of m.applications) {
-        expect(a.series).toHaveLength(Math.ceil(span / bucketMs));
-        expect(a.series.length).toBeLessThanOrEqual(60);
-      }
+      for (const a of m.applications) expect(a.series).toHaveLength(buckets);
     }
     // A day from `from` also takes in A's root span at the 12-minute `to` of the short window.
     const day = await metrics(l, t, { from: iso(from), to: iso(from + DAY) });
     expect(day.applications[0]).toMatchObject({ requests: 201, errors: 21 });
-    expect(day.applications[0]!.series[0]!.requests).toBe(201);
+    expect(day.applications[0]!.series.slice(0, 2).map((b) => b.requests)).toEqual([200, 1]);
+  });
+
+  it('widens a window that does not fall on bucket boundaries to whole buckets', async () => {
+    const m = await metrics(l, t, { from: iso(from + 30_000), to: iso(from + 90_000) });
+    expect([m.from, m.to, m.bucketMs]).toEqual([iso(from), iso(from + 2 * MINUTE), MINUTE]);
+    expect(m.applications[0]!.series.map((b) => b.requests)).toEqual([20, 20]);
   });
 
   it('narrows by applicationId and projectId', async () => {
@@ -223,9 +229,9 @@ describe('GET /metrics: each series bucket has its own error rate and p50, p95 a
   });
 
   it('keeps the bucket fields in the longer windows\' wider buckets', async () => {
-    const m = await metrics(l, t, { from: iso(from), to: iso(from + 6 * 60 * MINUTE) });
+    const m = await metrics(l, t, { from: iso(from), to: iso(from + 12 * 60 * MINUTE) });
     const [first, ...rest] = m.applications[0]!.series;
-    expect(m.bucketMs).toBe(6 * MINUTE);
+    expect(m.bucketMs).toBe(5 * MINUTE);
     expect(first).toMatchObject({ requests: 108, errors: 35, errorRate: 0.32 });
     expectWithin1Percent(first!.p50Ms, exactQuantile([...minute0, ...minute2, 250], 0.5));
     expectWithin1Percent(first!.p99Ms, exactQuantile([...minute0, ...minute2, 250], 0.99));
@@ -249,13 +255,14 @@ describe('GET /metrics: the default window is the last hour', () => {
   });
   afterAll(() => l.stop());
 
-  it('without parameters covers [now - 1 h, now) in 60 one-minute buckets', async () => {
+  it('without parameters covers the 60 minutes up to the end of the current one, in one-minute buckets', async () => {
     const before = Date.now();
     const m = await metrics(l, t);
     const after = Date.now();
     const to = Date.parse(m.to);
-    expect(to).toBeGreaterThanOrEqual(before);
-    expect(to).toBeLessThanOrEqual(after);
+    expect(to % MINUTE).toBe(0);
+    expect(to).toBeGreaterThan(before - (before % MINUTE));
+    expect(to).toBeLessThanOrEqual(after - (after % MINUTE) + MINUTE);
     expect(to - Date.parse(m.from)).toBe(60 * MINUTE);
     expect(m.bucketMs).toBe(MINUTE);
     expect(m.applications).toHaveLength(1);
@@ -263,16 +270,22 @@ describe('GET /metrics: the default window is the last hour', () => {
     expect(m.applications[0]!.series).toHaveLength(60);
   });
 
-  it('with only `to`, covers the hour before it', async () => {
+  it('with only `to`, covers the hour before it, in whole minutes: up to the end of the minute of `to`', async () => {
     const to = Date.now() - 30 * MINUTE;
     const m = await metrics(l, t, { to: iso(to) });
-    expect(m.from).toBe(iso(to - 60 * MINUTE));
+    const end = Math.ceil(to / MINUTE) * MINUTE;
+    expect(m.to).toBe(iso(end));
+    expect(m.from).toBe(iso(end - 60 * MINUTE));
     expect(m.applications[0]).toMatchObject({ requests: 2 });
   });
 
-  it('with only `from`, runs up to now', async () => {
-    const m = await metrics(l, t, { from: iso(Date.now() - 4 * DAY) });
-    expect(Date.now() - Date.parse(m.to)).toBeLessThan(60_000);
+  it('with only `from`, runs up to now, widened to whole buckets', async () => {
+    const from = Date.now() - 4 * DAY;
+    const m = await metrics(l, t, { from: iso(from) });
+    expect(m.bucketMs).toBe(30 * MINUTE);
+    expect(Date.parse(m.from)).toBe(Math.floor(from / m.bucketMs) * m.bucketMs);
+    expect(Date.parse(m.to) - Date.now()).toBeLessThan(m.bucketMs);
+    expect(Date.parse(m.to) - Date.now()).toBeGreaterThan(-60_000);
     expect(m.applications[0]).toMatchObject({ requests: 4 });
   });
 });

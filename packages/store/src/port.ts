@@ -1,3 +1,4 @@
+import type { QuantileSketch } from '@lantern/domain';
 import type {
   ApiKey, Application, DocumentRecord, LogBatchMessage, LogEntry, LogLevel, Membership, Organization, Project, Role,
   SpanBatchMessage, Tenant, TraceRecord, User,
@@ -106,6 +107,31 @@ export interface RootSpanRow {
   responseStatus: number | null;
 }
 
+export interface MetricsQuery {
+  userId: string;
+  projectId?: number;
+  applicationId?: number;
+  /** Inclusive, epoch ms, a whole minute. */
+  from: number;
+  /** Exclusive, epoch ms, a whole minute. */
+  to: number;
+  /** The width of a cell: whole minutes. */
+  bucketMs: number;
+}
+
+/** The entry spans of one application in one bucket, merged from the per-minute rollups. */
+export interface MetricsCell {
+  projectId: number;
+  applicationId: number;
+  /** The bucket's start, epoch ms: `from + i * bucketMs`. */
+  bucket: number;
+  requests: number;
+  /** Of them, with responseStatus >= 500. */
+  errors: number;
+  /** Their durationMs (a missing one counts as 0). */
+  sketch: QuantileSketch;
+}
+
 export interface TelemetryStore {
   /**
    * Stores spans idempotently: one span per (applicationId, spanId); spans join the trace record of
@@ -132,6 +158,12 @@ export interface TelemetryStore {
    * parent is a span of another application (the application was called by another instrumented service).
    */
   streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
+  /**
+   * The entry spans of the window (the ones streamRootSpans streams) counted per application and bucket, from
+   * rollups kept per (application, minute) as spans are written, of the projects the user can see. Buckets
+   * without requests are left out. By application, then bucket.
+   */
+  readMetrics(query: MetricsQuery): Promise<MetricsCell[]>;
 }
 
 export interface StoredDocument extends DocumentRecord {

@@ -12,6 +12,7 @@ import { describeStoreContract } from '@lantern/store/contract';
 import { INDEXES, TTL_INDEX, createMongoStore } from '@lantern/store/mongo';
 import type { MongoStoreOptions } from '@lantern/store/mongo';
 import { T0, collect, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
+import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
 
 // The server comes from scripts/infra/mongo.mjs (pnpm test:distributed starts it and sets this variable).
 const urlEnv = process.env.LANTERN_TEST_MONGO_URL;
@@ -113,6 +114,8 @@ describe('mongo store: indexes', () => {
       expect(ttlOf(first, name)).toEqual({ name: TTL_INDEX, key: { ts: 1 }, expireAfterSeconds: 7 * DAY });
     }
     expect(ttlOf(first, 'idempotencyKeys')).toEqual({ name: TTL_INDEX, key: { createdAt: 1 }, expireAfterSeconds: DAY });
+    // A minute's rollup expires once the whole minute is past the retention.
+    expect(ttlOf(first, 'rollups')).toEqual({ name: TTL_INDEX, key: { minute: 1 }, expireAfterSeconds: 7 * DAY + 60 });
 
     const again = await openStore({ database, retentionDays: 7 });
     expect(await indexesOf(db)).toEqual(first);
@@ -191,6 +194,62 @@ describe('mongo store: ids and idempotent writes', () => {
     // The key is recorded now: another batch under it is skipped.
     await store.writeSpans(spanBatch(w.app, [rootSpan(newId(), T0)], { idempotencyKey: 'k' }));
     expect(await traces()).toHaveLength(1);
+  });
+});
+
+describe('mongo store: metrics rollups without transactions', () => {
+  const MINUTE = 60_000;
+  const requestsOf = async (store: Store, userId: string) =>
+    (await expectRollupsTrue(store, { userId, from: T0 - 10 * MINUTE, to: T0 + 10 * MINUTE, bucketMs: MINUTE })).reduce((n, c) => n + c.requests, 0);
+
+  it('a batch retried after the rollups were added but before its spans were flagged counts once', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    const batch = spanBatch(w.app, Array.from({ length: 30 }, (_, i) => rootSpan(newId(), T0 + i * 7000, { durationMs: 10 + i })), { idempotencyKey: 'k' });
+    await store.writeSpans(batch);
+    expect(await requestsOf(store, w.user.id)).toBe(30);
+    // What a crash after the rollup updates leaves: the spans still marked with the operation, not flagged yet.
+    const [doc] = await db.collection('rollups').find({}).toArray();
+    const op = (doc!['ops'] as string[])[0]!;
+    await db.collection('spans').updateMany({}, { $set: { counted: false, op } });
+    await db.collection('idempotencyKeys').deleteMany({});
+    await store.writeSpans(batch);
+    expect(await requestsOf(store, w.user.id)).toBe(30);
+    expect(await db.collection('spans').countDocuments({ counted: true, op: { $exists: false } })).toBe(30);
+  });
+
+  it('a batch retried after its spans were marked but before the rollups were added counts them then', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    const batch = spanBatch(w.app, Array.from({ length: 30 }, (_, i) => rootSpan(newId(), T0 + i * 7000)), { idempotencyKey: 'k' });
+    await store.writeSpans(batch);
+    // What a crash between marking the spans and updating the rollups leaves.
+    await db.collection('rollups').deleteMany({});
+    await db.collection('spans').updateMany({}, { $set: { counted: false, op: 'lost-op-1' } });
+    await db.collection('idempotencyKeys').deleteMany({});
+    expect((await store.readMetrics({ userId: w.user.id, from: T0 - MINUTE, to: T0 + 10 * MINUTE, bucketMs: MINUTE }))).toEqual([]);
+    await store.writeSpans(batch);
+    expect(await requestsOf(store, w.user.id)).toBe(30);
+  });
+
+  it('two clients writing the same batches, late parents and children at once end with the rollups of the raw spans', async () => {
+    const { store: a, database } = await openStore();
+    const b = (await openStore({ database })).store;
+    const w = await makeWorld(a);
+    const children: ReturnType<typeof span>[] = [];
+    const parents: ReturnType<typeof span>[] = [];
+    const roots: ReturnType<typeof span>[] = [];
+    for (let i = 0; i < 40; i++) {
+      const t = newId();
+      const parent = span(t, T0 + i * 1000, { requestMethod: 'service:job' });
+      parents.push(parent);
+      children.push(rootSpan(t, T0 + i * 1000 + 1, { parentSpanId: parent.spanId, durationMs: 3 + i }));
+      roots.push(rootSpan(newId(), T0 + i * 1000 + 2, { durationMs: 100 + i, responseStatus: i % 4 ? 200 : 500 }));
+    }
+    const kids = spanBatch(w.app, [...children, ...roots.slice(0, 20)]);
+    const ups = spanBatch(w.app, [...parents, ...roots.slice(10)]);
+    await Promise.all([a.writeSpans(kids), b.writeSpans(ups), b.writeSpans(kids), a.writeSpans(ups)]);
+    expect(await requestsOf(a, w.user.id)).toBe(40);
   });
 });
 

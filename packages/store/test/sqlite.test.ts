@@ -83,7 +83,7 @@ describe('sqlite store', () => {
     const db = new Database(file, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(3);
+      expect(db.pragma('user_version', { simple: true })).toBe(4);
     } finally {
       db.close();
     }
@@ -187,6 +187,36 @@ describe('sqlite store', () => {
     await migrated.writeSpans(batch({ id: 1, projectId: 1 }, [root(called, T0 + 9, { requestURL: '/caller/outer' })]));
     expect(await matching('/called/')).toEqual([]);
     expect(await matching('/caller/outer')).toEqual([called]);
+  });
+
+  it('migrates a version-3 database: its metrics rollups are backfilled from the entry spans already stored', async () => {
+    const before = await open();
+    const w = await world(before);
+    const spans: Span[] = [];
+    for (let i = 0; i < 300; i++) {
+      const t = newId();
+      const entry = root(t, T0 + i * 1000, { durationMs: i % 50 === 0 ? 0 : 1 + ((i * 37) % 900), responseStatus: i % 9 === 0 ? 503 : 200 });
+      spans.push(entry, { ...root(t, T0 + i * 1000 + 1), parentSpanId: entry.spanId });
+      if (i % 30 === 0) spans.push({ ...root(t, T0 + i * 1000 + 2, { durationMs: undefined }), parentSpanId: newId() });
+    }
+    const waiting = { ...root(newId(), T0 + 5), parentSpanId: newId() };
+    await before.writeSpans(batch(w.app, [...spans, waiting]));
+    const query = { userId: w.user.id, from: T0, to: T0 + 10 * 60_000, bucketMs: 60_000 };
+    const written = (await before.readMetrics(query)).map((c) => ({ ...c, sketch: c.sketch.toArray() }));
+    await before.close();
+    const v3 = new Database(file);
+    v3.exec('DROP TABLE metric_rollups');
+    v3.pragma('user_version = 3');
+    v3.close();
+
+    const migrated = await open();
+    const backfilled = await migrated.readMetrics(query);
+    expect(backfilled.map((c) => ({ ...c, sketch: c.sketch.toArray() }))).toEqual(written);
+    expect(backfilled.reduce((n, c) => n + c.requests, 0)).toBe(311);
+    // The backfilled rows keep following the spans: the waiting span's parent arrives and it is taken out.
+    await migrated.writeSpans(batch(w.app, [root(waiting.traceId, T0 + 4, { spanId: waiting.parentSpanId! })]));
+    expect((await migrated.readMetrics(query)).reduce((n, c) => n + c.requests, 0)).toBe(311);
+    expect((await migrated.readMetrics(query))[0]!.requests).toBe(written[0]!.requests);
   });
 
   it('refuses a database whose schema is newer than this build', async () => {

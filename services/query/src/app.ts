@@ -4,18 +4,17 @@ import { createServiceApp, queryId, queryTime, requireUser, streamJsonArray, use
 import type { Logger } from '@lantern/logging';
 import type { Store } from '@lantern/store';
 import { Router, type Express, type Response } from 'express';
-import { aggregateMetrics } from './metrics.js';
+import { metricsReport } from './metrics.js';
 import { defined, encodeCursor, logFilters, traceFilters } from './params.js';
+import { metricsWindow } from './window.js';
 
-export type QueryStore = Pick<Store, 'getProject' | 'streamTraces' | 'streamLogs' | 'streamRootSpans'>;
+export type QueryStore = Pick<Store, 'getProject' | 'streamTraces' | 'streamLogs' | 'readMetrics'>;
 
 export interface QueryDeps {
   store: QueryStore;
   tokens: TokenService;
   logger: Logger;
 }
-
-const DAY = 86_400_000;
 
 /** A page of at most `limit` items (bounded), with `X-Next-Cursor` and a `Link: rel="next"` when there is more. */
 async function sendPage<T>(res: Response, items: AsyncIterable<T>, limit: number, position: (item: T) => { ts: number; id: string }) {
@@ -64,14 +63,11 @@ export function createQueryRouter({ store, tokens }: QueryDeps): Router {
 
   router.get('/metrics', auth, async (req, res) => {
     const userId = userIdOf(res);
-    const to = queryTime(req, 'to') ?? Date.now();
-    const from = queryTime(req, 'from') ?? to - 3_600_000;
-    if (from >= to) throw errors.validation('"from" must be before "to".', [{ parameter: 'from' }]);
-    if (to - from > 31 * DAY) throw errors.validation('The window from "from" to "to" may be at most 31 days.', [{ parameter: 'from' }]);
+    const window = metricsWindow(queryTime(req, 'from'), queryTime(req, 'to'), Date.now());
     const projectId = queryId(req, 'projectId');
     const applicationId = queryId(req, 'applicationId');
     if (projectId !== undefined && !(await store.getProject(projectId, userId))) throw errors.notFound('project');
-    res.json(await aggregateMetrics(store.streamRootSpans(defined({ userId, from, to, projectId, applicationId })), from, to));
+    res.json(metricsReport(await store.readMetrics(defined({ userId, projectId, applicationId, ...window })), window));
   });
   return router;
 }

@@ -1,18 +1,11 @@
 import { QuantileSketch, round2, toIso } from '@lantern/domain';
-import type { RootSpanRow } from '@lantern/store';
+import type { MetricsCell } from '@lantern/store';
+import type { MetricsWindow } from './window.js';
 
 interface Cell {
   requests: number;
   errors: number;
   sketch: QuantileSketch;
-}
-
-const cell = (): Cell => ({ requests: 0, errors: 0, sketch: new QuantileSketch() });
-
-function addTo(c: Cell, row: RootSpanRow): void {
-  c.requests++;
-  if ((row.responseStatus ?? 0) >= 500) c.errors++;
-  c.sketch.add(row.durationMs);
 }
 
 /** errors / requests rounded to 2 decimals; null without requests (the total reports 0 instead). */
@@ -25,27 +18,22 @@ function percentiles(c: Cell): { p50Ms: number | null; p95Ms: number | null; p99
   return { p50Ms: round2(c.sketch.quantile(0.5)), p95Ms: round2(c.sketch.quantile(0.95)), p99Ms: round2(c.sketch.quantile(0.99)) };
 }
 
-/** A bucket width giving at most 60 buckets, in whole minutes (at least one). */
-export function bucketWidth(from: number, to: number): number {
-  return Math.max(1, Math.ceil((to - from) / 60 / 60_000)) * 60_000;
-}
-
 /**
- * Per-application request metrics from root spans, in memory bounded by applications x buckets (each
- * percentile sketch is bounded), however many spans stream through.
+ * The GET /metrics report from the store's cells (per application and bucket, merged from per-minute rollups):
+ * the totals merge an application's cells, and every bucket of the window is listed, empty ones included.
  */
-export async function aggregateMetrics(rows: AsyncIterable<RootSpanRow>, from: number, to: number) {
-  const bucketMs = bucketWidth(from, to);
+export function metricsReport(cells: MetricsCell[], { from, to, bucketMs }: MetricsWindow) {
   const buckets = Math.ceil((to - from) / bucketMs);
   const apps = new Map<number, { projectId: number; total: Cell; series: Map<number, Cell> }>();
-  for await (const row of rows) {
-    let app = apps.get(row.applicationId);
-    if (!app) apps.set(row.applicationId, (app = { projectId: row.projectId, total: cell(), series: new Map() }));
-    addTo(app.total, row);
-    const b = Math.floor((row.ts - from) / bucketMs);
-    let c = app.series.get(b);
-    if (!c) app.series.set(b, (c = cell()));
-    addTo(c, row);
+  for (const c of cells) {
+    let app = apps.get(c.applicationId);
+    if (!app) {
+      apps.set(c.applicationId, (app = { projectId: c.projectId, total: { requests: 0, errors: 0, sketch: new QuantileSketch() }, series: new Map() }));
+    }
+    app.total.requests += c.requests;
+    app.total.errors += c.errors;
+    app.total.sketch.merge(c.sketch);
+    app.series.set(Math.floor((c.bucket - from) / bucketMs), c);
   }
   const applications = [...apps.entries()]
     .sort(([a], [b]) => a - b)

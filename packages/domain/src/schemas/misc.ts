@@ -41,7 +41,10 @@ export const metrics = {
   properties: {
     from: timestamp,
     to: timestamp,
-    bucketMs: { type: 'integer', description: 'Width of one time-series bucket.' },
+    bucketMs: {
+      type: 'integer',
+      description: 'Width of one time-series bucket: the narrowest of 1, 2, 5, 10, 15, 30 minutes, 1, 2, 3, 6, 12 hours and 1 day giving at most 200 buckets (an hour in minutes, a day in 10 minutes, a week in hours). `from` and `to` are multiples of it (UTC).',
+    },
     applications: {
       type: 'array',
       items: {

@@ -9,6 +9,7 @@ import { idempotencyContract } from './idempotency.js';
 import { isolationContract } from './isolation.js';
 import { logsContract } from './logs.js';
 import { maintenanceContract } from './maintenance.js';
+import { metricsContract } from './metrics.js';
 import { traceQueriesContract } from './trace-queries.js';
 import { tracesContract } from './traces.js';
 
@@ -30,6 +31,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore): voi
     groupsContract(ctx);
     logsContract(ctx);
     maintenanceContract(ctx);
+    metricsContract(ctx);
     aiContract(ctx);
 
     describe('lifecycle', () => {

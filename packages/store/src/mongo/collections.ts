@@ -83,6 +83,12 @@ export interface SpanDoc {
   durationMs: number | null;
   status: number | null;
   data: string;
+  /** Whether the metrics rollups count this span as an entry (see rollup-ops.ts); absent in spans written before. */
+  counted?: boolean;
+  /** Set on a controller span once a span of its own application is stored as its parent: never counted again. */
+  parentSeen?: boolean;
+  /** A rollup operation under way that flips `counted` (see rollup-ops.ts). */
+  op?: string;
 }
 
 /** 2: a span without parent; 1: a controller span whose parent is in another application; 0: none yet. */
@@ -123,6 +129,23 @@ export interface LogDoc {
    */
   message?: string | null;
   data: string;
+}
+
+/** The metrics rollup of one application and minute: its entry spans' count, errors and latency sketch. */
+export interface RollupDoc {
+  /** `rollupKey(applicationId, minute ms)`. */
+  _id: string;
+  projectId: number;
+  applicationId: number;
+  /** The minute's start. */
+  minute: Date;
+  requests: number;
+  errors: number;
+  /** The sketch's zero bucket, and its other buckets by key (`$inc` per bucket merges concurrent writers). */
+  zeros: number;
+  b: Record<string, number>;
+  /** The last rollup operations applied to this document, so that completing one again changes nothing. */
+  ops: string[];
 }
 
 export interface IdempotencyKeyDoc {
@@ -167,13 +190,14 @@ export interface Collections {
   traces: Collection<TraceDoc>;
   logs: Collection<LogDoc>;
   idempotencyKeys: Collection<IdempotencyKeyDoc>;
+  rollups: Collection<RollupDoc>;
   tenants: Collection<TenantDoc>;
   documents: Collection<DocumentDoc>;
 }
 
 export const COLLECTION_NAMES = [
   'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'spans', 'traces', 'logs',
-  'idempotencyKeys', 'tenants', 'documents',
+  'idempotencyKeys', 'rollups', 'tenants', 'documents',
 ] as const satisfies readonly (keyof Collections)[];
 
 export function collectionsOf(db: Db): Collections {
@@ -186,6 +210,7 @@ export function collectionsOf(db: Db): Collections {
 export const traceKey = (applicationId: number, traceId: string): string => JSON.stringify([applicationId, traceId]);
 export const spanKey = (applicationId: number, traceId: string, spanId: string): string =>
   JSON.stringify([applicationId, traceId, spanId]);
+export const rollupKey = (applicationId: number, minute: number): string => JSON.stringify([applicationId, minute]);
 export const idempotencyKeyId = (applicationId: number, kind: string, key: string): string => JSON.stringify([applicationId, kind, key]);
 /** The organization id is an integer, so the first colon always ends it: unambiguous. */
 export const memberKey = (organizationId: number, userId: string): string => `${organizationId}:${userId}`;

@@ -13,6 +13,7 @@ import { createIngestWriter } from './ingest.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
+import { readRollups } from './rollups.js';
 import { createTraceReader } from './traces.js';
 
 export interface MongoStoreOptions {
@@ -82,6 +83,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
     async ping() {
       await guard.run(() => db.command({ ping: 1 }));
     },
+    readMetrics: (query) => guard.run(() => readRollups(c, access, query)),
     purgeTelemetryBefore: (cutoffMs) => guard.run(() => purge(cutoffMs)),
     async close() {
       if (guard.closed) return;

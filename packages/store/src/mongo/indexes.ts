@@ -37,7 +37,11 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { traceKey: 1, ts: 1, spanId: 1 }, name: 'trace_ts' },
     // Entry-span candidates by project and time (streamRootSpans), only controller spans indexed.
     { key: { projectId: 1, ts: 1, _id: 1 }, name: 'controller_project_ts', partialFilterExpression: { controller: true } },
+    // The spans of a rollup operation under way (rollup-ops.ts): few at any time.
+    { key: { op: 1 }, name: 'rollup_op', partialFilterExpression: { op: { $exists: true } } },
   ],
+  // GET /metrics: the minutes of the visible projects in the window.
+  rollups: [{ key: { projectId: 1, minute: 1 }, name: 'project_minute' }],
   logs: [
     { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_ts' },
     { key: { applicationId: 1, ts: -1, _id: -1 }, name: 'application_ts' },
@@ -58,6 +62,8 @@ export function ttlSeconds(retentionDays: number | undefined): { [K in keyof Col
     traces: { field: 'ts', seconds: telemetry },
     spans: { field: 'ts', seconds: telemetry },
     logs: { field: 'ts', seconds: telemetry },
+    // A minute's rollup goes when the whole minute is past the retention, as the purge deletes it.
+    rollups: { field: 'minute', seconds: telemetry === null ? null : telemetry + 60 },
     // A key older than the window can no longer skip a batch (the SQLite purge drops it too).
     idempotencyKeys: { field: 'createdAt', seconds: Math.round(IDEMPOTENCY_WINDOW_MS / 1000) },
   };

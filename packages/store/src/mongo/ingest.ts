@@ -5,6 +5,7 @@ import { firstOfEach, insertIfAbsent } from './bulk.js';
 import type { Collections, LogDoc, SpanDoc } from './collections.js';
 import { idempotencyKeyId, spanKey, traceKey } from './collections.js';
 import type { Guard } from './errors.js';
+import { updateRollups } from './rollup-ops.js';
 import { updateTraceRecords } from './trace-records.js';
 
 export type IngestWriter = Pick<TelemetryStore, 'writeSpans' | 'writeLogs'>;
@@ -34,6 +35,7 @@ function toSpanDoc(batch: SpanBatchMessage, span: Span, at: number): SpanDoc {
     durationMs: numberOrNull(span.durationMs),
     status: numberOrNull(span.responseStatus),
     data: JSON.stringify(span),
+    counted: false,
   };
 }
 
@@ -59,7 +61,8 @@ function toLogDoc(batch: LogBatchMessage, log: LogBatchMessage['logs'][number], 
  * application + trace + span id, logs by id, trace records by application + trace), and the idempotency key is
  * recorded last. A batch that fails half-way throws, the message is redelivered (the writer commits its offset
  * only after the store write), and the retry completes exactly what was missing; until then a reader may see
- * part of the batch, never a duplicate.
+ * part of the batch, never a duplicate. The metrics rollups follow the same rule through per-span flags and
+ * operation ids (rollup-ops.ts): a retried batch neither counts a span twice nor loses one.
  */
 export function createIngestWriter(c: Collections, guard: Guard, now: () => number): IngestWriter {
   /** True if this key was accepted for the application and kind within 24 h of `at`: the batch is a repeat. */
@@ -97,6 +100,7 @@ export function createIngestWriter(c: Collections, guard: Guard, now: () => numb
       const stored = await storedVersions(docs, inserted);
       const spanIds = new Set(batch.spans.map((span) => span.spanId));
       await updateTraceRecords(c, { applicationId: batch.applicationId, projectId: batch.projectId, spanIds }, stored);
+      await updateRollups(c, batch.applicationId, stored);
       await recordKey(batch.applicationId, 'spans', batch.idempotencyKey, at);
     }),
 

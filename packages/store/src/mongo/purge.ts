@@ -1,5 +1,7 @@
 import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
+import { minuteOf } from '../rollups.js';
 import type { Collections } from './collections.js';
+import { completeOp, settle } from './rollup-ops.js';
 
 /** Trace records deleted per round, so that one round's `$in` stays small. */
 const CHUNK = 1000;
@@ -12,6 +14,10 @@ const CHUNK = 1000;
  * A round deletes the spans first and the records last, so a purge interrupted half-way finds the same records
  * again next time. The TTL indexes do the same work continuously on a real MongoDB; this is the explicit
  * equivalent the writer's retention job (and the tests) call.
+ *
+ * Metrics rollups: before a round deletes spans, it completes the rollup operations under way on them and takes
+ * its entry spans at or after the cut-off's minute out of the rollups that stay (a trace starting before the
+ * cut-off may run past it); then the rollups of minutes wholly before the cut-off go.
  */
 export function createPurger(c: Collections, now: () => number): (cutoffMs: number) => Promise<number> {
   return async (cutoffMs) => {
@@ -21,12 +27,17 @@ export function createPurger(c: Collections, now: () => number): (cutoffMs: numb
       const old = await c.traces.find({ ts: { $lt: cutoff } }, { projection: { _id: 1 }, limit: CHUNK }).toArray();
       if (old.length === 0) break;
       const keys = old.map((t) => t._id);
+      const flagged = await c.spans.find({ traceKey: { $in: keys }, $or: [{ counted: true }, { op: { $exists: true } }] },
+        { projection: { _id: 1, ts: 1, op: 1 } }).toArray();
+      for (const op of new Set(flagged.flatMap((s) => (s.op === undefined ? [] : [s.op])))) await completeOp(c, op);
+      await settle(c, [], flagged.filter((s) => s.ts.getTime() >= minuteOf(cutoffMs)).map((s) => s._id));
       await c.spans.deleteMany({ traceKey: { $in: keys } });
       const round = (await c.traces.deleteMany({ _id: { $in: keys }, ts: { $lt: cutoff } })).deletedCount;
       deleted += round;
       if (old.length < CHUNK || round === 0) break;
     }
     deleted += (await c.logs.deleteMany({ ts: { $lt: cutoff } })).deletedCount;
+    await c.rollups.deleteMany({ minute: { $lt: new Date(minuteOf(cutoffMs)) } });
     await c.idempotencyKeys.deleteMany({ createdAt: { $lt: new Date(now() - IDEMPOTENCY_WINDOW_MS) } });
     return deleted;
   };

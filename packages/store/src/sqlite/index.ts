@@ -7,6 +7,7 @@ import { createIngestWriter } from './ingest.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
+import { createRollupReader } from './rollups.js';
 import { configure, migrate } from './schema.js';
 import { createTraceReader } from './traces.js';
 import { startWriterThread } from './writer-thread.js';
@@ -44,6 +45,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const purge = createPurger(connection, now);
   const threaded = options.writerThread === true && options.file !== ':memory:' && options.now === undefined;
   const writer = threaded ? startWriterThread(options.file) : undefined;
+  const readMetrics = createRollupReader(connection);
 
   return {
     ...createAccountsStore(connection, now),
@@ -53,6 +55,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     ...createAiStore(connection, now),
     async ping() {
       guard(() => ping.get());
+    },
+    async readMetrics(query) {
+      return guard(() => readMetrics(query));
     },
     purgeTelemetryBefore: purge,
     async close() {

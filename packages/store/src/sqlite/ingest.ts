@@ -2,7 +2,9 @@ import type { Database } from 'better-sqlite3';
 import { newId } from '@lantern/domain';
 import type { LogBatchMessage, SpanBatchMessage, TelemetryMessage } from '@lantern/domain';
 import type { TelemetryStore } from '../port.js';
+import { RollupDelta } from '../rollups.js';
 import { guard } from './errors.js';
+import { createRollupWriter } from './rollups.js';
 
 /** How long an Idempotency-Key is remembered per (application, kind). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -48,12 +50,21 @@ const ROOT_WINS = `(excluded.has_root > traces.has_root OR (excluded.has_root = 
   AND (excluded.root_ts < traces.root_ts OR (excluded.root_ts = traces.root_ts
     AND coalesce(excluded.root_duration_ms, 0) > coalesce(traces.root_duration_ms, 0)))))`;
 
+interface ChildRow {
+  parent: string;
+  ts: number;
+  durationMs: number | null;
+  status: number | null;
+}
+
+const pairKey = (traceId: string, spanId: string): string => `${traceId}\u0000${spanId}`;
+
 export type IngestWriter = Pick<TelemetryStore, 'writeSpans' | 'writeLogs' | 'writeSpanBatches' | 'writeLogBatches'>;
 
 /**
- * The ingest transactions, synchronous: each stores its batches in order, in one transaction (a batch's own
- * transaction is a savepoint within it); called inside an open transaction they become savepoints of it. The
- * writer thread (writer-thread.ts) runs several requests' groups in one commit with them.
+ * The ingest transactions, synchronous: each stores its batches in order, in one transaction; called inside an
+ * open transaction they become a savepoint of it. The writer thread (writer-thread.ts) runs several requests'
+ * groups in one commit with them.
  */
 export interface IngestTransactions {
   spans(batches: readonly SpanBatchMessage[]): void;
@@ -70,6 +81,9 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       controller, duration_ms, status, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
+    // Controller spans of a trace stored with a parent: counted as entries until that parent is stored.
+    children: db.prepare<[number, string], ChildRow>(`SELECT parent_span_id AS parent, ts, duration_ms AS durationMs, status
+      FROM spans WHERE application_id = ? AND trace_id = ? AND controller = 1 AND parent_span_id IS NOT NULL`),
     // The root columns follow `outranks` (ROOT_WINS is the same rule in SQL); `ts` only ever moves earlier.
     trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status, root_url)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -83,6 +97,24 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     log: db.prepare(`INSERT OR IGNORE INTO logs (id, project_id, application_id, trace_id, level, ts, data)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
   };
+  const applyRollups = createRollupWriter(db);
+
+  /**
+   * The controller spans stored before this batch whose parent is not stored, by (trace, parent): counted as
+   * entries now, and no longer once the batch stores that parent. One primary-key range per trace of the batch.
+   */
+  function waitingChildren(applicationId: number, traceIds: Iterable<string>): Map<string, ChildRow[]> {
+    const byParent = new Map<string, ChildRow[]>();
+    for (const traceId of traceIds) {
+      for (const row of q.children.all(applicationId, traceId)) {
+        const key = pairKey(traceId, row.parent);
+        const list = byParent.get(key);
+        if (list === undefined) byParent.set(key, [row]);
+        else list.push(row);
+      }
+    }
+    return byParent;
+  }
 
   /**
    * False if this key was recorded for the application and kind within 24 h of `atMs` (the batch is a repeat);
@@ -96,18 +128,14 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     return true;
   }
 
-  /** Stores one span batch; runs inside the caller's transaction. */
-  function storeSpans(batch: SpanBatchMessage): void {
+  /** Stores one span batch, adding its entry spans to `rollups`; runs inside the caller's transaction. */
+  function storeSpans(batch: SpanBatchMessage, rollups: RollupDelta): void {
     const { applicationId, projectId } = batch;
     const at = batchTime(batch, now);
     if (!claimKey(applicationId, 'spans', batch.idempotencyKey, at)) return;
     const inBatch = new Set(batch.spans.map((span) => span.spanId));
-    /** A controller span whose parent is neither in this batch nor stored comes from another application. */
-    const rankOf = (span: SpanBatchMessage['spans'][number], controller: boolean): 0 | 1 | 2 => {
-      if (span.parentSpanId == null) return 2;
-      if (!controller || inBatch.has(span.parentSpanId)) return 0;
-      return q.spanStored.get(applicationId, span.traceId, span.parentSpanId) === undefined ? 1 : 0;
-    };
+    const inTrace = new Set(batch.spans.map((span) => pairKey(span.traceId, span.spanId)));
+    const children = waitingChildren(applicationId, new Set(batch.spans.map((span) => span.traceId)));
     const traces = new Map<string, TraceUpdate>();
     for (const span of batch.spans) {
       const parsed = Date.parse(span.timestamp);
@@ -118,7 +146,15 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       const stored = q.span.run(applicationId, span.spanId, projectId, span.traceId, ts, span.parentSpanId ?? null,
         controller ? 1 : 0, duration, status, JSON.stringify(span)).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
-      const rootRank = rankOf(span, controller);
+      // Rollups count entry spans (streamRootSpans' rule), each once: only spans this batch stores.
+      const parent = span.parentSpanId ?? null;
+      /** A controller span whose parent is neither in this batch nor stored comes from another application. */
+      const foreignParent = controller && parent !== null && !inTrace.has(pairKey(span.traceId, parent))
+        && q.spanStored.get(applicationId, span.traceId, parent) === undefined;
+      if (controller && (parent === null || foreignParent)) rollups.add(projectId, applicationId, { ts, durationMs: duration, status }, 1);
+      // Its children stored earlier were entries while it was missing: they are not any more.
+      for (const child of children.get(pairKey(span.traceId, span.spanId)) ?? []) rollups.add(projectId, applicationId, child, -1);
+      const rootRank: 0 | 1 | 2 = parent === null ? 2 : foreignParent && !inBatch.has(parent) ? 1 : 0;
       const candidate = rootRank
         ? { rootRank, rootTs: ts, duration, status, url: stringOrNull(span.requestURL) }
         : { rootRank, rootTs: null, duration: null, status: null, url: null };
@@ -152,8 +188,11 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
   // that throws fails its whole group, which the caller retries or rejects). A commit writes every page the
   // transaction dirtied to the WAL, and ingest's index pages are shared by neighbouring spans: one commit per
   // request's 50 traces instead of 50 commits writes each page once.
+  // The rollups of the whole group go in at the end: one upsert per (application, minute) cell per commit.
   const spanGroupTx = db.transaction((batches: readonly SpanBatchMessage[]) => {
-    for (const batch of batches) if (batch.spans.length > 0 || batch.idempotencyKey) storeSpans(batch);
+    const rollups = new RollupDelta();
+    for (const batch of batches) if (batch.spans.length > 0 || batch.idempotencyKey) storeSpans(batch, rollups);
+    applyRollups(rollups);
   });
   const logGroupTx = db.transaction((batches: readonly LogBatchMessage[]) => {
     for (const batch of batches) if (batch.logs.length > 0 || batch.idempotencyKey) storeLogs(batch);

@@ -1,6 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import { guard } from './errors.js';
+import type { EntrySpan } from '../rollups.js';
+import { RollupDelta, minuteOf } from '../rollups.js';
 import { IDEMPOTENCY_WINDOW_MS } from './ingest.js';
+import { createRollupWriter } from './rollups.js';
 
 /** Rows deleted per transaction, so that a large purge never holds the write lock for long. */
 const CHUNK = 2000;
@@ -11,7 +14,11 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * Deletes telemetry older than the cut-off, project by project and in chunks, yielding to the event loop
  * between chunks so that writes interleave. A trace record goes with all its spans when its timestamp (its
  * earliest span's) is before the cut-off. Returns the number of trace records and logs deleted (spans are
- * parts of trace records; idempotency keys are bookkeeping: neither is counted).
+ * parts of trace records; idempotency keys and rollups are bookkeeping: neither is counted).
+ *
+ * The metrics rollups stay true: the rows of minutes wholly before the cut-off go, and the entry spans a purged
+ * trace had at or after the cut-off's minute (a trace starting before the cut-off may run past it) are taken
+ * out of the rows that stay, in the transaction that deletes them.
  */
 export function createPurger(db: Database, now: () => number): (cutoffMs: number) => Promise<number> {
   const q = {
@@ -23,14 +30,24 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
     deleteLogs: db.prepare<[number, number, number]>(
       'DELETE FROM logs WHERE rowid IN (SELECT rowid FROM logs WHERE project_id = ? AND ts < ? LIMIT ?)'),
     deleteKeys: db.prepare<[number]>('DELETE FROM idempotency_keys WHERE created_ms < ?'),
+    entriesFrom: db.prepare<[number, string, number], EntrySpan>(`SELECT s.ts, s.duration_ms AS durationMs, s.status
+      FROM spans s WHERE s.application_id = ? AND s.trace_id = ? AND s.controller = 1 AND s.ts >= ?
+        AND (s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans parent WHERE parent.application_id = s.application_id
+          AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))`),
+    deleteRollups: db.prepare<[number, number, number]>(`DELETE FROM metric_rollups WHERE (project_id, minute, application_id) IN
+      (SELECT project_id, minute, application_id FROM metric_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
   };
+  const applyRollups = createRollupWriter(db);
 
   const traceChunk = db.transaction((projectId: number, cutoffMs: number): number => {
     const traces = q.oldTraces.all(projectId, cutoffMs, CHUNK);
+    const rollups = new RollupDelta();
     for (const t of traces) {
+      for (const entry of q.entriesFrom.all(t.application_id, t.trace_id, minuteOf(cutoffMs))) rollups.add(projectId, t.application_id, entry, -1);
       q.deleteSpans.run(t.application_id, t.trace_id);
       q.deleteTrace.run(t.application_id, t.trace_id);
     }
+    applyRollups(rollups);
     return traces.length;
   });
 
@@ -49,6 +66,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
     for (const projectId of guard(() => q.projects.all())) {
       deleted += await drain(() => traceChunk.immediate(projectId, cutoffMs));
       deleted += await drain(() => q.deleteLogs.run(projectId, cutoffMs, CHUNK).changes);
+      await drain(() => q.deleteRollups.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
     }
     guard(() => q.deleteKeys.run(now() - IDEMPOTENCY_WINDOW_MS));
     return deleted;

@@ -171,6 +171,38 @@ export const MIGRATIONS: readonly string[] = [
     ORDER BY s.rowid LIMIT 1)
   WHERE has_root > 0;
   `,
+  // 4: metrics rollups. Per (application, minute): the entry spans' count, errors (status >= 500) and latency
+  // sketch (packages/domain/src/sketch.ts: its varint bytes, or its JSON array [zeros, key, count, ...] as the
+  // backfill writes it, until the row's next update), kept up to date as spans
+  // are written (ingest.ts) and purged (purge.ts), so GET /metrics reads one row per application and minute
+  // instead of every span. The key leads with the project: a read is one range per visible project. Backfilled
+  // here from the entry spans already stored (the sketch's bucket key `ceil(ln(d) / ln(1.01 / 0.99))` needs
+  // SQLite's math functions, which better-sqlite3 builds in). Reads every controller span once.
+  `
+  CREATE TABLE metric_rollups (
+    project_id INTEGER NOT NULL,
+    minute INTEGER NOT NULL,
+    application_id INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    sketch BLOB NOT NULL,
+    PRIMARY KEY (project_id, minute, application_id)
+  ) WITHOUT ROWID;
+  INSERT INTO metric_rollups (project_id, minute, application_id, requests, errors, sketch)
+  SELECT project_id, minute, application_id, sum(n), sum(e),
+    '[' || coalesce(sum(n) FILTER (WHERE k IS NULL), 0)
+      || coalesce(group_concat(',' || k || ',' || n, '' ORDER BY k) FILTER (WHERE k IS NOT NULL), '') || ']'
+  FROM (
+    SELECT s.project_id, s.application_id, s.ts - ((s.ts % 60000) + 60000) % 60000 AS minute,
+      CASE WHEN s.duration_ms >= 1 THEN CAST(ceil(ln(s.duration_ms) / ln(1.01 / 0.99)) AS INTEGER) END AS k,
+      count(*) AS n, sum(coalesce(s.status, 0) >= 500) AS e
+    FROM spans s
+    WHERE s.controller = 1 AND (s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans parent
+      WHERE parent.application_id = s.application_id AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))
+    GROUP BY 1, 2, 3, 4
+  )
+  GROUP BY project_id, minute, application_id;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

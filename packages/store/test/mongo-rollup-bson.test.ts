@@ -1,0 +1,22 @@
+import { describe, expect, it } from '@jest/globals';
+import { BSON, Double, Int32, Long } from 'mongodb';
+import { readRawRollup } from '../src/mongo/rollup-bson.js';
+
+describe('readRawRollup', () => {
+  it('reads the fields of a rollup document from raw BSON, whatever the number types, skipping the others', () => {
+    const bytes = Buffer.from(BSON.serialize({
+      _id: '[3,1772366400000]', projectId: new Int32(2), applicationId: new Long(3), minute: new Date(1_772_366_400_000),
+      requests: new Double(5_000_000_000), errors: new Int32(7), zeros: new Long(4),
+      b: { '-1': new Int32(1), '80': Long.fromNumber(2_000_000_000_000), '381': new Double(3) }, ops: ['a', 'b'], flag: true, none: null,
+    }));
+    expect(readRawRollup(bytes)).toEqual({
+      projectId: 2, applicationId: 3, minute: 1_772_366_400_000, requests: 5_000_000_000, errors: 7,
+      sketch: [4, 80, 2_000_000_000_000, 381, 3, -1, 1], // in the document's order (a JavaScript object puts '-1' last)
+    });
+  });
+
+  it('refuses a type a rollup document never holds', () => {
+    const bytes = Buffer.from(BSON.serialize({ requests: 1, odd: new BSON.Timestamp({ t: 1, i: 1 }) }));
+    expect(() => readRawRollup(bytes)).toThrow(/Unexpected BSON type/);
+  });
+});
