@@ -69,6 +69,8 @@ export function startWriterThread(file: string): WriterThread {
   let nextId = 1;
   let worker: Worker | undefined;
   let closed = false;
+  /** Once closing, the worker stays referenced until it has exited: the process must wait for it. */
+  let closing = false;
   const checkpointer = startCheckpointer(file);
 
   function spawn(): Worker {
@@ -78,7 +80,7 @@ export function startWriterThread(file: string): WriterThread {
       const p = pending.get(reply.id);
       if (!p) return;
       pending.delete(reply.id);
-      if (pending.size === 0) w.unref();
+      if (pending.size === 0 && !closing) w.unref();
       if (reply.failure) p.reject(toError(reply.failure));
       else p.resolve();
     });
@@ -111,9 +113,11 @@ export function startWriterThread(file: string): WriterThread {
     writeLogs: (batch) => send({ kind: 'logs', batches: [batch] }),
     async close() {
       if (closed) return;
+      closing = true;
       await checkpointer.close();
       const w = worker;
       if (w) {
+        w.ref();
         // The worker commits what it holds, closes its connection and answers; then it is gone.
         const exited = new Promise((resolve) => w.once('exit', resolve));
         await send({ kind: 'close' }).catch(() => undefined);
