@@ -308,19 +308,23 @@ describe('mongo store: writes and the purge find their documents on an index', (
     const t = newId();
     const root = rootSpan(t, T0 + 5000, { parentSpanId: newId(), durationMs: 10 });
     await store.writeSpans(spanBatch(quiet, [root]));
-    // The same span again, with an entry span that outranks it: reads of what is stored, then conditional updates.
+    // The same span again, with an entry span that outranks it: reads of what is stored, then conditional updates;
+    // then the metrics rollups: the trace's spans waiting for a parent, the spans marked with the rollup operation,
+    // the rollup document, the flags flipped.
     await expectServed(
       () => store.writeSpans(spanBatch(quiet, [root, rootSpan(t, T0 + 4000, { durationMs: 50 })], { idempotencyKey: 'plans' })),
-      ['idempotencyKeys _id_', 'spans _id_', 'spans _id_', 'traces _id_', 'traces _id_', 'traces _id_', 'idempotencyKeys _id_']);
+      ['idempotencyKeys _id_', 'spans _id_', 'spans _id_', 'traces _id_', 'traces _id_', 'traces _id_',
+        'spans trace_ts', 'spans _id_', 'spans _id_', 'spans rollup_op', 'rollups _id_', 'spans rollup_op', 'spans rollup_op',
+        'idempotencyKeys _id_']);
   });
 
-  it('the purge: trace records and logs by the TTL index on ts, their spans by trace, keys by createdAt', async () => {
+  it('the purge: trace records and logs by the TTL index on ts, their spans by trace, rollups and keys by their TTL index', async () => {
     // A trace and a log two days old, within the 30 days of the TTL indexes, before the purge's cut-off of one day.
     const old = newId();
     await store.writeSpans(spanBatch(quiet, [rootSpan(old, T0 - 48 * HOUR)]));
     await store.writeLogs(logBatch(quiet, [logEntry(quiet, T0 - 48 * HOUR)]));
     await expectServed(() => store.purgeTelemetryBefore(T0 - 24 * HOUR),
-      ['traces ttl', 'spans trace_ts', 'traces _id_', 'logs ttl', 'idempotencyKeys ttl']);
+      ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'traces _id_', 'logs ttl', 'rollups ttl', 'idempotencyKeys ttl']);
     expect(await db.collection('traces').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('spans').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('logs').countDocuments({ ts: { $lt: new Date(T0 - 24 * HOUR) } })).toBe(0);
