@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent } from 'mongodb';
 import type { Store } from '../port.js';
-import { oneByOne } from '../one-by-one.js';
+import { joinTraceMessages, oneByOne } from '../one-by-one.js';
 import { createAccess } from './access.js';
 import { createAccountsStore } from './accounts.js';
 import { createAiStore } from './ai.js';
@@ -70,12 +70,14 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const purge = createPurger(c, now);
   const records = { c, guard, access, next, now };
   const ingest = createIngestWriter(c, guard, now);
+  const writeSpansInTurn = oneByOne(ingest.writeSpans);
 
   return {
     ...createAccountsStore(records),
     ...ingest,
-    // No transactions here: batches one after the other, each convergent on redelivery (see ingest.ts).
-    writeSpanBatches: oneByOne(ingest.writeSpans),
+    // No transactions here: batches one after the other, each convergent on redelivery (see ingest.ts); a
+    // request's per-trace messages joined back into one batch, so its round trips are paid once, not per trace.
+    writeSpanBatches: (batches) => writeSpansInTurn(joinTraceMessages(batches)),
     writeLogBatches: oneByOne(ingest.writeLogs),
     ...createTraceReader(c, guard, access, pageSize),
     ...createLogReader(c, guard, access, pageSize),
