@@ -144,7 +144,8 @@ export interface TelemetryStore {
   /**
    * `writeSpans` of each batch, in order: what the writer calls with the batches the bus delivered together.
    * An adapter with transactions stores them in one (a group commit: one commit for many requests' batches,
-   * all or nothing); the others write them one after the other, each convergent on redelivery.
+   * all or nothing); the others write them one after the other, each convergent on redelivery, and may join a
+   * request's per-trace messages (no Idempotency-Key, same application and arrival) into one batch first.
    */
   writeSpanBatches(batches: readonly SpanBatchMessage[]): Promise<void>;
   /** `writeLogs` of each batch, in order, as `writeSpanBatches`. */
