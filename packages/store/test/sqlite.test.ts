@@ -83,7 +83,7 @@ describe('sqlite store', () => {
     const db = new Database(file, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(4);
+      expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     } finally {
       db.close();
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { newId, toIso } from '@lantern/domain';
 import type { LogEntry } from '@lantern/domain';
 import type { LogQuery } from '../port.js';
-import { T0, collect, cursorOf, logBatch, logEntry, makeWorld, newestFirst, readInPages } from './fixtures.js';
+import { HOUR, T0, collect, cursorOf, logBatch, logEntry, makeWorld, newestFirst, readInPages } from './fixtures.js';
 import type { StoreContext, World } from './fixtures.js';
 
 export function logsContract(ctx: StoreContext): void {
@@ -105,6 +105,75 @@ export function logsContract(ctx: StoreContext): void {
       // The message only: a text found in another field does not match.
       await ctx.store.writeLogs(logBatch(w.app, [logEntry(w.app, T0 + 50, { message: 'plain', context: 'payment failed' })]));
       expect(await ids('payment failed')).toEqual([idOf('failed')]);
+    });
+
+    it('finds the message text literally, whatever it holds, and however short or split', async () => {
+      const w = await makeWorld(ctx.store);
+      const messages = {
+        quotes: 'said "hello" to the "world"', wild: 'rate 50% of user_id * 2', syntax: 'alpha OR beta NEAR gamma AND delta NOT x',
+        prefix: 'title: ^caret {col} (paren) col:umn', greek: 'ΣΊΣΥΦΟΣ ΠΈΤΡΑ', german: 'STRAßE straße', split: 'abcdefgh ij',
+        short: 'x', two: 'qz',
+      };
+      const written = Object.values(messages).map((message, i) => logEntry(w.app, T0 + i, { message }));
+      await ctx.store.writeLogs(logBatch(w.app, written));
+      const idOf = (key: keyof typeof messages) => written[Object.keys(messages).indexOf(key)]!.id;
+      const ids = async (messageContains: string) => (await logs(w, { messageContains })).map((l) => l.id);
+      expect(await ids('"hello" to')).toEqual([idOf('quotes')]);
+      expect(await ids('"')).toEqual([idOf('quotes')]);
+      expect(await ids('"world"')).toEqual([idOf('quotes')]);
+      expect(await ids('hello"')).toEqual([idOf('quotes')]);
+      expect(await ids('"hello to')).toEqual([]);
+      expect(await ids('50% of')).toEqual([idOf('wild')]);
+      expect(await ids('50%')).toEqual([idOf('wild')]);
+      expect(await ids('5%')).toEqual([]);
+      expect(await ids('user_id')).toEqual([idOf('wild')]);
+      expect(await ids('user_ic')).toEqual([]);
+      expect(await ids('* 2')).toEqual([idOf('wild')]);
+      expect(await ids('rat*')).toEqual([]);
+      expect(await ids(' OR ')).toEqual([idOf('syntax')]);
+      expect(await ids('alpha OR beta')).toEqual([idOf('syntax')]);
+      expect(await ids('alpha OR gamma')).toEqual([]);
+      expect(await ids('beta NEAR gamma')).toEqual([idOf('syntax')]);
+      expect(await ids('NEAR(alpha gamma)')).toEqual([]);
+      expect(await ids('gamma and delta')).toEqual([idOf('syntax')]);
+      expect(await ids('NOT x')).toEqual([idOf('syntax')]);
+      expect(await ids('alpha NOT beta')).toEqual([]);
+      expect(await ids('^caret')).toEqual([idOf('prefix')]);
+      expect(await ids('title:')).toEqual([idOf('prefix')]);
+      expect(await ids('col:umn')).toEqual([idOf('prefix')]);
+      expect(await ids('{col} (paren)')).toEqual([idOf('prefix')]);
+      // Non-ASCII letters are compared exactly: no case folding of other scripts, no ß/ss.
+      expect(await ids('ΣΊΣΥΦΟΣ')).toEqual([idOf('greek')]);
+      expect(await ids('σίσυφος')).toEqual([]);
+      expect(await ids('ΣΊΣυφος')).toEqual([]);
+      expect(await ids('πέτρα')).toEqual([]);
+      expect(await ids('TRAßE')).toEqual([idOf('german')]);
+      expect(await ids('STRASSE')).toEqual([]);
+      expect(await ids('TRAẞE')).toEqual([]);
+      // Across trigram boundaries, at either end, and one or two characters.
+      expect(await ids('cdefg')).toEqual([idOf('split')]);
+      expect(await ids('ABCDEFGH IJ')).toEqual([idOf('split')]);
+      expect(await ids('gh i')).toEqual([idOf('split')]);
+      expect(await ids('bcdefgh ijk')).toEqual([]);
+      expect(await ids('abcdfegh')).toEqual([]);
+      expect(await ids('X')).toEqual(newestFirst(written.filter((l) => l.message.toLowerCase().includes('x'))).map((l) => l.id));
+      expect(await ids('qz')).toEqual([idOf('two')]);
+      expect(await ids('Zq')).toEqual([]);
+    });
+
+    it('no longer finds logs once purged, and still finds the ones kept', async () => {
+      const w = await makeWorld(ctx.store);
+      const old = logEntry(w.app, T0 - 2 * HOUR, { message: 'zebracorn spotted in the old days' });
+      const kept = logEntry(w.app, T0 + 1, { message: 'zebracorn spotted again' });
+      await ctx.store.writeLogs(logBatch(w.app, [old, kept]));
+      expect((await logs(w, { messageContains: 'zebracorn' })).map((l) => l.id)).toEqual([kept.id, old.id]);
+      await ctx.store.purgeTelemetryBefore(T0);
+      expect((await logs(w, { messageContains: 'zebracorn' })).map((l) => l.id)).toEqual([kept.id]);
+      expect(await logs(w, { messageContains: 'old days' })).toEqual([]);
+      // A log written later with the purged one's text is found, and only it.
+      const again = logEntry(w.app, T0 + 2, { message: 'back to the old days' });
+      await ctx.store.writeLogs(logBatch(w.app, [again]));
+      expect((await logs(w, { messageContains: 'old days' })).map((l) => l.id)).toEqual([again.id]);
     });
 
     it('combines the message filter with the others, over several projects, and pages through matches only', async () => {

@@ -3,6 +3,8 @@ import type { LogEntry } from '@lantern/domain';
 import type { Cursor, LogQuery } from '../port.js';
 import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
+import { chooseLogPlan, logsFrom, trigramQuery } from './log-search.js';
+import type { LogPlan } from './log-search.js';
 import { StatementCache, Where, afterCursor, remainingOf, visibleJoin, visibleProjects } from './paging.js';
 
 interface LogRow {
@@ -22,6 +24,12 @@ interface Source {
   exhausted: boolean;
 }
 
+/** The FTS5 query of the text filter, if the index can serve it, and the plan chosen once per read. */
+export interface Search {
+  match: string | undefined;
+  plan: LogPlan;
+}
+
 /** Newest first: later timestamp first, then larger id. */
 function comesBefore(a: LogRow, b: LogRow): boolean {
   return a.ts > b.ts || (a.ts === b.ts && a.id > b.id);
@@ -31,34 +39,47 @@ function toLog(row: LogRow): LogEntry {
   return { id: row.id, projectId: row.project_id, applicationId: row.application_id, ...(JSON.parse(row.data) as object) } as LogEntry;
 }
 
+/**
+ * The SQL of one page of one project's logs, newest first, and its parameters. Exported for the test that reads
+ * its query plan.
+ */
+export function logPageSql(query: LogQuery, search: Search, projectId: number, after: Cursor | undefined, limit: number): { sql: string; params: unknown[] } {
+  const where = new Where()
+    .maybe('f.logs_fts MATCH ?', search.plan === 'index' ? search.match : undefined)
+    .add('l.project_id = ?', projectId)
+    .maybe('l.ts >= ?', query.from)
+    .maybe('l.ts < ?', query.to)
+    .maybe('l.application_id = ?', query.applicationId)
+    .maybe('l.trace_id = ?', query.traceId)
+    .maybe('l.level = ?', query.level);
+  // As the url filter of traces: literal, ASCII-case-insensitive, read from the stored JSON. Whichever plan
+  // found the candidates (log-search.ts), this exact test decides.
+  if (query.messageContains !== undefined) where.add("instr(lower(json_extract(l.data, '$.message')), ?) > 0", asciiLower(query.messageContains));
+  afterCursor(where, 'l', after);
+  const sql = `SELECT l.id, l.project_id, l.application_id, l.ts, l.data FROM ${logsFrom(search.plan)} ${visibleJoin('l')}
+    ${where.sql} ORDER BY l.ts DESC, l.id DESC LIMIT ?`;
+  return { sql, params: [query.userId, ...where.params, limit] };
+}
+
 export interface LogReader {
   streamLogs(query: LogQuery): AsyncIterable<LogEntry>;
 }
 
 /**
  * Logs of several projects come newest first by merging one keyset-paged stream per visible project (each
- * served by the (project_id, ts, id) index), so no query ever sorts a whole project's logs.
+ * served by the (project_id, ts, id) index, or for a rare text by logs_fts: log-search.ts), so no query ever
+ * sorts a whole project's logs.
  */
 export function createLogReader(db: Database, pageSize: number): LogReader {
   const cache = new StatementCache(db);
 
-  function page(query: LogQuery, projectId: number, after: Cursor | undefined, limit: number): LogRow[] {
-    const where = new Where().add('l.project_id = ?', projectId)
-      .maybe('l.ts >= ?', query.from)
-      .maybe('l.ts < ?', query.to)
-      .maybe('l.application_id = ?', query.applicationId)
-      .maybe('l.trace_id = ?', query.traceId)
-      .maybe('l.level = ?', query.level);
-    // As the url filter of traces: literal, ASCII-case-insensitive, read from the stored JSON (no index serves it).
-    if (query.messageContains !== undefined) where.add("instr(lower(json_extract(l.data, '$.message')), ?) > 0", asciiLower(query.messageContains));
-    afterCursor(where, 'l', after);
-    const sql = `SELECT l.id, l.project_id, l.application_id, l.ts, l.data FROM logs l ${visibleJoin('l')}
-      ${where.sql} ORDER BY l.ts DESC, l.id DESC LIMIT ?`;
-    return cache.get<LogRow>(sql).all(query.userId, ...where.params, limit);
+  function page(query: LogQuery, search: Search, projectId: number, after: Cursor | undefined, limit: number): LogRow[] {
+    const { sql, params } = logPageSql(query, search, projectId, after, limit);
+    return cache.get<LogRow>(sql).all(...params);
   }
 
-  function refill(query: LogQuery, source: Source, limit: number): void {
-    const rows = guard(() => page(query, source.projectId, source.after, limit));
+  function refill(query: LogQuery, search: Search, source: Source, limit: number): void {
+    const rows = guard(() => page(query, search, source.projectId, source.after, limit));
     source.rows = rows;
     source.next = 0;
     source.exhausted = rows.length < limit;
@@ -71,6 +92,9 @@ export function createLogReader(db: Database, pageSize: number): LogReader {
       let remaining = remainingOf(query.limit);
       if (remaining === 0) return;
       const projects = guard(() => visibleProjects(cache, query.userId, query.projectId));
+      if (projects.length === 0) return;
+      const match = query.messageContains === undefined ? undefined : trigramQuery(query.messageContains);
+      const search: Search = { match, plan: guard(() => chooseLogPlan(cache, match)) };
       // Rows held in memory stay near a few pages, however many projects the user sees.
       const perSource = Math.max(10, Math.min(pageSize, Math.ceil((pageSize * 4) / Math.max(1, projects.length))));
       const sources: Source[] = projects.map((projectId) => ({
@@ -81,7 +105,7 @@ export function createLogReader(db: Database, pageSize: number): LogReader {
         for (const source of sources) {
           if (source.next >= source.rows.length) {
             if (source.exhausted) continue;
-            refill(query, source, Math.min(perSource, remaining));
+            refill(query, search, source, Math.min(perSource, remaining));
             if (source.rows.length === 0) continue;
           }
           if (best === undefined || comesBefore(source.rows[source.next]!, best.rows[best.next]!)) best = source;

@@ -203,6 +203,25 @@ export const MIGRATIONS: readonly string[] = [
   )
   GROUP BY project_id, minute, application_id;
   `,
+  // 5 (self-contained: it only adds objects of its own, so it can take any later place in this list): log search.
+  // A contentless FTS5 table (`content=''`: it keeps no copy of the messages) with the trigram tokenizer, one row
+  // per log under the log's rowid, fed and emptied by triggers so that every writer and the retention purge keep
+  // it in step. detail=none: no positions, so the index is a third of a positional one; a text is looked up as
+  // the AND of its trigrams, a superset the exact filter then narrows (sqlite/log-search.ts). Fills the index
+  // from the logs already stored: one pass over the table (about 10 s per million logs; allow for the WAL).
+  // The rowid of `logs` (a table with a TEXT primary key) must stay stable: never VACUUM this database without
+  // rebuilding logs_fts.
+  `
+  CREATE VIRTUAL TABLE logs_fts USING fts5(message, content = '', contentless_delete = 1, detail = none,
+    tokenize = 'trigram case_sensitive 0');
+  INSERT INTO logs_fts (rowid, message) SELECT rowid, json_extract(data, '$.message') FROM logs;
+  CREATE TRIGGER logs_fts_insert AFTER INSERT ON logs BEGIN
+    INSERT INTO logs_fts (rowid, message) VALUES (new.rowid, json_extract(new.data, '$.message'));
+  END;
+  CREATE TRIGGER logs_fts_delete AFTER DELETE ON logs BEGIN
+    DELETE FROM logs_fts WHERE rowid = old.rowid;
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,134 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { newId, toIso } from '@lantern/domain';
+import type { LogEntry } from '@lantern/domain';
+import { openSqliteStore } from '@lantern/store';
+import type { LogQuery, Store } from '@lantern/store';
+import { CANDIDATE_CAP, chooseLogPlan, trigramQuery } from '../src/sqlite/log-search.js';
+import type { LogPlan } from '../src/sqlite/log-search.js';
+import { logPageSql } from '../src/sqlite/logs.js';
+import { StatementCache } from '../src/sqlite/paging.js';
+import { MIGRATIONS } from '../src/sqlite/schema.js';
+
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+/** The migration that adds logs_fts (found by content, so that reordering the list at a merge keeps this test). */
+const SEARCH_MIGRATION = MIGRATIONS.findIndex((sql) => sql.includes('CREATE VIRTUAL TABLE logs_fts'));
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+function log(projectId: number, applicationId: number, at: number, message: string): LogEntry {
+  return { id: newId(), projectId, applicationId, level: 'info', type: 'app', message, timestamp: toIso(at) };
+}
+
+describe('sqlite log search', () => {
+  let dir: string;
+  let file: string;
+  const opened: Store[] = [];
+  const open = async () => {
+    const store = await openSqliteStore({ file });
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lantern-log-search-'));
+    file = join(dir, 'lantern.db');
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('turns a text into quoted trigrams joined with AND, and leaves what the index cannot serve to the scan', () => {
+    expect(trigramQuery('abcd')).toBe('"abc" AND "bcd"');
+    expect(trigramQuery('a"b OR')).toBe('"a""b" AND """b " AND "b O" AND " OR"');
+    expect(trigramQuery('aaaa')).toBe('"aaa"');
+    expect(trigramQuery('ÿ😀x')).toBe('"ÿ😀x"');
+    expect(trigramQuery('ab')).toBeUndefined();
+    expect(trigramQuery('😀😀')).toBeUndefined();
+    expect(trigramQuery('abc\u0000def')).toBeUndefined();
+    const long = trigramQuery('the quick brown fox jumps over the lazy dog')!;
+    expect(long.split(' AND ')).toHaveLength(8);
+    expect(long.startsWith('"the" AND')).toBe(true);
+    expect(long.endsWith('AND "dog"')).toBe(true);
+  });
+
+  it('finds logs stored before the search migration once it has run, and indexes those written after', async () => {
+    expect(SEARCH_MIGRATION).toBeGreaterThan(0);
+    const before = new Database(file);
+    for (const sql of MIGRATIONS.slice(0, SEARCH_MIGRATION)) before.exec(sql);
+    before.pragma(`user_version = ${SEARCH_MIGRATION}`);
+    const userId = newId();
+    before.prepare("INSERT INTO users (id, email, email_lower, name, password_hash, created_ms) VALUES (?, 'u@x.test', 'u@x.test', 'U', 'h', 0)").run(userId);
+    before.exec("INSERT INTO organizations (id, name, created_ms) VALUES (1, 'O', 0); INSERT INTO projects (id, organization_id, name) VALUES (1, 1, 'P'); INSERT INTO applications (id, project_id, name) VALUES (1, 1, 'A');");
+    before.prepare("INSERT INTO memberships (organization_id, user_id, role) VALUES (1, ?, 'owner')").run(userId);
+    const insert = before.prepare("INSERT INTO logs (id, project_id, application_id, level, ts, data) VALUES (?, 1, 1, 'info', ?, ?)");
+    const old = [log(1, 1, T0, 'Zebracorn seen near the gate'), log(1, 1, T0 + 1, 'nothing to see'), log(1, 1, T0 + 2, 'a ZEBRACORN again')];
+    for (const entry of old) {
+      const { id, projectId: _p, applicationId: _a, ...data } = entry;
+      insert.run(id, Date.parse(entry.timestamp), JSON.stringify(data));
+    }
+    before.close();
+
+    const store = await open();
+    const search = (messageContains: string) => collect(store.streamLogs({ userId, messageContains }));
+    expect((await search('zebracorn')).map((l) => l.id)).toEqual([old[2]!.id, old[0]!.id]);
+    const later = log(1, 1, T0 + 3, 'zebracorn, third sighting');
+    await store.writeLogs({ kind: 'logs', applicationId: 1, projectId: 1, receivedAt: toIso(T0), logs: [later] });
+    expect((await search('zebracorn')).map((l) => l.id)).toEqual([later.id, old[2]!.id, old[0]!.id]);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+      expect(db.prepare("SELECT count(*) FROM logs_fts WHERE logs_fts MATCH '\"zeb\" AND \"orn\"'").pluck().get()).toBe(3);
+      expect(chooseLogPlan(new StatementCache(db), trigramQuery('zebracorn'))).toBe('index');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('reads a rare text through logs_fts and a common one down the time index, as the query plans show', async () => {
+    const store = await open();
+    const user = await store.createUser({ email: `${newId()}@x.test`, name: 'U', passwordHash: 'h' });
+    const org = await store.createOrganization({ name: 'O', ownerId: user.id });
+    const project = await store.createProject({ name: 'P', organizationId: org.id });
+    const app = await store.createApplication({ name: 'A', projectId: project.id });
+    const total = CANDIDATE_CAP + 1000;
+    for (let first = 0; first < total; first += 1000) {
+      const logs = Array.from({ length: 1000 }, (_, i) => log(project.id, app.id, T0 + first + i,
+        (first + i) % 10_000 === 7 ? `request ${first + i} served, zebracorn` : `request ${first + i} served`));
+      await store.writeLogs({ kind: 'logs', applicationId: app.id, projectId: project.id, receivedAt: toIso(T0), logs });
+    }
+    const db = new Database(file, { readonly: true });
+    try {
+      const cache = new StatementCache(db);
+      const planOf = (messageContains: string): { plan: LogPlan; steps: string } => {
+        const match = trigramQuery(messageContains);
+        const plan = chooseLogPlan(cache, match);
+        const query: LogQuery = { userId: user.id, messageContains, level: 'info', from: T0, to: T0 + total };
+        const { sql, params } = logPageSql(query, { match, plan }, project.id, undefined, 101);
+        const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params).map((row) => (row as { detail: string }).detail).join('\n');
+        return { plan, steps };
+      };
+      const rare = planOf('ZEBRACORN');
+      expect(rare.plan).toBe('index');
+      expect(rare.steps).toMatch(/SCAN f VIRTUAL TABLE INDEX/);
+      expect(rare.steps).not.toMatch(/logs_project_ts/);
+      const common = planOf('served');
+      expect(common.plan).toBe('scan');
+      expect(common.steps).toMatch(/SEARCH l USING INDEX logs_project_ts/);
+      expect(common.steps).not.toMatch(/VIRTUAL TABLE/);
+      expect(planOf('se').plan).toBe('scan');
+    } finally {
+      db.close();
+    }
+    const found = await collect(store.streamLogs({ userId: user.id, projectId: project.id, messageContains: 'zebracorn', limit: 2 }));
+    expect(found.map((l) => l.message)).toEqual(['request 30007 served, zebracorn', 'request 20007 served, zebracorn']);
+  });
+});
