@@ -11,13 +11,15 @@ import type { StatementCache } from './paging.js';
  * - `index`: read every log whose message holds all the text's trigrams from `logs_fts`, keep those passing the
  *   filters and sort them (top-N). Cheap when the text is rare: the work is the number of candidates.
  *
- * A probe counts the candidates up to CANDIDATE_CAP and picks `index` below it. With N logs and a text of
- * frequency f, `index` costs ~f·N rows and `scan` ~100/f: both stay under ~sqrt(100·N) rows (~32k at 10M).
+ * The choice compares the two costs. With N logs (max rowid, read from the primary key), c candidates and a page
+ * of L logs, `index` reads c rows at random places and `scan` ~L·N/c rows in order, each ~COST_RATIO times
+ * cheaper: `index` wins while c² < L·N / COST_RATIO, and the probe counts candidates only up to that bound
+ * (~14k for L = 101 at 10M logs). With a `from` (the live tail) the window may hold fewer logs still: then `scan`.
  */
 export type LogPlan = 'scan' | 'index';
 
-/** Candidates above which a text counts as common (see above; measured in bench/logs-search). */
-export const CANDIDATE_CAP = 30_000;
+/** How much more a candidate read through logs_fts costs than a log read down the time index (bench/logs-search). */
+export const COST_RATIO = 5;
 
 /** The most trigrams of a text put in the FTS query: the first, the last and evenly spaced ones between. */
 const MAX_TRIGRAMS = 8;
@@ -39,12 +41,33 @@ export function trigramQuery(text: string): string | undefined {
   return [...new Set(chosen)].map((gram) => `"${gram.replaceAll('"', '""')}"`).join(' AND ');
 }
 
-/** Picks the plan of a read whose text gave `match` (undefined: the index cannot serve it). */
-export function chooseLogPlan(cache: StatementCache, match: string | undefined): LogPlan {
-  if (match === undefined) return 'scan';
-  const candidates = cache.get<number>(
-    'SELECT count(*) FROM (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? LIMIT ?)').pluck().get(match, CANDIDATE_CAP + 1)!;
-  return candidates <= CANDIDATE_CAP ? 'index' : 'scan';
+/** What the choice needs of the read: its page size, and the window and projects when it has a `from`. */
+export interface PlanInput {
+  match: string | undefined;
+  limit: number;
+  projects: readonly number[];
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+/** Picks the plan of a read (see above). */
+export function chooseLogPlan(cache: StatementCache, input: PlanInput): LogPlan {
+  if (input.match === undefined) return 'scan';
+  const total = cache.get<number | null>('SELECT max(rowid) FROM logs').pluck().get() ?? 0;
+  const cap = Math.ceil(Math.sqrt((Math.min(input.limit, total) * total) / COST_RATIO));
+  const candidates = cache.get<number>('SELECT count(*) FROM (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? LIMIT ?)')
+    .pluck().get(input.match, cap + 1)!;
+  if (candidates > cap) return 'scan';
+  if (input.from === undefined) return 'index';
+  const bound = candidates * COST_RATIO;
+  const inWindow = cache.get<number>(
+    'SELECT count(*) FROM (SELECT 1 FROM logs WHERE project_id = ? AND ts >= ? AND ts < ? LIMIT ?)').pluck();
+  let rows = 0;
+  for (const projectId of input.projects) {
+    rows += inWindow.get(projectId, input.from, input.to ?? Number.MAX_SAFE_INTEGER, bound + 1 - rows)!;
+    if (rows > bound) return 'index';
+  }
+  return 'scan';
 }
 
 /** The FROM clause of a page read by `plan`: `logs_fts` first (CROSS JOIN keeps that order) for `index`. */

@@ -94,7 +94,8 @@ export function createLogReader(db: Database, pageSize: number): LogReader {
       const projects = guard(() => visibleProjects(cache, query.userId, query.projectId));
       if (projects.length === 0) return;
       const match = query.messageContains === undefined ? undefined : trigramQuery(query.messageContains);
-      const search: Search = { match, plan: guard(() => chooseLogPlan(cache, match)) };
+      const planInput = { match, limit: Math.min(remaining, pageSize), projects, from: query.from, to: query.to };
+      const search: Search = { match, plan: guard(() => chooseLogPlan(cache, planInput)) };
       // Rows held in memory stay near a few pages, however many projects the user sees.
       const perSource = Math.max(10, Math.min(pageSize, Math.ceil((pageSize * 4) / Math.max(1, projects.length))));
       const sources: Source[] = projects.map((projectId) => ({
