@@ -1,0 +1,200 @@
+#!/usr/bin/env node
+// bench/logs-search: grows an embedded (SQLite) store to N log entries through the store's writeLogs (batches of
+// 1,000 new entries with new ids), reporting the rate and the database size per million on the way, then measures
+// the first page of the console's log search (100 logs, as GET /ingest/logs asks the store for limit + 1) and of
+// the live tail (from = newest - 5 s, 1,000 logs): p50/p99 over --runs runs of each query.
+// Messages come from templates with a vocabulary of common words, a word in ~0.1 % of them ("deadlock"), a rare
+// one in ~1 per 100,000 ("zebracorn") and trace ids in about a third of them.
+// Usage: pnpm bench:logs-search [--entries 10000000 --runs 20 --file /path/to/lantern.db --keep]
+// With --file naming a database this script already grew (kept with --keep), it only measures the reads.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import Database from '../../packages/store/node_modules/better-sqlite3/lib/index.js';
+import { openSqliteStore } from '../../packages/store/dist/index.js';
+
+const argv = process.argv.slice(2);
+const { values } = parseArgs({
+  args: argv[0] === '--' ? argv.slice(1) : argv,
+  options: {
+    entries: { type: 'string', default: '10000000' },
+    runs: { type: 'string', default: '20' },
+    file: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const entries = Number(values.entries);
+const runs = Number(values.runs);
+const BATCH = 1000;
+const STEP_MS = 50; // one log per 50 ms of log time: 10M logs span ~5.8 days
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+
+/** A small deterministic PRNG (mulberry32), so that every run stores the same messages. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = prng(42);
+const pick = (list) => list[Math.floor(rand() * list.length)];
+const int = (n) => Math.floor(rand() * n);
+
+const SERVICES = ['checkout', 'billing', 'inventory', 'search', 'auth', 'shipping', 'catalog', 'notifications'];
+const PATHS = ['/api/v1/items', '/api/v1/carts', '/api/v1/orders', '/api/v1/users', '/health', '/api/v1/payments'];
+const TEMPLATES = [
+  () => `GET ${pick(PATHS)}/${int(100000)} served in ${int(900)} ms`,
+  () => `POST ${pick(PATHS)} answered ${pick([200, 201, 400, 404, 409, 500, 503])} after ${int(2000)} ms`,
+  () => `Timeout calling ${pick(SERVICES)} after ${int(30000)} ms (attempt ${1 + int(3)})`,
+  () => `user ${int(1000000)} signed in from 10.${int(256)}.${int(256)}.${int(256)}`,
+  () => `cache miss for key product:${int(500000)} in region eu-${pick(['west', 'central', 'north'])}-1`,
+  () => `payment ${randomUUID()} captured for order ${int(10000000)}`,
+  () => `queue ${pick(SERVICES)}-jobs depth ${int(5000)}, oldest message ${int(600)} s`,
+  () => `retrying ${pick(SERVICES)} request with backoff ${int(8000)} ms`,
+  () => `connection pool ${pick(SERVICES)}: ${int(64)} in use, ${int(64)} idle`,
+  () => `slow query on table ${pick(['orders', 'items', 'users', 'events'])} took ${int(5000)} ms`,
+];
+const LEVELS = [['info', 0.7], ['debug', 0.85], ['warn', 0.95], ['error', 0.995], ['fatal', 1]];
+
+function message() {
+  let text = pick(TEMPLATES)();
+  const r = rand();
+  if (r < 0.00001) text += ' zebracorn detected';
+  else if (r < 0.00101) text += ' deadlock detected';
+  return text;
+}
+
+function level() {
+  const r = rand();
+  return LEVELS.find(([, upTo]) => r < upTo)[0];
+}
+
+function makeBatch(app, first) {
+  const logs = [];
+  for (let i = first; i < first + BATCH; i++) {
+    // About 2 % arrive late: their timestamp is up to a minute before their neighbours'.
+    const at = T0 + i * STEP_MS - (rand() < 0.02 ? int(60_000) : 0);
+    const traced = rand() < 0.3;
+    logs.push({
+      id: randomUUID(), projectId: app.projectId, applicationId: app.id, level: level(), type: 'app', message: message(),
+      timestamp: new Date(at).toISOString(), ...(traced ? { traceId: randomUUID() } : {}),
+      host: `${pick(SERVICES)}-7d9f8b6c5-${int(100)}`,
+    });
+  }
+  return { kind: 'logs', applicationId: app.id, projectId: app.projectId, receivedAt: new Date(T0 + first * STEP_MS).toISOString(), logs };
+}
+
+async function sizeOf(file) {
+  const db = new Database(file);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  return (await stat(file)).size;
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
+
+async function time(store, query) {
+  const started = performance.now();
+  let n = 0;
+  for await (const _ of store.streamLogs(query)) n++;
+  return { ms: performance.now() - started, n };
+}
+
+const dir = values.file ? undefined : await mkdtemp(join(os.tmpdir(), 'lantern-logs-search-'));
+const file = values.file ?? join(dir, 'lantern.db');
+console.log(`logs-search: ${entries.toLocaleString('en')} entries into ${file}; node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model}`);
+/** The user, project and size of a database this script grew before. */
+function grown() {
+  const db = new Database(file, { readonly: true });
+  try {
+    const row = db.prepare('SELECT m.user_id AS userId, p.id AS projectId FROM projects p JOIN memberships m ON m.organization_id = p.organization_id').get();
+    return { ...row, count: db.prepare('SELECT count(*) FROM logs').pluck().get() };
+  } finally {
+    db.close();
+  }
+}
+
+async function grow() {
+  const store = await openSqliteStore({ file });
+  const user = await store.createUser({ email: `bench-${randomUUID()}@example.test`, name: 'Bench', passwordHash: 'x' });
+  const org = await store.createOrganization({ name: 'Bench', ownerId: user.id });
+  const project = await store.createProject({ name: 'Logs', organizationId: org.id });
+  const app = await store.createApplication({ name: 'shop', projectId: project.id });
+  let writeMs = 0;
+  let sinceReport = 0;
+  for (let first = 0; first < entries; first += BATCH) {
+    const batch = makeBatch(app, first);
+    const started = performance.now();
+    await store.writeLogs(batch);
+    const ms = performance.now() - started;
+    writeMs += ms;
+    sinceReport += ms;
+    const stored = first + BATCH;
+    if (stored % 1_000_000 === 0 || stored >= entries) {
+      const span = stored % 1_000_000 || 1_000_000;
+      console.log(`  ${(stored / 1e6).toFixed(1)}M stored: ${Math.round(span / (sinceReport / 1000)).toLocaleString('en')} logs/s over the last ${(span / 1e6).toFixed(1)}M`);
+      sinceReport = 0;
+    }
+  }
+  await store.close();
+  const bytes = await sizeOf(file);
+  console.log(`writeLogs overall: ${Math.round(entries / (writeMs / 1000)).toLocaleString('en')} logs/s; database ${mb(bytes)} (${mb((bytes / entries) * 1e6)} per million logs)`);
+  return { userId: user.id, projectId: project.id };
+}
+
+const reuse = values.file !== undefined && existsSync(file);
+const world = reuse ? grown() : await grow();
+if (reuse) {
+  if (world.count !== entries) throw new Error(`${file} holds ${world.count} logs, not --entries ${entries}.`);
+  console.log(`  reusing the ${entries.toLocaleString('en')} logs already in ${file}`);
+}
+
+const store = await openSqliteStore({ file });
+const newest = T0 + (entries - 1) * STEP_MS;
+const base = { userId: world.userId, projectId: world.projectId, limit: 101 };
+const day = 86_400_000;
+const middle = T0 + Math.floor(entries / 2) * STEP_MS;
+const QUERIES = [
+  ['no filter', {}],
+  ['common word "timeout"', { messageContains: 'timeout' }],
+  ['0.1 % word "deadlock"', { messageContains: 'deadlock' }],
+  ['rare word "zebracorn"', { messageContains: 'zebracorn' }],
+  ['missing word "qwzjxv"', { messageContains: 'qwzjxv' }],
+  ['missing, common trigrams "served timeout"', { messageContains: 'served timeout' }],
+  ['2 characters "ms"', { messageContains: 'ms' }],
+  ['"timeout" + level error', { messageContains: 'timeout', level: 'error' }],
+  ['"timeout" + level fatal', { messageContains: 'timeout', level: 'fatal' }],
+  ['"deadlock" + level error', { messageContains: 'deadlock', level: 'error' }],
+  ['"zebracorn" + level warn', { messageContains: 'zebracorn', level: 'warn' }],
+  ['"timeout" + last hour', { messageContains: 'timeout', from: newest - 3_600_000, to: newest + 1 }],
+  ['"deadlock" + a day in the middle', { messageContains: 'deadlock', from: middle - day / 2, to: middle + day / 2 }],
+  ['"zebracorn" + a day in the middle', { messageContains: 'zebracorn', from: middle - day / 2, to: middle + day / 2 }],
+  ['"timeout" + level error + a day', { messageContains: 'timeout', level: 'error', from: middle - day / 2, to: middle + day / 2 }],
+  ['live tail (from = newest - 5 s, 1,000)', { from: newest - 5000, limit: 1001 }],
+  ['live tail + "timeout"', { messageContains: 'timeout', from: newest - 5000, limit: 1001 }],
+  ['live tail + "zebracorn" + error', { messageContains: 'zebracorn', level: 'error', from: newest - 5000, limit: 1001 }],
+];
+console.log(`first page (ms over ${runs} runs; first = the first run after opening the store):`);
+for (const [name, query] of QUERIES) {
+  const times = [];
+  let found = 0;
+  for (let i = 0; i < runs; i++) {
+    const { ms, n } = await time(store, { ...base, ...query });
+    times.push(ms);
+    found = n;
+  }
+  const first = times[0];
+  times.sort((a, b) => a - b);
+  console.log(`  ${name.padEnd(42)} p50 ${percentile(times, 50).toFixed(1).padStart(7)}  p99 ${percentile(times, 99).toFixed(1).padStart(7)}  first ${first.toFixed(1).padStart(7)}  rows ${found}`);
+}
+await store.close();
+if (dir && !values.keep) await rm(dir, { recursive: true, force: true });
