@@ -289,8 +289,8 @@ describe('mongo store: streaming', () => {
   });
 });
 
-describe('mongo store: records written before rootUrl and message were stored', () => {
-  it('finds them by url and q all the same: the root among the record\'s spans, the message in its data', async () => {
+describe('mongo store: records written before rootUrl, message and grams were stored', () => {
+  it('finds them by url and q all the same: the root among the record\'s spans, the message in its data or field', async () => {
     const { store, db } = await openStore({ pageSize: 2 });
     const w = await makeWorld(store);
     const ids = { plain: newId(), called: newId(), orphan: newId(), bare: newId() };
@@ -304,11 +304,16 @@ describe('mongo store: records written before rootUrl and message were stored', 
     ]));
     const oldLogs = Array.from({ length: 6 }, (_, i) => logEntry(w.app, T0 + i * 10, { message: i % 2 ? `Old quiet ${i}` : `old MATCH ${i}` }));
     await store.writeLogs(logBatch(w.app, oldLogs));
-    // What documents written before this version look like: no rootUrl, no message.
+    // What documents written before these versions look like: no rootUrl; no message and no grams.
     await db.collection('traces').updateMany({}, { $unset: { rootUrl: '' } });
-    await db.collection('logs').updateMany({}, { $unset: { message: '' } });
+    await db.collection('logs').updateMany({}, { $unset: { message: '', grams: '' } });
     expect(await db.collection('traces').countDocuments({ rootUrl: { $exists: true } })).toBe(0);
     expect(await db.collection('logs').countDocuments({ message: { $exists: true } })).toBe(0);
+    // And logs of the version between: a message, no grams.
+    const between = [logEntry(w.app, T0 + 35, { message: 'between MATCH' }), logEntry(w.app, T0 + 36, { message: 'between quiet' })];
+    await store.writeLogs(logBatch(w.app, between));
+    await db.collection('logs').updateMany({ _id: { $in: between.map((l) => l.id) } as never }, { $unset: { grams: '' } });
+    expect(await db.collection('logs').countDocuments({ grams: { $exists: false }, message: { $exists: true } })).toBe(2);
     // And records written since, with the fields, between and around them in time.
     const fresh = { first: newId(), second: newId() };
     await store.writeSpans(spanBatch(w.app, [rootSpan(fresh.first, T0 + 5, { requestURL: '/old/fresh' }), rootSpan(fresh.second, T0 + 40, { requestURL: '/new' })]));
@@ -328,10 +333,45 @@ describe('mongo store: records written before rootUrl and message were stored', 
 
     const messages = async (messageContains: string, limit?: number) =>
       (await collect(store.streamLogs({ userId: w.user.id, messageContains, ...(limit ? { limit } : {}) }))).map((l) => l.message);
-    expect(await messages('match')).toEqual(['old MATCH 4', 'old MATCH 2', 'new match', 'old MATCH 0']);
-    expect(await messages('match', 3)).toEqual(['old MATCH 4', 'old MATCH 2', 'new match']);
-    expect(await messages('QUIET')).toEqual(['new quiet', 'Old quiet 5', 'Old quiet 3', 'Old quiet 1']);
-    expect(await messages(' ')).toHaveLength(8);
+    expect(await messages('match')).toEqual(['old MATCH 4', 'between MATCH', 'old MATCH 2', 'new match', 'old MATCH 0']);
+    expect(await messages('match', 3)).toEqual(['old MATCH 4', 'between MATCH', 'old MATCH 2']);
+    expect(await messages('QUIET')).toEqual(['new quiet', 'Old quiet 5', 'between quiet', 'Old quiet 3', 'Old quiet 1']);
+    expect(await messages('ee')).toEqual(['between quiet', 'between MATCH']);
+    expect(await messages(' ')).toHaveLength(10);
+  });
+});
+
+describe('mongo store: log search', () => {
+  /** The stages of the plan the server picks for the store's own `find` of a read with `messageContains`. */
+  async function planOf(messageContains: string): Promise<{ found: string[]; stages: string }> {
+    const events: CommandStartedEvent[] = [];
+    const { store, db } = await openStore({ onCommand: (e) => events.push(e) });
+    const w = await makeWorld(store);
+    const logs = Array.from({ length: 3000 }, (_, i) => logEntry(w.app, T0 + i, { message: i % 1000 === 7 ? `request ${i} served, zebracorn` : `request ${i} served` }));
+    for (let i = 0; i < logs.length; i += 1000) await store.writeLogs(logBatch(w.app, logs.slice(i, i + 1000)));
+    events.length = 0;
+    const found = (await collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, messageContains, limit: 100 }))).map((l) => l.message);
+    const find = events.find((e) => e.commandName === 'find' && e.command.find === 'logs')!.command;
+    const explained = await db.command({ explain: { find: 'logs', filter: find.filter, sort: find.sort }, verbosity: 'queryPlanner' });
+    return { found, stages: JSON.stringify(explained.queryPlanner.winningPlan) };
+  }
+
+  it('reads a rare text down the grams index, newest first without a sort, and tests it literally', async () => {
+    const rare = await planOf('ZEBRACORN');
+    expect(rare.found).toEqual(['request 2007 served, zebracorn', 'request 1007 served, zebracorn', 'request 7 served, zebracorn']);
+    expect(rare.stages).toContain('"indexName":"project_grams_ts"');
+    expect(rare.stages).not.toContain('"stage":"SORT"');
+    expect(rare.stages).not.toContain('COLLSCAN');
+  });
+
+  it('stores the distinct trigrams of the message, ASCII capitals lowered, and none for a short one', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    const [long, short] = [logEntry(w.app, T0, { message: 'AbAbÉ' }), logEntry(w.app, T0 + 1, { message: 'Hi' })];
+    await store.writeLogs(logBatch(w.app, [long, short]));
+    const grams = async (id: string) => (await db.collection('logs').findOne({ _id: id as never }))?.grams;
+    expect(await grams(long.id)).toEqual(['aba', 'bab', 'abÉ']);
+    expect(await grams(short.id)).toEqual([]);
   });
 });
 

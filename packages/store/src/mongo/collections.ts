@@ -128,6 +128,12 @@ export interface LogDoc {
    * into. Absent in logs written before the field existed: the reader then takes it from `data` (see logs.ts).
    */
   message?: string | null;
+  /**
+   * The distinct trigrams of the message with its ASCII capitals lowered (none for a message under 3 characters or
+   * not a string), for the `q` filter's index (indexes.ts, logs.ts). Absent in logs written before the field
+   * existed: the reader tests those on their message alone.
+   */
+  grams?: string[];
   data: string;
 }
 

@@ -46,6 +46,9 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_ts' },
     { key: { applicationId: 1, ts: -1, _id: -1 }, name: 'application_ts' },
     { key: { projectId: 1, traceId: 1, ts: -1, _id: -1 }, name: 'project_trace_ts', partialFilterExpression: { traceId: { $exists: true } } },
+    // The `q` filter (logs.ts): one trigram of the text as an equality, newest first, without a sort. Multikey: one
+    // entry per distinct trigram of a log's message.
+    { key: { projectId: 1, grams: 1, ts: -1, _id: -1 }, name: 'project_grams_ts' },
   ],
   tenants: [
     { key: { organizationId: 1, name: 1 }, name: 'organization_name', unique: true },

@@ -2,6 +2,8 @@ import type { LogBatchMessage, Span, SpanBatchMessage, TelemetryMessage } from '
 import type { TelemetryStore } from '../port.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
 import { firstOfEach, insertIfAbsent } from './bulk.js';
+import { asciiLower } from '../text.js';
+import { trigramsOf } from '../trigrams.js';
 import type { Collections, LogDoc, SpanDoc } from './collections.js';
 import { idempotencyKeyId, spanKey, traceKey } from './collections.js';
 import type { Guard } from './errors.js';
@@ -51,6 +53,7 @@ function toLogDoc(batch: LogBatchMessage, log: LogBatchMessage['logs'][number], 
     level: log.level,
     ts: new Date(Number.isNaN(parsed) ? at : parsed),
     message: typeof log.message === 'string' ? log.message : null,
+    grams: typeof log.message === 'string' ? trigramsOf(asciiLower(log.message)) : [],
     data: JSON.stringify(rest),
   };
 }

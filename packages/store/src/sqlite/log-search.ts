@@ -1,3 +1,4 @@
+import { searchTrigrams } from '../trigrams.js';
 import type { StatementCache } from './paging.js';
 
 /**
@@ -21,7 +22,7 @@ export type LogPlan = 'scan' | 'index';
 /** How much more a candidate read through logs_fts costs than a log read down the time index (bench/logs-search). */
 export const COST_RATIO = 5;
 
-/** The most trigrams of a text put in the FTS query: the first, the last and evenly spaced ones between. */
+/** The most trigrams of a text put in the FTS query (searchTrigrams). */
 const MAX_TRIGRAMS = 8;
 
 /**
@@ -30,15 +31,9 @@ const MAX_TRIGRAMS = 8;
  * serve: under 3 characters (code points, as the tokenizer counts), or holding NUL.
  */
 export function trigramQuery(text: string): string | undefined {
-  const chars = Array.from(text);
-  if (chars.length < 3 || text.includes('\u0000')) return undefined;
-  const all: string[] = [];
-  for (let i = 0; i + 3 <= chars.length; i++) all.push(chars.slice(i, i + 3).join(''));
-  const distinct = [...new Set(all)];
-  const chosen = distinct.length <= MAX_TRIGRAMS
-    ? distinct
-    : Array.from({ length: MAX_TRIGRAMS }, (_, k) => distinct[Math.round((k * (distinct.length - 1)) / (MAX_TRIGRAMS - 1))]!);
-  return [...new Set(chosen)].map((gram) => `"${gram.replaceAll('"', '""')}"`).join(' AND ');
+  if (text.includes('\u0000')) return undefined;
+  const grams = searchTrigrams(text, MAX_TRIGRAMS);
+  return grams.length === 0 ? undefined : grams.map((gram) => `"${gram.replaceAll('"', '""')}"`).join(' AND ');
 }
 
 /** What the choice needs of the read: its page size, and the window and projects when it has a `from`. */
