@@ -6,7 +6,11 @@
 // Messages come from templates with a vocabulary of common words, a word in ~0.1 % of them ("deadlock"), a rare
 // one in ~1 per 100,000 ("zebracorn") and trace ids in about a third of them.
 // Usage: pnpm bench:logs-search [--entries 10000000 --runs 20 --file /path/to/lantern.db --keep]
-// With --file naming a database this script already grew (kept with --keep), it only measures the reads.
+// With --file naming a database this script already grew, it only measures the reads.
+// With --migrate it grows the database at the schema version before the log search index (plain INSERTs of the
+// rows writeLogs would store, in transactions of 10,000), then opens the store, which indexes them all (the
+// migration): the fast way to 10M on a busy machine, and the migration's time and the size it adds.
+// With --mongo <url> it measures the distributed store instead, in a database of its own (dropped after unless --keep).
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -16,6 +20,9 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import Database from '../../packages/store/node_modules/better-sqlite3/lib/index.js';
 import { openSqliteStore } from '../../packages/store/dist/index.js';
+import { MIGRATIONS } from '../../packages/store/dist/sqlite/schema.js';
+import { createMongoStore } from '../../packages/store/dist/mongo/index.js';
+import { MongoClient } from '../../packages/store/node_modules/mongodb/lib/index.js';
 
 const argv = process.argv.slice(2);
 const { values } = parseArgs({
@@ -25,6 +32,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '20' },
     file: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    mongo: { type: 'string' },
+    migrate: { type: 'boolean', default: false },
   },
 });
 const entries = Number(values.entries);
@@ -92,7 +101,19 @@ function makeBatch(app, first) {
   return { kind: 'logs', applicationId: app.id, projectId: app.projectId, receivedAt: new Date(T0 + first * STEP_MS).toISOString(), logs };
 }
 
-async function sizeOf(file) {
+/** The database's size on disk: SQLite's file after a checkpoint; MongoDB's logs collection and its indexes. */
+async function sizeOf() {
+  if (mongo) {
+    const client = await MongoClient.connect(mongo);
+    try {
+      const stats = await client.db(database).command({ collStats: 'logs' });
+      const perIndex = Object.entries(stats.indexSizes).map(([name, bytes]) => `${name} ${mb(bytes)}`).join(', ');
+      console.log(`  logs: data ${mb(stats.storageSize)}, indexes ${mb(stats.totalIndexSize)} (${perIndex})`);
+      return stats.storageSize + stats.totalIndexSize;
+    } finally {
+      await client.close();
+    }
+  }
   const db = new Database(file);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
@@ -109,9 +130,12 @@ async function time(store, query) {
   return { ms: performance.now() - started, n };
 }
 
-const dir = values.file ? undefined : await mkdtemp(join(os.tmpdir(), 'lantern-logs-search-'));
-const file = values.file ?? join(dir, 'lantern.db');
-console.log(`logs-search: ${entries.toLocaleString('en')} entries into ${file}; node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model}`);
+const mongo = values.mongo;
+const database = `lantern_logs_search_${entries}`;
+const dir = values.file || mongo ? undefined : await mkdtemp(join(os.tmpdir(), 'lantern-logs-search-'));
+const file = values.file ?? (mongo ? undefined : join(dir, 'lantern.db'));
+const openStore = () => (mongo ? createMongoStore({ url: mongo, database }) : openSqliteStore({ file }));
+console.log(`logs-search: ${entries.toLocaleString('en')} entries into ${mongo ? `${database} (MongoDB)` : file}; node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model}`);
 /** The user, project and size of a database this script grew before. */
 function grown() {
   const db = new Database(file, { readonly: true });
@@ -124,7 +148,7 @@ function grown() {
 }
 
 async function grow() {
-  const store = await openSqliteStore({ file });
+  const store = await openStore();
   const user = await store.createUser({ email: `bench-${randomUUID()}@example.test`, name: 'Bench', passwordHash: 'x' });
   const org = await store.createOrganization({ name: 'Bench', ownerId: user.id });
   const project = await store.createProject({ name: 'Logs', organizationId: org.id });
@@ -146,19 +170,56 @@ async function grow() {
     }
   }
   await store.close();
-  const bytes = await sizeOf(file);
+  const bytes = await sizeOf();
   console.log(`writeLogs overall: ${Math.round(entries / (writeMs / 1000)).toLocaleString('en')} logs/s; database ${mb(bytes)} (${mb((bytes / entries) * 1e6)} per million logs)`);
   return { userId: user.id, projectId: project.id };
 }
 
-const reuse = values.file !== undefined && existsSync(file);
-const world = reuse ? grown() : await grow();
+/** --migrate: the rows writeLogs would store, written at the schema before logs_fts; then the migration. */
+async function growThenMigrate() {
+  const before = MIGRATIONS.findIndex((sql) => sql.includes('CREATE VIRTUAL TABLE logs_fts'));
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('cache_size = -65536');
+  for (const sql of MIGRATIONS.slice(0, before)) db.exec(sql);
+  db.pragma(`user_version = ${before}`);
+  const userId = randomUUID();
+  db.prepare("INSERT INTO users (id, email, email_lower, name, password_hash, created_ms) VALUES (?, 'b@x.test', 'b@x.test', 'B', 'x', 0)").run(userId);
+  db.exec("INSERT INTO organizations (id, name, created_ms) VALUES (1, 'Bench', 0); INSERT INTO projects (id, organization_id, name) VALUES (1, 1, 'Logs'); INSERT INTO applications (id, project_id, name) VALUES (1, 1, 'shop');");
+  db.prepare("INSERT INTO memberships (organization_id, user_id, role) VALUES (1, ?, 'owner')").run(userId);
+  const insert = db.prepare('INSERT INTO logs (id, project_id, application_id, trace_id, level, ts, data) VALUES (?, 1, 1, ?, ?, ?, ?)');
+  const app = { id: 1, projectId: 1 };
+  const write = db.transaction((batches) => {
+    for (const batch of batches) {
+      for (const { id, projectId: _p, applicationId: _a, ...rest } of batch.logs) {
+        insert.run(id, rest.traceId ?? null, rest.level, Date.parse(rest.timestamp), JSON.stringify(rest));
+      }
+    }
+  });
+  const started = performance.now();
+  for (let first = 0; first < entries; first += 10 * BATCH) {
+    write(Array.from({ length: 10 }, (_, k) => makeBatch(app, first + k * BATCH)));
+    if ((first + 10 * BATCH) % 1_000_000 === 0) console.log(`  ${((first + 10 * BATCH) / 1e6).toFixed(0)}M inserted (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  db.close();
+  const plain = await sizeOf();
+  console.log(`inserted at schema version ${before}: database ${mb(plain)} (${mb((plain / entries) * 1e6)} per million logs)`);
+  const migrating = performance.now();
+  await (await openStore()).close();
+  const indexed = await sizeOf();
+  console.log(`migration ${before + 1} (logs_fts filled): ${((performance.now() - migrating) / 1000).toFixed(0)} s; database ${mb(indexed)} (${mb((indexed / entries) * 1e6)} per million logs, +${(((indexed - plain) / plain) * 100).toFixed(0)} %)`);
+  return { userId, projectId: 1 };
+}
+
+const reuse = !mongo && values.file !== undefined && existsSync(file);
+const world = reuse ? grown() : values.migrate ? await growThenMigrate() : await grow();
 if (reuse) {
   if (world.count !== entries) throw new Error(`${file} holds ${world.count} logs, not --entries ${entries}.`);
   console.log(`  reusing the ${entries.toLocaleString('en')} logs already in ${file}`);
 }
 
-const store = await openSqliteStore({ file });
+const store = await openStore();
 const newest = T0 + (entries - 1) * STEP_MS;
 const base = { userId: world.userId, projectId: world.projectId, limit: 101 };
 const day = 86_400_000;
@@ -198,3 +259,8 @@ for (const [name, query] of QUERIES) {
 }
 await store.close();
 if (dir && !values.keep) await rm(dir, { recursive: true, force: true });
+if (mongo && !values.keep) {
+  const client = await MongoClient.connect(mongo);
+  await client.db(database).dropDatabase();
+  await client.close();
+}
