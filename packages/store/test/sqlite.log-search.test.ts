@@ -24,7 +24,7 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 function log(projectId: number, applicationId: number, at: number, message: string): LogEntry {
-  return { id: newId(), projectId, applicationId, level: 'info', type: 'app', message, timestamp: toIso(at) };
+  return { id: newId(), projectId, applicationId, level: 'info', type: 'app', message, timestamp: toIso(at), clientTimestamp: toIso(at) };
 }
 
 describe('sqlite log search', () => {
