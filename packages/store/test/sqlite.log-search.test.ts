@@ -121,14 +121,15 @@ describe('sqlite log search', () => {
       expect(rare.steps).not.toMatch(/logs_project_ts/);
       const common = planOf('served');
       expect(common.plan).toBe('scan');
-      expect(common.steps).toMatch(/SEARCH l USING INDEX logs_project_ts/);
+      expect(common.steps).toMatch(/SEARCH l USING INDEX logs_project_level_ts/);
       expect(common.steps).not.toMatch(/VIRTUAL TABLE/);
       expect(planOf('se').plan).toBe('scan');
-      // A window holding fewer logs than COST_RATIO times the candidates (4 here) is scanned, as the live tail's.
+      // A window of at most COST_RATIO pages of logs (a live tail's) is scanned; a longer one, holding more than
+      // COST_RATIO times the candidates (4 here), is read through the index.
       const tail = planOf('zebracorn', T0 + total - 10);
       expect(tail.plan).toBe('scan');
       expect(tail.steps).not.toMatch(/VIRTUAL TABLE/);
-      expect(planOf('zebracorn', T0 + total - 100).plan).toBe('index');
+      expect(planOf('zebracorn', T0 + total - 600).plan).toBe('index');
     } finally {
       db.close();
     }

@@ -48,6 +48,8 @@ export interface PlanInput {
 /** Picks the plan of a read (see above). */
 export function chooseLogPlan(cache: StatementCache, input: PlanInput): LogPlan {
   if (input.match === undefined) return 'scan';
+  // A window of at most COST_RATIO pages of logs (a live tail's few seconds) costs less than any probe.
+  if (input.from !== undefined && windowRows(cache, input, COST_RATIO * input.limit) <= COST_RATIO * input.limit) return 'scan';
   const total = cache.get<number | null>('SELECT max(rowid) FROM logs').pluck().get() ?? 0;
   const cap = Math.ceil(Math.sqrt((Math.min(input.limit, total) * total) / COST_RATIO));
   const candidates = cache.get<number>('SELECT count(*) FROM (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? LIMIT ?)')
@@ -55,17 +57,27 @@ export function chooseLogPlan(cache: StatementCache, input: PlanInput): LogPlan 
   if (candidates > cap) return 'scan';
   if (input.from === undefined) return 'index';
   const bound = candidates * COST_RATIO;
+  return windowRows(cache, input, bound) > bound ? 'index' : 'scan';
+}
+
+/** The logs of the read's projects in its window, counted up to `bound` + 1 (index only: project_id, ts). */
+function windowRows(cache: StatementCache, input: PlanInput, bound: number): number {
   const inWindow = cache.get<number>(
     'SELECT count(*) FROM (SELECT 1 FROM logs WHERE project_id = ? AND ts >= ? AND ts < ? LIMIT ?)').pluck();
   let rows = 0;
   for (const projectId of input.projects) {
     rows += inWindow.get(projectId, input.from, input.to ?? Number.MAX_SAFE_INTEGER, bound + 1 - rows)!;
-    if (rows > bound) return 'index';
+    if (rows > bound) break;
   }
-  return 'scan';
+  return rows;
 }
 
-/** The FROM clause of a page read by `plan`: `logs_fts` first (CROSS JOIN keeps that order) for `index`. */
-export function logsFrom(plan: LogPlan): string {
-  return plan === 'index' ? 'logs_fts f CROSS JOIN logs l ON l.rowid = f.rowid' : 'logs l';
+/**
+ * The FROM clause of a page read by `plan`: `logs_fts` first (CROSS JOIN keeps that order) for `index`. A scan with
+ * a level (and no trace id, whose index is narrower) walks that level's logs only (SQLite, without statistics,
+ * would rather take the time range of all).
+ */
+export function logsFrom(plan: LogPlan, level: boolean): string {
+  if (plan === 'index') return 'logs_fts f CROSS JOIN logs l ON l.rowid = f.rowid';
+  return level ? 'logs l INDEXED BY logs_project_level_ts' : 'logs l';
 }

@@ -56,7 +56,7 @@ export function logPageSql(query: LogQuery, search: Search, projectId: number, a
   // found the candidates (log-search.ts), this exact test decides.
   if (query.messageContains !== undefined) where.add("instr(lower(json_extract(l.data, '$.message')), ?) > 0", asciiLower(query.messageContains));
   afterCursor(where, 'l', after);
-  const sql = `SELECT l.id, l.project_id, l.application_id, l.ts, l.data FROM ${logsFrom(search.plan)} ${visibleJoin('l')}
+  const sql = `SELECT l.id, l.project_id, l.application_id, l.ts, l.data FROM ${logsFrom(search.plan, query.level !== undefined && query.traceId === undefined)} ${visibleJoin('l')}
     ${where.sql} ORDER BY l.ts DESC, l.id DESC LIMIT ?`;
   return { sql, params: [query.userId, ...where.params, limit] };
 }

@@ -210,7 +210,8 @@ export const MIGRATIONS: readonly string[] = [
   // the AND of its trigrams, a superset the exact filter then narrows (sqlite/log-search.ts). Fills the index
   // from the logs already stored: one pass over the table (about 10 s per million logs; allow for the WAL).
   // The rowid of `logs` (a table with a TEXT primary key) must stay stable: never VACUUM this database without
-  // rebuilding logs_fts.
+  // rebuilding logs_fts. And (project_id, level, ts, id): a common text with a rare level (`timeout` + `fatal`)
+  // is found walking that level's logs newest first, not all of them (measured at 1M: 519 ms before).
   `
   CREATE VIRTUAL TABLE logs_fts USING fts5(message, content = '', contentless_delete = 1, detail = none,
     tokenize = 'trigram case_sensitive 0');
@@ -221,6 +222,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER logs_fts_delete AFTER DELETE ON logs BEGIN
     DELETE FROM logs_fts WHERE rowid = old.rowid;
   END;
+  CREATE INDEX logs_project_level_ts ON logs (project_id, level, ts, id);
   `,
 ];
 
