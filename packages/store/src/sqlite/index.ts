@@ -4,6 +4,8 @@ import { createAccountsStore } from './accounts.js';
 import { createAiStore } from './ai.js';
 import { guard, toStoreError } from './errors.js';
 import { createIngestWriter } from './ingest.js';
+import type { IngestWriter } from './ingest.js';
+import { createLogIndexer, startIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
@@ -27,6 +29,21 @@ export interface SqliteStoreOptions {
   writerThread?: boolean;
 }
 
+/** The writer, kicking the log indexer once its logs are stored. */
+function withIndexing(writer: IngestWriter, kick: () => void): IngestWriter {
+  return {
+    ...writer,
+    writeLogs: async (batch) => {
+      await writer.writeLogs(batch);
+      kick();
+    },
+    writeLogBatches: async (batches) => {
+      await writer.writeLogBatches(batches);
+      kick();
+    },
+  };
+}
+
 /** Opens (creating and migrating if needed) a SQLite database and returns the store on it. */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<Store> {
   const now = options.now ?? Date.now;
@@ -46,10 +63,19 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const threaded = options.writerThread === true && options.file !== ':memory:' && options.now === undefined;
   const writer = threaded ? startWriterThread(options.file) : undefined;
   const readMetrics = createRollupReader(connection);
+  const indexer = createLogIndexer(connection);
+  // The log search index is filled after the write (log-indexer.ts): by the writer thread, or here, in the turns
+  // this event loop has free.
+  const indexing = writer ? undefined : startIndexLoop(indexer, () => false);
+  const ingest = writer ?? withIndexing(createIngestWriter(connection, now), () => indexing?.kick());
+  if (indexer.backlog() > 0) {
+    if (writer) await writer.startIndexing().catch(() => undefined);
+    else indexing?.kick();
+  }
 
   return {
     ...createAccountsStore(connection, now),
-    ...(writer ?? createIngestWriter(connection, now)),
+    ...ingest,
     ...createTraceReader(connection, pageSize),
     ...createLogReader(connection, pageSize),
     ...createAiStore(connection, now),
@@ -61,6 +87,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     },
     purgeTelemetryBefore: purge,
     async close() {
+      indexing?.stop();
       await writer?.close();
       if (connection.open) connection.close();
     },

@@ -2,15 +2,16 @@ import { searchTrigrams } from '../trigrams.js';
 import type { StatementCache } from './paging.js';
 
 /**
- * How a read with `messageContains` finds its logs (docs/architecture.md, "Log search"). `logs_fts` (migration 4)
- * is a contentless FTS5 table with the trigram tokenizer, one row per log under the log's rowid. It only narrows
- * candidates: the trigram tokenizer folds the case of every script (ASCII only is the contract), so the exact
+ * How a read with `messageContains` finds its logs (docs/architecture.md, "Log search"). `logs_fts` (the log
+ * search migration) is a contentless FTS5 table with the trigram tokenizer, one row per log under the log's rowid.
+ * It only narrows candidates: the trigram tokenizer folds the case of every script (ASCII only is the contract), so the exact
  * `instr(lower(message), lower(text))` test stays the final filter whichever way the candidates come.
  *
  * - `scan`: walk the (project_id, ts, id) index newest first and test each log. Cheap when the text is common:
  *   the first page is found after ~100 / frequency logs.
- * - `index`: read every log whose message holds all the text's trigrams from `logs_fts`, keep those passing the
- *   filters and sort them (top-N). Cheap when the text is rare: the work is the number of candidates.
+ * - `index`: read every log whose message holds all the text's trigrams from `logs_fts`, and every log above the
+ *   index's watermark (not indexed yet: log-indexer.ts), keep those passing the filters and sort them (top-N).
+ *   Cheap when the text is rare and the index keeps up: the work is the number of candidates.
  *
  * The choice compares the two costs. With N logs (max rowid, read from the primary key), c candidates and a page
  * of L logs, `index` reads c rows at random places and `scan` ~L·N/c rows in order, each ~COST_RATIO times
@@ -52,8 +53,11 @@ export function chooseLogPlan(cache: StatementCache, input: PlanInput): LogPlan 
   if (input.from !== undefined && windowRows(cache, input, COST_RATIO * input.limit) <= COST_RATIO * input.limit) return 'scan';
   const total = cache.get<number | null>('SELECT max(rowid) FROM logs').pluck().get() ?? 0;
   const cap = Math.ceil(Math.sqrt((Math.min(input.limit, total) * total) / COST_RATIO));
-  const candidates = cache.get<number>('SELECT count(*) FROM (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? LIMIT ?)')
-    .pluck().get(input.match, cap + 1)!;
+  // The logs above the index's watermark (log-indexer.ts) are candidates too: each is read and tested.
+  const unindexed = Math.max(0, total - cache.get<number>('SELECT indexed_upto FROM logs_fts_state WHERE id = 1').pluck().get()!);
+  if (unindexed > cap) return 'scan';
+  const candidates = unindexed + cache.get<number>('SELECT count(*) FROM (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? LIMIT ?)')
+    .pluck().get(input.match, cap + 1 - unindexed)!;
   if (candidates > cap) return 'scan';
   if (input.from === undefined) return 'index';
   const bound = candidates * COST_RATIO;
@@ -73,11 +77,19 @@ function windowRows(cache: StatementCache, input: PlanInput, bound: number): num
 }
 
 /**
- * The FROM clause of a page read by `plan`: `logs_fts` first (CROSS JOIN keeps that order) for `index`. A scan with
- * a level (and no trace id, whose index is narrower) walks that level's logs only (SQLite, without statistics,
- * would rather take the time range of all).
+ * The FROM clause of a page read by `plan`, and its parameters. For `index`: the candidates first (CROSS JOIN keeps
+ * that order), those of `logs_fts` and the logs above its watermark, read in one statement so that a step of the
+ * indexer between two pages neither loses nor repeats a log. A scan with a level (and no trace id, whose index is
+ * narrower) walks that level's logs only (SQLite, without statistics, would rather take the time range of all).
  */
-export function logsFrom(plan: LogPlan, level: boolean): string {
-  if (plan === 'index') return 'logs_fts f CROSS JOIN logs l ON l.rowid = f.rowid';
-  return level ? 'logs l INDEXED BY logs_project_level_ts' : 'logs l';
+export function logsFrom(plan: LogPlan, level: boolean, match: string | undefined): { sql: string; params: unknown[] } {
+  if (plan === 'index') {
+    return {
+      sql: `(SELECT rowid AS r FROM logs_fts WHERE logs_fts MATCH ?
+        UNION ALL SELECT rowid FROM logs WHERE rowid > (SELECT indexed_upto FROM logs_fts_state WHERE id = 1)) f
+        CROSS JOIN logs l ON l.rowid = f.r`,
+      params: [match],
+    };
+  }
+  return { sql: level ? 'logs l INDEXED BY logs_project_level_ts' : 'logs l', params: [] };
 }

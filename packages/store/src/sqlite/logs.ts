@@ -45,7 +45,6 @@ function toLog(row: LogRow): LogEntry {
  */
 export function logPageSql(query: LogQuery, search: Search, projectId: number, after: Cursor | undefined, limit: number): { sql: string; params: unknown[] } {
   const where = new Where()
-    .maybe('f.logs_fts MATCH ?', search.plan === 'index' ? search.match : undefined)
     .add('l.project_id = ?', projectId)
     .maybe('l.ts >= ?', query.from)
     .maybe('l.ts < ?', query.to)
@@ -56,9 +55,10 @@ export function logPageSql(query: LogQuery, search: Search, projectId: number, a
   // found the candidates (log-search.ts), this exact test decides.
   if (query.messageContains !== undefined) where.add("instr(lower(json_extract(l.data, '$.message')), ?) > 0", asciiLower(query.messageContains));
   afterCursor(where, 'l', after);
-  const sql = `SELECT l.id, l.project_id, l.application_id, l.ts, l.data FROM ${logsFrom(search.plan, query.level !== undefined && query.traceId === undefined)} ${visibleJoin('l')}
+  const from = logsFrom(search.plan, query.level !== undefined && query.traceId === undefined, search.match);
+  const sql = `SELECT l.id, l.project_id, l.application_id, l.ts, l.data FROM ${from.sql} ${visibleJoin('l')}
     ${where.sql} ORDER BY l.ts DESC, l.id DESC LIMIT ?`;
-  return { sql, params: [query.userId, ...where.params, limit] };
+  return { sql, params: [...from.params, query.userId, ...where.params, limit] };
 }
 
 export interface LogReader {

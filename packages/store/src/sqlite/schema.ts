@@ -205,21 +205,27 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 5 (self-contained: it only adds objects of its own, so it can take any later place in this list): log search.
   // A contentless FTS5 table (`content=''`: it keeps no copy of the messages) with the trigram tokenizer, one row
-  // per log under the log's rowid, fed and emptied by triggers so that every writer and the retention purge keep
-  // it in step. detail=none: no positions, so the index is a third of a positional one; a text is looked up as
-  // the AND of its trigrams, a superset the exact filter then narrows (sqlite/log-search.ts). Fills the index
-  // from the logs already stored: one pass over the table (about 10 s per million logs; allow for the WAL).
-  // The rowid of `logs` (a table with a TEXT primary key) must stay stable: never VACUUM this database without
-  // rebuilding logs_fts. And (project_id, level, ts, id): a common text with a rare level (`timeout` + `fatal`)
-  // is found walking that level's logs newest first, not all of them (measured at 1M: 519 ms before).
+  // per log under the log's rowid. detail=none: no positions, so the index is a third of a positional one; a
+  // text is looked up as the AND of its trigrams, a superset the exact filter then narrows (sqlite/log-search.ts).
+  // Filled after the write, not in it (sqlite/log-indexer.ts): the indexer adds the logs above the watermark
+  // `logs_fts_state.indexed_upto` in chunks and readers scan the logs above it, so this migration is instant
+  // whatever the table holds, and the logs already stored are indexed in the background. The triggers fire only
+  // at or below the watermark: a rowid reused there is indexed at insert, and a delete (the retention purge)
+  // takes the log out of the index. The rowid of `logs` (a table with a TEXT primary key) must stay stable: never
+  // VACUUM this database without rebuilding logs_fts. And (project_id, level, ts, id): a common text with a rare
+  // level (`timeout` + `fatal`) is found walking that level's logs newest first, not all of them (measured at 1M:
+  // 519 ms before).
   `
   CREATE VIRTUAL TABLE logs_fts USING fts5(message, content = '', contentless_delete = 1, detail = none,
     tokenize = 'trigram case_sensitive 0');
-  INSERT INTO logs_fts (rowid, message) SELECT rowid, json_extract(data, '$.message') FROM logs;
-  CREATE TRIGGER logs_fts_insert AFTER INSERT ON logs BEGIN
+  CREATE TABLE logs_fts_state (id INTEGER PRIMARY KEY CHECK (id = 1), indexed_upto INTEGER NOT NULL);
+  INSERT INTO logs_fts_state (id, indexed_upto) VALUES (1, 0);
+  CREATE TRIGGER logs_fts_insert AFTER INSERT ON logs
+  WHEN new.rowid <= (SELECT indexed_upto FROM logs_fts_state WHERE id = 1) BEGIN
     INSERT INTO logs_fts (rowid, message) VALUES (new.rowid, json_extract(new.data, '$.message'));
   END;
-  CREATE TRIGGER logs_fts_delete AFTER DELETE ON logs BEGIN
+  CREATE TRIGGER logs_fts_delete AFTER DELETE ON logs
+  WHEN old.rowid <= (SELECT indexed_upto FROM logs_fts_state WHERE id = 1) BEGIN
     DELETE FROM logs_fts WHERE rowid = old.rowid;
   END;
   CREATE INDEX logs_project_level_ts ON logs (project_id, level, ts, id);

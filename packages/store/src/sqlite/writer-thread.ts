@@ -14,6 +14,8 @@ import type { Failure, Reply, Request } from './writer-worker.js';
  * and is started again by the next call.
  */
 export interface WriterThread extends IngestWriter {
+  /** Starts the worker's log indexer (log-indexer.ts) on the logs stored before this process: writes of logs start it too. */
+  startIndexing(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,7 @@ export function startWriterThread(file: string): WriterThread {
     writeLogBatches: async (batches) => (batches.length > 0 ? send({ kind: 'logs', batches: [...batches] }) : undefined),
     writeSpans: (batch) => send({ kind: 'spans', batches: [batch] }),
     writeLogs: (batch) => send({ kind: 'logs', batches: [batch] }),
+    startIndexing: () => send({ kind: 'index' }),
     async close() {
       if (closed) return;
       closing = true;

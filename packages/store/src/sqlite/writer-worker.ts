@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { AppError, type LogBatchMessage, type SpanBatchMessage } from '@lantern/domain';
 import { toStoreError } from './errors.js';
 import { createIngestTransactions } from './ingest.js';
+import { createLogIndexer, startIndexLoop } from './log-indexer.js';
 import { SCHEMA_VERSION, configure } from './schema.js';
 
 /**
@@ -16,7 +17,8 @@ import { SCHEMA_VERSION, configure } from './schema.js';
 const WRITER_AUTOCHECKPOINT_PAGES = 100_000;
 
 export type Job = { id: number; kind: 'spans'; batches: SpanBatchMessage[] } | { id: number; kind: 'logs'; batches: LogBatchMessage[] };
-export type Request = Job | { id: number; kind: 'close' };
+/** `index`: start indexing logs if any wait (the store was opened on a backlog); answered at once. */
+export type Request = Job | { id: number; kind: 'close' } | { id: number; kind: 'index' };
 /** An AppError's fields (the port's 503 above all), or the message of anything else. */
 export type Failure = { status: number; code: string; message: string; retryAfter?: number } | { message: string };
 export type Reply = { id: number; failure?: Failure };
@@ -48,6 +50,9 @@ function failureOf(e: unknown): Failure {
 
 let queue: Job[] = [];
 let scheduled = false;
+// The log search index is filled in the turns this thread has free, and at least every INDEX_FLOOR_MS under a
+// load that leaves none (log-indexer.ts): ingest comes first, the index catches up.
+const indexing = startIndexLoop(createLogIndexer(db), () => scheduled || queue.length > 0);
 
 function drain(): void {
   scheduled = false;
@@ -67,10 +72,20 @@ function drain(): void {
       }
     }
   }
+  if (jobs.some((job) => job.kind === 'logs')) {
+    if (indexing.due()) indexing.stepNow();
+    indexing.kick();
+  }
 }
 
 port.on('message', (request: Request) => {
+  if (request.kind === 'index') {
+    indexing.kick();
+    port.postMessage({ id: request.id } satisfies Reply);
+    return;
+  }
   if (request.kind === 'close') {
+    indexing.stop();
     drain();
     db.close();
     port.postMessage({ id: request.id } satisfies Reply);
