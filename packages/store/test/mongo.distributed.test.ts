@@ -10,6 +10,8 @@ import { newId, toIso } from '@lantern/domain';
 import type { Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { INDEXES, TTL_INDEX, createMongoStore } from '@lantern/store/mongo';
+import { collectionsOf } from '../src/mongo/collections.js';
+import { indexLogsStep } from '../src/mongo/log-indexer.js';
 import type { MongoStoreOptions } from '@lantern/store/mongo';
 import { T0, collect, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
 import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
@@ -54,6 +56,16 @@ afterEach(async () => {
 });
 
 /** A store on a new database, or on `database` (a second process on the same data); closed and dropped after the test. */
+/** Waits (bounded) until the store's log indexer has set `grams` on every log of `db` (log-indexer.ts). */
+async function waitIndexed(db: Db): Promise<number> {
+  let pending = await db.collection('logs').countDocuments({ gramsPending: true });
+  for (let turns = 0; pending > 0 && turns < 200; turns++) {
+    await new Promise((done) => setTimeout(done, 25));
+    pending = await db.collection('logs').countDocuments({ gramsPending: true });
+  }
+  return pending;
+}
+
 async function openStore(options: Partial<MongoStoreOptions> = {}): Promise<{ store: Store; database: string; db: Db }> {
   const database = options.database ?? uniqueDatabase();
   const store = await createMongoStore({ url, ...options, database });
@@ -291,7 +303,7 @@ describe('mongo store: streaming', () => {
 
 describe('mongo store: records written before rootUrl, message and grams were stored', () => {
   it('finds them by url and q all the same: the root among the record\'s spans, the message in its data or field', async () => {
-    const { store, db } = await openStore({ pageSize: 2 });
+    const { store, db, database } = await openStore({ pageSize: 2 });
     const w = await makeWorld(store);
     const ids = { plain: newId(), called: newId(), orphan: newId(), bare: newId() };
     const plainRoot = rootSpan(ids.plain, T0, { requestURL: '/Old/Root', durationMs: 40 });
@@ -304,15 +316,17 @@ describe('mongo store: records written before rootUrl, message and grams were st
     ]));
     const oldLogs = Array.from({ length: 6 }, (_, i) => logEntry(w.app, T0 + i * 10, { message: i % 2 ? `Old quiet ${i}` : `old MATCH ${i}` }));
     await store.writeLogs(logBatch(w.app, oldLogs));
+    expect(await waitIndexed(db)).toBe(0);
     // What documents written before these versions look like: no rootUrl; no message and no grams.
     await db.collection('traces').updateMany({}, { $unset: { rootUrl: '' } });
-    await db.collection('logs').updateMany({}, { $unset: { message: '', grams: '' } });
+    await db.collection('logs').updateMany({}, { $unset: { message: '', grams: '', gramsPending: '' } });
     expect(await db.collection('traces').countDocuments({ rootUrl: { $exists: true } })).toBe(0);
     expect(await db.collection('logs').countDocuments({ message: { $exists: true } })).toBe(0);
     // And logs of the version between: a message, no grams.
     const between = [logEntry(w.app, T0 + 35, { message: 'between MATCH' }), logEntry(w.app, T0 + 36, { message: 'between quiet' })];
     await store.writeLogs(logBatch(w.app, between));
-    await db.collection('logs').updateMany({ _id: { $in: between.map((l) => l.id) } as never }, { $unset: { grams: '' } });
+    expect(await waitIndexed(db)).toBe(0);
+    await db.collection('logs').updateMany({ _id: { $in: between.map((l) => l.id) } as never }, { $unset: { grams: '', gramsPending: '' } });
     expect(await db.collection('logs').countDocuments({ grams: { $exists: false }, message: { $exists: true } })).toBe(2);
     // And records written since, with the fields, between and around them in time.
     const fresh = { first: newId(), second: newId() };
@@ -331,29 +345,62 @@ describe('mongo store: records written before rootUrl, message and grams were st
     expect(await traceIds('/old/', 2)).toEqual([ids.called, fresh.first]);
     expect(await traceIds('/')).toEqual([fresh.second, ids.called, fresh.first, ids.plain]);
 
+    // The process that starts on such a database: the marker of the old logs' marking is not there yet.
+    expect(await waitIndexed(db)).toBe(0);
+    await db.collection('counters').deleteOne({ _id: 'migration:log-grams' as never });
+    let reader = store;
     const messages = async (messageContains: string, limit?: number) =>
-      (await collect(store.streamLogs({ userId: w.user.id, messageContains, ...(limit ? { limit } : {}) }))).map((l) => l.message);
-    expect(await messages('match')).toEqual(['old MATCH 4', 'between MATCH', 'old MATCH 2', 'new match', 'old MATCH 0']);
-    expect(await messages('match', 3)).toEqual(['old MATCH 4', 'between MATCH', 'old MATCH 2']);
-    expect(await messages('QUIET')).toEqual(['new quiet', 'Old quiet 5', 'between quiet', 'Old quiet 3', 'Old quiet 1']);
-    expect(await messages('ee')).toEqual(['between quiet', 'between MATCH']);
-    expect(await messages(' ')).toHaveLength(10);
+      (await collect(reader.streamLogs({ userId: w.user.id, messageContains, ...(limit ? { limit } : {}) }))).map((l) => l.message);
+    const expectFound = async () => {
+      expect(await messages('match')).toEqual(['old MATCH 4', 'between MATCH', 'old MATCH 2', 'new match', 'old MATCH 0']);
+      expect(await messages('match', 3)).toEqual(['old MATCH 4', 'between MATCH', 'old MATCH 2']);
+      expect(await messages('QUIET')).toEqual(['new quiet', 'Old quiet 5', 'between quiet', 'Old quiet 3', 'Old quiet 1']);
+      expect(await messages('ee')).toEqual(['between quiet', 'between MATCH']);
+      expect(await messages(' ')).toHaveLength(10);
+    };
+    // Before the marking (the store opened before the marker went), during and after it, and once indexed.
+    await expectFound();
+    reader = (await openStore({ database, pageSize: 2 })).store;
+    await expectFound();
+    for (let turns = 0; !(await db.collection('counters').findOne({ _id: 'migration:log-grams' as never })) && turns < 200; turns++) {
+      await new Promise((done) => setTimeout(done, 25));
+    }
+    expect(await waitIndexed(db)).toBe(0);
+    expect(await db.collection('logs').countDocuments({ grams: { $exists: false } })).toBe(0);
+    await expectFound();
   });
 });
 
 describe('mongo store: log search', () => {
-  /** The stages of the plan the server picks for the store's own `find` of a read with `messageContains`. */
-  async function planOf(messageContains: string): Promise<{ found: string[]; stages: string }> {
+  /**
+   * The stages of the plan the server picks for the store's own `find` of a read with `messageContains`, over 3,000
+   * indexed logs and, with `pending`, 500 more the indexer has not reached (what a writer under load leaves).
+   */
+  async function planOf(messageContains: string, pending = false): Promise<{ found: string[]; stages: string }> {
     const events: CommandStartedEvent[] = [];
     const { store, db } = await openStore({ onCommand: (e) => events.push(e) });
     const w = await makeWorld(store);
     const logs = Array.from({ length: 3000 }, (_, i) => logEntry(w.app, T0 + i, { message: i % 1000 === 7 ? `request ${i} served, zebracorn` : `request ${i} served` }));
     for (let i = 0; i < logs.length; i += 1000) await store.writeLogs(logBatch(w.app, logs.slice(i, i + 1000)));
+    expect(await waitIndexed(db)).toBe(0);
+    if (pending) {
+      // Written as the ingest writes them, straight into the collection: the store's indexer is not kicked.
+      await db.collection('logs').insertMany(Array.from({ length: 500 }, (_, i) => ({
+        _id: newId() as never, projectId: w.project.id, applicationId: w.app.id, level: 'info', ts: new Date(T0 + 5000 + i),
+        message: i === 250 ? 'late zebracorn' : `late ${i}`, data: JSON.stringify({ message: i === 250 ? 'late zebracorn' : `late ${i}` }), gramsPending: true,
+      })));
+    }
     events.length = 0;
     const found = (await collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, messageContains, limit: 100 }))).map((l) => l.message);
-    const find = events.find((e) => e.commandName === 'find' && e.command.find === 'logs')!.command;
-    const explained = await db.command({ explain: { find: 'logs', filter: find.filter, sort: find.sort }, verbosity: 'queryPlanner' });
-    return { found, stages: JSON.stringify(explained.queryPlanner.winningPlan) };
+    // Every find the read sent (the trigram's range, and the logs without grams), explained as sent.
+    const finds = events.filter((e) => e.commandName === 'find' && e.command.find === 'logs').map((e) => e.command);
+    expect(finds).toHaveLength(2);
+    const plans = await Promise.all(finds.map(async (find) => JSON.stringify((await db.command({
+      explain: { find: 'logs', filter: find.filter, sort: find.sort, ...(find.hint ? { hint: find.hint } : {}) }, verbosity: 'queryPlanner',
+    })).queryPlanner.winningPlan)));
+    for (const plan of plans) expect(plan).toContain('"indexName":"project_grams_ts"');
+    expect(plans[1]).toContain('"grams":["[null, null]"]');
+    return { found, stages: plans.join('\n') };
   }
 
   it('reads a rare text down the grams index, newest first without a sort, and tests it literally', async () => {
@@ -364,14 +411,41 @@ describe('mongo store: log search', () => {
     expect(rare.stages).not.toContain('COLLSCAN');
   });
 
-  it('stores the distinct trigrams of the message, ASCII capitals lowered, and none for a short one', async () => {
+  it('finds the logs the indexer has not reached yet, on the same index, merged newest first', async () => {
+    const rare = await planOf('ZEBRACORN', true);
+    expect(rare.found).toEqual(['late zebracorn', 'request 2007 served, zebracorn', 'request 1007 served, zebracorn', 'request 7 served, zebracorn']);
+    expect(rare.stages).toContain('"indexName":"project_grams_ts"');
+    expect(rare.stages).not.toContain('"stage":"SORT"');
+    expect(rare.stages).not.toContain('COLLSCAN');
+  });
+
+  it('writes logs pending and sets the distinct trigrams of the message after the write, ASCII capitals lowered, none for a short one', async () => {
     const { store, db } = await openStore();
     const w = await makeWorld(store);
     const [long, short] = [logEntry(w.app, T0, { message: 'AbAbÉ' }), logEntry(w.app, T0 + 1, { message: 'Hi' })];
     await store.writeLogs(logBatch(w.app, [long, short]));
-    const grams = async (id: string) => (await db.collection('logs').findOne({ _id: id as never }))?.grams;
-    expect(await grams(long.id)).toEqual(['aba', 'bab', 'abÉ']);
-    expect(await grams(short.id)).toEqual([]);
+    expect(await waitIndexed(db)).toBe(0);
+    const doc = async (id: string) => db.collection('logs').findOne({ _id: id as never });
+    expect((await doc(long.id))?.grams).toEqual(['aba', 'bab', 'abÉ']);
+    expect((await doc(short.id))?.grams).toEqual([]);
+    expect(await db.collection('logs').countDocuments({ gramsPending: { $exists: true } })).toBe(0);
+  });
+
+  it('indexes pending logs in chunks, and two indexers at once set each log once', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    await db.collection('logs').insertMany(Array.from({ length: 1200 }, (_, i) => ({
+      _id: newId() as never, projectId: w.project.id, applicationId: w.app.id, level: 'info', ts: new Date(T0 + i),
+      message: `Log ${i}`, data: '{}', gramsPending: true,
+    })));
+    const c = collectionsOf(db);
+    const found = await Promise.all([indexLogsStep(c, 700), indexLogsStep(c, 700)]);
+    expect(found.every((n) => n === 700)).toBe(true);
+    expect(await indexLogsStep(c, 700)).toBeLessThanOrEqual(500);
+    expect(await indexLogsStep(c, 700)).toBe(0);
+    expect(await db.collection('logs').countDocuments({ gramsPending: true })).toBe(0);
+    const sample = await db.collection('logs').findOne({ message: 'Log 1199' });
+    expect(sample?.grams).toEqual(['log', 'og ', 'g 1', ' 11', '119', '199']);
   });
 });
 

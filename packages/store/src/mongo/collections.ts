@@ -130,10 +130,13 @@ export interface LogDoc {
   message?: string | null;
   /**
    * The distinct trigrams of the message with its ASCII capitals lowered (none for a message under 3 characters or
-   * not a string), for the `q` filter's index (indexes.ts, logs.ts). Absent in logs written before the field
-   * existed: the reader tests those on their message alone.
+   * not a string), for the `q` filter's index (indexes.ts, logs.ts). Set after the write by the log indexer
+   * (log-indexer.ts); absent until then, and in logs written before the field existed: the reader tests those on
+   * their message alone.
    */
   grams?: string[];
+  /** True from the write until the log indexer has set `grams` (the indexer finds them by a partial index). */
+  gramsPending?: true;
   data: string;
 }
 

@@ -10,6 +10,7 @@ import { createCounters } from './counters.js';
 import { createGuard, toStoreError } from './errors.js';
 import { ensureIndexes } from './indexes.js';
 import { createIngestWriter } from './ingest.js';
+import { indexLogsStep, legacyLogsMarked, markLegacyLogs, startMongoIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
@@ -71,14 +72,27 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const records = { c, guard, access, next, now };
   const ingest = createIngestWriter(c, guard, now);
   const writeSpansInTurn = oneByOne(ingest.writeSpans);
+  const writeLogsInTurn = oneByOne(ingest.writeLogs);
+  // The `q` filter's trigrams are set after the write, by the process that wrote the logs (log-indexer.ts).
+  const indexing = startMongoIndexLoop(() => guard.run(() => indexLogsStep(c)));
+  // Logs written before `grams` existed: marked pending once per database, in the background, so that the
+  // indexer takes them too (log-indexer.ts). Readers find them either way.
+  if (!(await guard.run(() => legacyLogsMarked(c)))) void guard.run(() => markLegacyLogs(c)).then(() => indexing.kick(), () => undefined);
 
   return {
     ...createAccountsStore(records),
     ...ingest,
+    writeLogs: async (batch) => {
+      await ingest.writeLogs(batch);
+      indexing.kick();
+    },
     // No transactions here: batches one after the other, each convergent on redelivery (see ingest.ts); a
     // request's per-trace messages joined back into one batch, so its round trips are paid once, not per trace.
     writeSpanBatches: (batches) => writeSpansInTurn(joinTraceMessages(batches)),
-    writeLogBatches: oneByOne(ingest.writeLogs),
+    writeLogBatches: async (batches) => {
+      await writeLogsInTurn(batches);
+      indexing.kick();
+    },
     ...createTraceReader(c, guard, access, pageSize),
     ...createLogReader(c, guard, access, pageSize),
     ...createAiStore(records),
@@ -89,6 +103,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
     purgeTelemetryBefore: (cutoffMs) => guard.run(() => purge(cutoffMs)),
     async close() {
       if (guard.closed) return;
+      await indexing.stop();
       guard.close();
       await client.close();
     },

@@ -2,8 +2,6 @@ import type { LogBatchMessage, Span, SpanBatchMessage, TelemetryMessage } from '
 import type { TelemetryStore } from '../port.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
 import { firstOfEach, insertIfAbsent } from './bulk.js';
-import { asciiLower } from '../text.js';
-import { trigramsOf } from '../trigrams.js';
 import type { Collections, LogDoc, SpanDoc } from './collections.js';
 import { idempotencyKeyId, spanKey, traceKey } from './collections.js';
 import type { Guard } from './errors.js';
@@ -53,7 +51,8 @@ function toLogDoc(batch: LogBatchMessage, log: LogBatchMessage['logs'][number], 
     level: log.level,
     ts: new Date(Number.isNaN(parsed) ? at : parsed),
     message: typeof log.message === 'string' ? log.message : null,
-    grams: typeof log.message === 'string' ? trigramsOf(asciiLower(log.message)) : [],
+    // Indexed for the `q` filter after the write, off the ingest path (log-indexer.ts).
+    gramsPending: true,
     data: JSON.stringify(rest),
   };
 }

@@ -19,22 +19,65 @@ function toLog(doc: LogDoc): LogEntry {
 /** The most trigrams of a text in the filter (searchTrigrams). */
 const MAX_TRIGRAMS = 8;
 
-/**
- * The `q` filter. A log written with `grams` is a candidate when they hold every trigram of the text (ASCII capitals
- * lowered on both sides): the (projectId, grams, ts, _id) index serves one of them as an equality, newest first,
- * and the regex on `message` then decides, literally. A text under 3 characters has no trigram: the regex alone.
- * Logs written before `grams` existed are all candidates, decided by the reader (without `message` either, on
- * `data`). The cursor's `$or` is in the other conditions, hence the `$and` around this one.
- */
-function messageFilter(text: string): Filter<LogDoc> {
-  const regex = containsRegex(text);
-  const grams = searchTrigrams(asciiLower(text), MAX_TRIGRAMS);
-  if (grams.length === 0) return { $or: [{ message: regex }, { grams: { $exists: false } }] };
-  return { $or: [{ grams: { $all: grams }, message: regex }, { grams: { $exists: false } }] };
+/** One newest-first read of the logs a text filter selects; `decide`: its documents still need the text test. */
+interface TextSource {
+  filter: Filter<LogDoc>;
+  hint?: string;
+  decide: boolean;
 }
 
 /**
- * Logs newest first, streamed from one driver cursor. Over several projects the filter is `projectId: {$in}`,
+ * The `q` filter, as reads that each come newest first, merged (mergeNewestFirst). With 3+ characters:
+ * - logs with `grams` holding every trigram of the text (ASCII capitals lowered on both sides) and matching the
+ *   literal regex on `message`: the (projectId, grams, ts, _id) index serves one trigram as an equality;
+ * - logs without `grams`, at the null key of the same index, named: the ones the indexer has not reached yet
+ *   (log-indexer.ts) and any written before the field existed (without `message` either: tested on `data`
+ *   here). Left to itself, the planner took the whole project's time index for them: the newest logs, pending,
+ *   fill its first batch.
+ * A text under 3 characters has no trigram: one read, the regex on `message`, and logs without it decided here.
+ * Separate reads, not an `$or`, so that no plan choice can turn a rare text into a scan.
+ */
+function textSources(base: Filter<LogDoc>, text: string): TextSource[] {
+  const regex = containsRegex(text);
+  const grams = searchTrigrams(asciiLower(text), MAX_TRIGRAMS);
+  const orUnknown: Filter<LogDoc> = { $or: [{ message: regex }, { message: { $exists: false } }] };
+  if (grams.length === 0) return [{ filter: { $and: [base, orUnknown] }, decide: true }];
+  return [
+    { filter: { $and: [base, { grams: { $all: grams }, message: regex }] }, decide: false },
+    { filter: { $and: [base, { grams: { $exists: false } }, orUnknown] }, hint: 'project_grams_ts', decide: true },
+  ];
+}
+
+/** A document and whether its read tested the text on the server. */
+interface Found {
+  doc: LogDoc;
+  tested: boolean;
+}
+
+/** Newer first: later `ts`, then larger `_id` (the order of every read here). */
+const newer = (a: LogDoc, b: LogDoc): boolean => a.ts.getTime() > b.ts.getTime() || (a.ts.getTime() === b.ts.getTime() && a._id > b._id);
+
+async function* found(cursor: AsyncIterable<LogDoc>, tested: boolean): AsyncGenerator<Found> {
+  for await (const doc of cursor) yield { doc, tested };
+}
+
+/** Several newest-first streams as one, newest first. */
+async function* mergeNewestFirst(streams: AsyncIterator<Found>[]): AsyncGenerator<Found> {
+  const heads = await Promise.all(streams.map((s) => s.next()));
+  for (;;) {
+    let best: number | undefined;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i]!;
+      if (!head.done && (best === undefined || newer(head.value.doc, (heads[best] as IteratorYieldResult<Found>).value.doc))) best = i;
+    }
+    if (best === undefined) return;
+    yield (heads[best] as IteratorYieldResult<Found>).value;
+    heads[best] = await streams[best]!.next();
+  }
+}
+
+/**
+ * Logs newest first, streamed from driver cursors. Over several projects the filter is `projectId: {$in}`,
  * and the server merges the (projectId, ts, _id) index ranges of those projects in order: no query sorts a
  * project's logs in memory.
  */
@@ -54,20 +97,21 @@ export function createLogReader(c: Collections, guard: Guard, access: Access, pa
         ...(query.level === undefined ? {} : { level: query.level }),
         ...afterCursor(query.cursor, '_id'),
       };
-      const textFilter = text === undefined ? undefined : messageFilter(text);
-      const cursor = c.logs.find(textFilter ? { $and: [filter, textFilter] } : filter,
-        { sort: { ts: -1, _id: -1 }, batchSize: pageSize, ...(text === undefined ? limitOption(remaining) : {}) });
+      const sources: TextSource[] = text === undefined ? [{ filter, decide: false }] : textSources(filter, text);
+      const cursors = sources.map((source) => c.logs.find(source.filter, {
+        sort: { ts: -1, _id: -1 }, batchSize: pageSize, ...(source.hint ? { hint: source.hint } : {}),
+        ...(source.decide ? {} : limitOption(remaining)),
+      }));
       try {
-        for await (const doc of cursor) {
+        for await (const { doc, tested } of mergeNewestFirst(cursors.map((cursor, i) => found(cursor, !sources[i]!.decide)))) {
           const log = toLog(doc);
-          // A log written before `grams` existed came without the text test: it is decided here, on `message`
-          // or, older still, on `data` (so the server cannot count the limit).
-          if (text !== undefined && doc.grams === undefined && !containsText(doc.message === undefined ? log.message : doc.message, text)) continue;
+          // A document of a read that could not test the text itself: on `message` or, older still, on `data`.
+          if (text !== undefined && !tested && !containsText(doc.message === undefined ? log.message : doc.message, text)) continue;
           yield log;
           if (--remaining === 0) return;
         }
       } finally {
-        await cursor.close();
+        await Promise.all(cursors.map((cursor) => cursor.close()));
       }
     }),
   };
