@@ -11,7 +11,8 @@ import type { Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { INDEXES, TTL_INDEX, createMongoStore } from '@lantern/store/mongo';
 import { collectionsOf } from '../src/mongo/collections.js';
-import { indexLogsStep } from '../src/mongo/log-indexer.js';
+import { SETTLE_MS, expireLogFlags, indexLogsStep } from '../src/mongo/log-indexer.js';
+import { waitIndexed } from './mongo-wait.js';
 import type { MongoStoreOptions } from '@lantern/store/mongo';
 import { T0, collect, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
 import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
@@ -56,16 +57,6 @@ afterEach(async () => {
 });
 
 /** A store on a new database, or on `database` (a second process on the same data); closed and dropped after the test. */
-/** Waits (bounded) until the store's log indexer has set `grams` on every log of `db` (log-indexer.ts). */
-async function waitIndexed(db: Db): Promise<number> {
-  let pending = await db.collection('logs').countDocuments({ gramsPending: true });
-  for (let turns = 0; pending > 0 && turns < 200; turns++) {
-    await new Promise((done) => setTimeout(done, 25));
-    pending = await db.collection('logs').countDocuments({ gramsPending: true });
-  }
-  return pending;
-}
-
 async function openStore(options: Partial<MongoStoreOptions> = {}): Promise<{ store: Store; database: string; db: Db }> {
   const database = options.database ?? uniqueDatabase();
   const store = await createMongoStore({ url, ...options, database });
@@ -268,9 +259,10 @@ describe('mongo store: metrics rollups without transactions', () => {
 describe('mongo store: streaming', () => {
   it('reads batch by batch from a server cursor, and closes the cursor when the reader stops early', async () => {
     const events: CommandStartedEvent[] = [];
-    const { store } = await openStore({ pageSize: 100, onCommand: (e) => events.push(e) });
+    const { store, db } = await openStore({ pageSize: 100, onCommand: (e) => events.push(e) });
     const w = await makeWorld(store);
     await store.writeLogs(logBatch(w.app, Array.from({ length: 1000 }, (_, i) => logEntry(w.app, T0 + i))));
+    expect(await waitIndexed(db)).toBe(0);
     await store.writeSpans(spanBatch(w.app, Array.from({ length: 500 }, (_, i) => rootSpan(newId(), T0 + i))));
     const on = (collection: string) => events.filter((e) =>
       ['find', 'getMore', 'killCursors'].includes(e.commandName) && [e.command.find, e.command.collection, e.command.killCursors].includes(collection));
@@ -392,14 +384,16 @@ describe('mongo store: log search', () => {
     }
     events.length = 0;
     const found = (await collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, messageContains, limit: 100 }))).map((l) => l.message);
-    // Every find the read sent (the trigram's range, and the logs without grams), explained as sent.
+    // Every find the read sent (the trigram's range, the flagged logs, the logs without grams), explained as sent.
     const finds = events.filter((e) => e.commandName === 'find' && e.command.find === 'logs').map((e) => e.command);
-    expect(finds).toHaveLength(2);
+    expect(finds).toHaveLength(3);
     const plans = await Promise.all(finds.map(async (find) => JSON.stringify((await db.command({
       explain: { find: 'logs', filter: find.filter, sort: find.sort, ...(find.hint ? { hint: find.hint } : {}) }, verbosity: 'queryPlanner',
     })).queryPlanner.winningPlan)));
-    for (const plan of plans) expect(plan).toContain('"indexName":"project_grams_ts"');
-    expect(plans[1]).toContain('"grams":["[null, null]"]');
+    expect(plans[0]).toContain('"indexName":"project_grams_ts"');
+    expect(plans[1]).toContain('"indexName":"project_pending_ts"');
+    expect(plans[2]).toContain('"indexName":"project_grams_ts"');
+    expect(plans[2]).toContain('"grams":["[null, null]"]');
     return { found, stages: plans.join('\n') };
   }
 
@@ -428,7 +422,25 @@ describe('mongo store: log search', () => {
     const doc = async (id: string) => db.collection('logs').findOne({ _id: id as never });
     expect((await doc(long.id))?.grams).toEqual(['aba', 'bab', 'abÉ']);
     expect((await doc(short.id))?.grams).toEqual([]);
-    expect(await db.collection('logs').countDocuments({ gramsPending: { $exists: true } })).toBe(0);
+    // Flagged with the time of indexing for SETTLE_MS more: a search in progress still finds them beside the range.
+    expect((await doc(long.id))?.gramsPending).toBeInstanceOf(Date);
+  });
+
+  it('removes the flag of logs indexed more than SETTLE_MS ago, and only theirs', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    await db.collection('logs').insertMany(['a', 'b', 'c'].map((name, i) => ({
+      _id: name as never, projectId: w.project.id, applicationId: w.app.id, level: 'info', ts: new Date(T0 + i), message: name, data: '{}', gramsPending: true,
+    })));
+    const c = collectionsOf(db);
+    let now = T0;
+    expect(await indexLogsStep(c, () => now, 2)).toBe(2);
+    now += SETTLE_MS;
+    expect(await indexLogsStep(c, () => now, 2)).toBe(1);
+    await expireLogFlags(c, () => now + 1);
+    const flags = (await db.collection('logs').find({}, { sort: { _id: 1 } }).toArray()).map((d) => d.gramsPending ?? null);
+    expect(flags.filter((f) => f === null)).toHaveLength(2);
+    expect(flags.filter((f) => f instanceof Date)).toEqual([new Date(now)]);
   });
 
   it('indexes pending logs in chunks, and two indexers at once set each log once', async () => {
@@ -439,10 +451,10 @@ describe('mongo store: log search', () => {
       message: `Log ${i}`, data: '{}', gramsPending: true,
     })));
     const c = collectionsOf(db);
-    const found = await Promise.all([indexLogsStep(c, 700), indexLogsStep(c, 700)]);
+    const found = await Promise.all([indexLogsStep(c, Date.now, 700), indexLogsStep(c, Date.now, 700)]);
     expect(found.every((n) => n === 700)).toBe(true);
-    expect(await indexLogsStep(c, 700)).toBeLessThanOrEqual(500);
-    expect(await indexLogsStep(c, 700)).toBe(0);
+    expect(await indexLogsStep(c, Date.now, 700)).toBeLessThanOrEqual(500);
+    expect(await indexLogsStep(c, Date.now, 700)).toBe(0);
     expect(await db.collection('logs').countDocuments({ gramsPending: true })).toBe(0);
     const sample = await db.collection('logs').findOne({ message: 'Log 1199' });
     expect(sample?.grams).toEqual(['log', 'og ', 'g 1', ' 11', '119', '199']);

@@ -135,8 +135,11 @@ export interface LogDoc {
    * their message alone.
    */
   grams?: string[];
-  /** True from the write until the log indexer has set `grams` (the indexer finds them by a partial index). */
-  gramsPending?: true;
+  /**
+   * True from the write until the log indexer has set `grams`, then the time it did so, for SETTLE_MS more; then
+   * absent (log-indexer.ts: a search in progress still finds the log while it moves between index ranges).
+   */
+  gramsPending?: true | Date;
   data: string;
 }
 

@@ -27,13 +27,15 @@ interface TextSource {
 }
 
 /**
- * The `q` filter, as reads that each come newest first, merged (mergeNewestFirst). With 3+ characters:
+ * The `q` filter, as reads that each come newest first, merged (mergeNewestFirst, which drops a log found twice).
+ * With 3+ characters:
  * - logs with `grams` holding every trigram of the text (ASCII capitals lowered on both sides) and matching the
  *   literal regex on `message`: the (projectId, grams, ts, _id) index serves one trigram as an equality;
- * - logs without `grams`, at the null key of the same index, named: the ones the indexer has not reached yet
- *   (log-indexer.ts) and any written before the field existed (without `message` either: tested on `data`
- *   here). Left to itself, the planner took the whole project's time index for them: the newest logs, pending,
- *   fill its first batch.
+ * - logs flagged `gramsPending` (not indexed yet, or indexed within SETTLE_MS: log-indexer.ts) matching the regex,
+ *   down their partial index, named: left to itself the planner took the whole project's time index for them,
+ *   since the newest logs, pending, fill its first batch;
+ * - logs without `grams`, at the null key of the trigram index, named: those written before the field existed
+ *   (without `message` either: tested on `data` here), whether marked pending yet or not.
  * A text under 3 characters has no trigram: one read, the regex on `message`, and logs without it decided here.
  * Separate reads, not an `$or`, so that no plan choice can turn a rare text into a scan.
  */
@@ -44,6 +46,7 @@ function textSources(base: Filter<LogDoc>, text: string): TextSource[] {
   if (grams.length === 0) return [{ filter: { $and: [base, orUnknown] }, decide: true }];
   return [
     { filter: { $and: [base, { grams: { $all: grams }, message: regex }] }, decide: false },
+    { filter: { $and: [base, { gramsPending: { $exists: true }, message: regex }] }, hint: 'project_pending_ts', decide: false },
     { filter: { $and: [base, { grams: { $exists: false } }, orUnknown] }, hint: 'project_grams_ts', decide: true },
   ];
 }
@@ -64,6 +67,7 @@ async function* found(cursor: AsyncIterable<LogDoc>, tested: boolean): AsyncGene
 /** Several newest-first streams as one, newest first. */
 async function* mergeNewestFirst(streams: AsyncIterator<Found>[]): AsyncGenerator<Found> {
   const heads = await Promise.all(streams.map((s) => s.next()));
+  let last: string | undefined;
   for (;;) {
     let best: number | undefined;
     for (let i = 0; i < heads.length; i++) {
@@ -71,7 +75,10 @@ async function* mergeNewestFirst(streams: AsyncIterator<Found>[]): AsyncGenerato
       if (!head.done && (best === undefined || newer(head.value.doc, (heads[best] as IteratorYieldResult<Found>).value.doc))) best = i;
     }
     if (best === undefined) return;
-    yield (heads[best] as IteratorYieldResult<Found>).value;
+    const next = (heads[best] as IteratorYieldResult<Found>).value;
+    // The same log in two ranges (flagged and indexed, or flagged and without grams) comes twice in a row.
+    if (next.doc._id !== last) yield next;
+    last = next.doc._id;
     heads[best] = await streams[best]!.next();
   }
 }
