@@ -54,6 +54,7 @@ const seconds = int('seconds', 1, 3600);
 const connections = int('connections', 1, 256);
 const batch = int('batch', 10, 10_000);
 const port = int('port', 1, 65535);
+const sample = int('sample', 2, 100_000);
 const otlp = int('jaeger-port', 1, 65531);
 const ports = { otlp, query: otlp + 1, queryGrpc: otlp + 2, health: otlp + 3, metrics: otlp + 4 };
 
@@ -85,7 +86,7 @@ for (let turn = 1; turn <= turns; turn++) {
     process.stderr.write(`turn ${turn}/${turns}: ${side}, ${seconds} s ...\n`);
     const result = side === 'lantern'
       ? await lanternTurn({ ...common, serverRoot: values['server-root'] ?? ROOT, port })
-      : await jaegerTurn({ ...common, bin, ports, batchProcessor: values['jaeger-batch'], syncWrites: values['jaeger-sync'], sample: int('sample', 2, 100_000) });
+      : await jaegerTurn({ ...common, bin, ports, batchProcessor: values['jaeger-batch'], syncWrites: values['jaeger-sync'], sample });
     rows.push({ turn, ...result });
     process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`);
   }
