@@ -6,10 +6,11 @@
 // example config puts the `batch` processor there, which queues the spans in memory and returns at once (a 200
 // means "queued"); this config has no processor, and the storage exporter's queue is off (its default, written
 // out below), so the receiver's call runs through the exporter into Badger's writes (one transaction a span) and
-// a 200 means "written to Badger". Badger's `consistency` (SyncWrites) is false, Jaeger's default: a write is in
-// Badger's write-ahead log in the page cache, not fsync'ed. That is Lantern's promise too (SQLite in WAL mode with
-// synchronous = NORMAL: a commit is in the WAL, fsync'ed at checkpoints): both survive the process, neither an
-// OS crash. `--jaeger-batch` puts the batch processor back (Jaeger's example pipeline, 200 = queued).
+// a 200 means "written to Badger". Badger's `consistency` (SyncWrites) is false, Jaeger's default: Badger writes
+// through mmap, which survives the process but not a hard reboot (no msync). That is Lantern's promise too (SQLite
+// in WAL mode with synchronous = NORMAL: a commit is in the WAL, fsync'ed at checkpoints). `--jaeger-sync` sets
+// it (stronger than Lantern's); `--jaeger-batch` puts the batch processor back (Jaeger's example pipeline, 200 =
+// queued: weaker).
 
 /** @param {{ dataDir: string, ports: { otlp: number, query: number, queryGrpc: number, health: number, metrics: number }, batch?: boolean, syncWrites?: boolean }} o */
 export function jaegerConfig({ dataDir, ports, batch = false, syncWrites = false }) {
