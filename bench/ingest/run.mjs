@@ -13,15 +13,13 @@
 //
 // Reports stored items/s, request p50/p99, the server's CPU (cores used) and peak RSS, and the load generator's
 // own CPU (it shares the machine).
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { logBody, spanBody } from './bodies.mjs';
+import { ROOT, cpuSeconds, peakRssMb, percentile, startLantern } from './lantern.mjs';
 
 const argv = process.argv.slice(2);
 const { values } = parseArgs({
@@ -48,32 +46,10 @@ const batchSize = Number(values.batch);
 const port = Number(values.port);
 const makeBody = () => (kind === 'spans' ? spanBody(batchSize) : logBody(batchSize));
 const path = kind === 'spans' ? '/ingest/traces' : '/ingest/logs';
-const root = new URL('../..', import.meta.url).pathname;
-const Database = createRequire(join(root, 'packages/store/package.json'))('better-sqlite3');
-
-const TICK = 100; // USER_HZ on Linux
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICK;
-}
-const peakRssMb = (pid) => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
-const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : NaN);
-
-async function waitForServer() {
-  for (let i = 0; i < 600; i++) {
-    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
-    const ok = await new Promise((resolve) => {
-      http.get({ port, path: '/healthz' }, (res) => { res.resume(); resolve(res.statusCode === 200); }).on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start');
-}
 
 function post(agent, apiKey, body) {
   return new Promise((resolve) => {
-    const req = http.request({ port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'content-length': Buffer.byteLength(body) } }, (r) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'content-length': Buffer.byteLength(body) } }, (r) => {
       let text = '';
       r.setEncoding('utf8');
       r.on('data', (c) => (text += c));
@@ -86,21 +62,14 @@ function post(agent, apiKey, body) {
 
 const dataDir = values['data-dir'] ?? (await mkdtemp(join(os.tmpdir(), 'lantern-bench-')));
 const extraEnv = Object.fromEntries(values.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-const env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'warn', ...extraEnv };
-// The account is made by the server's own checkout (`lantern init`), so its schema is the one that server runs.
-const serverRoot = values['server-root'] ?? root;
-const init = spawnSync(process.execPath, ['gateway/dist/cli.js', 'init', '--email', `bench-${Date.now()}@example.com`, '--password', 'bench-password'], { cwd: serverRoot, env, encoding: 'utf8' });
-const apiKey = /^\s*API key\s+(\S+)\s*$/m.exec(init.stdout)?.[1];
-if (!apiKey) throw new Error(`lantern init failed: ${init.stderr}${init.stdout}`);
-const account = { apiKey };
-const countSql = kind === 'spans' ? 'SELECT count(*) FROM spans' : 'SELECT count(*) FROM logs';
-const storedNow = () => { const db = new Database(join(dataDir, 'lantern.db'), { readonly: true }); try { return db.prepare(countSql).pluck().get(); } finally { db.close(); } };
-const before = storedNow();
+const serverRoot = values['server-root'] ?? ROOT;
 const nodeArgs = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
-const server = spawn(process.execPath, [...nodeArgs, 'gateway/dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: serverRoot });
 let result;
+let lantern;
 try {
-  await waitForServer();
+  lantern = await startLantern({ serverRoot, port, dataDir, env: extraEnv, nodeArgs, table: kind });
+  const { server, apiKey, before } = lantern;
+  const account = { apiKey };
   const repeated = values.repeat ? Array.from({ length: 32 }, makeBody) : undefined;
   const sample = makeBody();
   const avgItemBytes = Math.round(sample.length / batchSize);
@@ -135,9 +104,8 @@ try {
   const self = process.cpuUsage(self0);
   const rss = peakRssMb(server.pid);
   agent.destroy();
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
-  const stored = storedNow() - before;
+  await lantern.stop();
+  const stored = lantern.count() - before;
   latencies.sort((a, b) => a - b);
   result = {
     date: new Date().toISOString(),
@@ -160,10 +128,7 @@ try {
     ...(perMillion.length ? { perMillion } : {}),
   };
 } finally {
-  if (server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-  }
+  await lantern?.stop();
   if (!values['data-dir']) await rm(dataDir, { recursive: true, force: true });
 }
 console.log(JSON.stringify(result, null, 2));
