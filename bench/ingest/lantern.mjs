@@ -23,7 +23,7 @@ export const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted
 
 /**
  * Makes an account in `dataDir` with the server checkout's own `lantern init` (so its schema is the one that server
- * runs), starts the server on 127.0.0.1 (HOST), and waits for /healthz. Returns { server, apiKey, before, count(),
+ * runs), starts the server on 127.0.0.1 (HOST), and waits for /healthz. Returns { server, apiKey, before, count(), notSearchIndexed(),
  * stop() }: `before` is the count when it started, `count()` opens the database read-only (call it after `stop()` for
  * what was stored), `stop()` sends SIGTERM and waits for the exit.
  */
@@ -42,6 +42,19 @@ export async function startLantern({ serverRoot = ROOT, port, dataDir, env: extr
     }
   };
   const before = count();
+  /**
+   * Logs stored and not yet in the log search index (filled after the write, on the writer thread), read while
+   * the server runs; null for a build without that index.
+   */
+  const notSearchIndexed = () => {
+    const db = new Database(join(dataDir, 'lantern.db'), { readonly: true });
+    try {
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'logs_fts_state'").get()) return null;
+      return db.prepare('SELECT (SELECT coalesce(max(rowid), 0) FROM logs) - indexed_upto FROM logs_fts_state').pluck().get();
+    } finally {
+      db.close();
+    }
+  };
   const server = spawn(process.execPath, [...nodeArgs, 'gateway/dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: serverRoot });
   const stop = async () => {
     if (server.exitCode !== null || server.signalCode !== null) return;
@@ -54,7 +67,7 @@ export async function startLantern({ serverRoot = ROOT, port, dataDir, env: extr
     await stop();
     throw error;
   }
-  return { server, apiKey, before, count, stop };
+  return { server, apiKey, before, count, notSearchIndexed, stop };
 }
 
 async function waitForHealthz(server, port) {

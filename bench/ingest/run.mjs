@@ -104,6 +104,14 @@ try {
   const self = process.cpuUsage(self0);
   const rss = peakRssMb(server.pid);
   agent.destroy();
+  // Logs: how many the search index had not reached when the load stopped, and how long it took to catch up.
+  let searchIndex;
+  if (kind === 'logs' && lantern.notSearchIndexed() !== null) {
+    const behind = lantern.notSearchIndexed();
+    const started = Date.now();
+    while (lantern.notSearchIndexed() > 0 && Date.now() - started < 600_000) await new Promise((r) => setTimeout(r, 100));
+    searchIndex = { behindWhenLoadStopped: behind, caughtUpSeconds: Number(((Date.now() - started) / 1000).toFixed(1)) };
+  }
   await lantern.stop();
   const stored = lantern.count() - before;
   latencies.sort((a, b) => a - b);
@@ -126,6 +134,7 @@ try {
     serverPeakRssMb: rss,
     loadGeneratorCores: Number(((self.user + self.system) / 1e6 / elapsed).toFixed(2)),
     ...(perMillion.length ? { perMillion } : {}),
+    ...(searchIndex ? { searchIndex } : {}),
   };
 } finally {
   await lantern?.stop();
