@@ -7,11 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent, Db } from 'mongodb';
 import { newId, toIso } from '@lantern/domain';
-import type { Store } from '@lantern/store';
+import type { Cursor, Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { INDEXES, TTL_INDEX, createMongoStore } from '@lantern/store/mongo';
 import { collectionsOf } from '../src/mongo/collections.js';
-import { SETTLE_MS, expireLogFlags, indexLogsStep } from '../src/mongo/log-indexer.js';
+import { indexLogsStep } from '../src/mongo/log-indexer.js';
+import { searchGramsOf, searchPage } from '../src/mongo/log-search.js';
 import { waitIndexed } from './mongo-wait.js';
 import type { MongoStoreOptions } from '@lantern/store/mongo';
 import { T0, collect, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
@@ -384,16 +385,14 @@ describe('mongo store: log search', () => {
     }
     events.length = 0;
     const found = (await collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, messageContains, limit: 100 }))).map((l) => l.message);
-    // Every find the read sent (the trigram's range, the flagged logs, the logs without grams), explained as sent.
+    // Every find the read sent (the logs without grams, then the trigram's range), explained as sent.
     const finds = events.filter((e) => e.commandName === 'find' && e.command.find === 'logs').map((e) => e.command);
-    expect(finds).toHaveLength(3);
+    expect(finds).toHaveLength(2);
     const plans = await Promise.all(finds.map(async (find) => JSON.stringify((await db.command({
       explain: { find: 'logs', filter: find.filter, sort: find.sort, ...(find.hint ? { hint: find.hint } : {}) }, verbosity: 'queryPlanner',
     })).queryPlanner.winningPlan)));
-    expect(plans[0]).toContain('"indexName":"project_grams_ts"');
-    expect(plans[1]).toContain('"indexName":"project_pending_ts"');
-    expect(plans[2]).toContain('"indexName":"project_grams_ts"');
-    expect(plans[2]).toContain('"grams":["[null, null]"]');
+    for (const plan of plans) expect(plan).toContain('"indexName":"project_grams_ts"');
+    expect(plans[0]).toContain('"grams":["[null, null]"]');
     return { found, stages: plans.join('\n') };
   }
 
@@ -422,25 +421,47 @@ describe('mongo store: log search', () => {
     const doc = async (id: string) => db.collection('logs').findOne({ _id: id as never });
     expect((await doc(long.id))?.grams).toEqual(['aba', 'bab', 'abÉ']);
     expect((await doc(short.id))?.grams).toEqual([]);
-    // Flagged with the time of indexing for SETTLE_MS more: a search in progress still finds them beside the range.
-    expect((await doc(long.id))?.gramsPending).toBeInstanceOf(Date);
+    expect(await db.collection('logs').countDocuments({ gramsPending: { $exists: true } })).toBe(0);
   });
 
-  it('removes the flag of logs indexed more than SETTLE_MS ago, and only theirs', async () => {
+  it('finds a log the indexer moves between the two reads of a page, once, on every page size', async () => {
     const { store, db } = await openStore();
     const w = await makeWorld(store);
-    await db.collection('logs').insertMany(['a', 'b', 'c'].map((name, i) => ({
-      _id: name as never, projectId: w.project.id, applicationId: w.app.id, level: 'info', ts: new Date(T0 + i), message: name, data: '{}', gramsPending: true,
-    })));
     const c = collectionsOf(db);
-    let now = T0;
-    expect(await indexLogsStep(c, () => now, 2)).toBe(2);
-    now += SETTLE_MS;
-    expect(await indexLogsStep(c, () => now, 2)).toBe(1);
-    await expireLogFlags(c, () => now + 1);
-    const flags = (await db.collection('logs').find({}, { sort: { _id: 1 } }).toArray()).map((d) => d.gramsPending ?? null);
-    expect(flags.filter((f) => f === null)).toHaveLength(2);
-    expect(flags.filter((f) => f instanceof Date)).toEqual([new Date(now)]);
+    const docs = Array.from({ length: 40 }, (_, i) => ({
+      _id: `log-${String(i).padStart(2, '0')}` as never, projectId: w.project.id, applicationId: w.app.id, level: 'info', ts: new Date(T0 + i),
+      message: i % 3 === 0 ? `match ${i}` : `other ${i}`, data: JSON.stringify({ message: i % 3 === 0 ? `match ${i}` : `other ${i}` }), gramsPending: true,
+    }));
+    const expected = docs.filter((d) => d.message.startsWith('match')).map((d) => d.message).reverse();
+    const base = (after: Cursor | undefined) => ({ projectId: w.project.id, ...(after ? { $or: [{ ts: { $lt: new Date(after.ts) } }, { ts: new Date(after.ts), _id: { $lt: after.id } }] } : {}) });
+    for (const limit of [1, 2, 3, 7, 100]) {
+      await db.collection('logs').deleteMany({});
+      await db.collection('logs').insertMany(docs.slice(0, 20));
+      await indexLogsStep(c, 10); // some indexed, the rest pending: both reads of a page have logs
+      await db.collection('logs').insertMany(docs.slice(20));
+      // Between the two reads of every page, the indexer takes a few more: they leave the first read's range for
+      // the second's.
+      const find = c.logs.find.bind(c.logs);
+      let calls = 0;
+      (c.logs as { find: unknown }).find = (...args: Parameters<typeof find>) => {
+        const cursor = find(...args);
+        if (calls++ % 2 === 0) return cursor;
+        return { toArray: async () => (await indexLogsStep(c, 3), cursor.toArray()) };
+      };
+      const seen: string[] = [];
+      try {
+        let after: Cursor | undefined;
+        for (let pages = 0; pages < 100; pages++) {
+          const page = await searchPage(c, base, 'MATCH', searchGramsOf('MATCH'), after, limit);
+          seen.push(...page.found.filter((f) => f.tested || f.doc.message!.includes('match')).map((f) => f.doc.message!));
+          if (!page.next) break;
+          after = page.next;
+        }
+      } finally {
+        (c.logs as { find: unknown }).find = find;
+      }
+      expect(seen).toEqual(expected);
+    }
   });
 
   it('indexes pending logs in chunks, and two indexers at once set each log once', async () => {
@@ -451,10 +472,10 @@ describe('mongo store: log search', () => {
       message: `Log ${i}`, data: '{}', gramsPending: true,
     })));
     const c = collectionsOf(db);
-    const found = await Promise.all([indexLogsStep(c, Date.now, 700), indexLogsStep(c, Date.now, 700)]);
+    const found = await Promise.all([indexLogsStep(c, 700), indexLogsStep(c, 700)]);
     expect(found.every((n) => n === 700)).toBe(true);
-    expect(await indexLogsStep(c, Date.now, 700)).toBeLessThanOrEqual(500);
-    expect(await indexLogsStep(c, Date.now, 700)).toBe(0);
+    expect(await indexLogsStep(c, 700)).toBeLessThanOrEqual(500);
+    expect(await indexLogsStep(c, 700)).toBe(0);
     expect(await db.collection('logs').countDocuments({ gramsPending: true })).toBe(0);
     const sample = await db.collection('logs').findOne({ message: 'Log 1199' });
     expect(sample?.grams).toEqual(['log', 'og ', 'g 1', ' 11', '119', '199']);

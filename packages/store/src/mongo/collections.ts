@@ -135,11 +135,8 @@ export interface LogDoc {
    * their message alone.
    */
   grams?: string[];
-  /**
-   * True from the write until the log indexer has set `grams`, then the time it did so, for SETTLE_MS more; then
-   * absent (log-indexer.ts: a search in progress still finds the log while it moves between index ranges).
-   */
-  gramsPending?: true | Date;
+  /** True from the write until the log indexer has set `grams` (log-indexer.ts). */
+  gramsPending?: true;
   data: string;
 }
 

@@ -10,7 +10,7 @@ import { createCounters } from './counters.js';
 import { createGuard, toStoreError } from './errors.js';
 import { ensureIndexes } from './indexes.js';
 import { createIngestWriter } from './ingest.js';
-import { expireLogFlags, indexLogsStep, legacyLogsMarked, markLegacyLogs, startMongoIndexLoop } from './log-indexer.js';
+import { indexLogsStep, legacyLogsMarked, markLegacyLogs, startMongoIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
@@ -74,10 +74,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const writeSpansInTurn = oneByOne(ingest.writeSpans);
   const writeLogsInTurn = oneByOne(ingest.writeLogs);
   // The `q` filter's trigrams are set after the write, by the process that wrote the logs (log-indexer.ts).
-  const indexing = startMongoIndexLoop(() => guard.run(async () => {
-    await expireLogFlags(c, now);
-    return indexLogsStep(c, now);
-  }));
+  const indexing = startMongoIndexLoop(() => guard.run(() => indexLogsStep(c)));
   // Logs written before `grams` existed: marked pending once per database, in the background, so that the
   // indexer takes them too (log-indexer.ts). Readers find them either way.
   if (!(await guard.run(() => legacyLogsMarked(c)))) void guard.run(() => markLegacyLogs(c)).then(() => indexing.kick(), () => undefined);

@@ -46,13 +46,11 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_ts' },
     { key: { applicationId: 1, ts: -1, _id: -1 }, name: 'application_ts' },
     { key: { projectId: 1, traceId: 1, ts: -1, _id: -1 }, name: 'project_trace_ts', partialFilterExpression: { traceId: { $exists: true } } },
-    // The `q` filter (logs.ts): one trigram of the text as an equality, newest first, without a sort. Multikey: one
-    // entry per distinct trigram of a log's message.
+    // The `q` filter (log-search.ts): one trigram of the text as an equality, newest first, without a sort; and at
+    // its null key, the logs without trigrams yet. Multikey: one entry per distinct trigram of a log's message.
     { key: { projectId: 1, grams: 1, ts: -1, _id: -1 }, name: 'project_grams_ts' },
-    // The logs the log indexer has not reached yet or has just indexed (log-indexer.ts), few at any time: what it
-    // indexes and unflags next, and what the `q` filter reads beside the trigram's range (logs.ts), newest first.
-    { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_pending_ts', partialFilterExpression: { gramsPending: { $exists: true } } },
-    { key: { gramsPending: 1 }, name: 'pending_since', partialFilterExpression: { gramsPending: { $exists: true } } },
+    // The logs the log indexer has not reached yet (log-indexer.ts), few at any time: what it indexes next.
+    { key: { gramsPending: 1 }, name: 'grams_pending', partialFilterExpression: { gramsPending: true } },
   ],
   tenants: [
     { key: { organizationId: 1, name: 1 }, name: 'organization_name', unique: true },

@@ -7,26 +7,19 @@ import type { Collections, LogDoc } from './collections.js';
  * The `q` filter's index is filled after the write, as in SQLite (docs/architecture.md, "Log search"): every
  * distinct trigram of a message is one entry of the multikey index (projectId, grams, ts, _id), ~70 per log,
  * which cost the write 6x when it carried them. So a log is written with `gramsPending: true` and no `grams`,
- * and this indexer, in the process that wrote it, sets `grams` a chunk of logs at a time.
- *
- * A search reads three ranges merged newest first (logs.ts): the trigram's range of that index, its null key
- * (logs without `grams`), and the logs flagged `gramsPending` (the partial index `project_pending_ts`). A log moves
- * from the null key to the trigram's range when it is indexed, and MongoDB reads no snapshot across two cursors:
- * a log indexed between the moments the two cursors pass it would be in neither. So the flag outlives the move:
- * indexing sets `grams` and turns the flag into the time it did so, and the flag goes only `SETTLE_MS` later
- * (`expireLogFlags`), so every read shorter than that finds the log in the flagged range while it moves.
+ * and this indexer, in the process that wrote it, sets `grams` and removes the flag, a chunk of logs at a time
+ * (found by the partial index `grams_pending`). Until then the log sits at the null key of the trigram index,
+ * which every search reads before the trigram's range (log-search.ts), so a search is exact whatever the
+ * indexer's lag.
  *
  * Several writers may index the same logs at once: each update matches only a log still pending, and the
  * trigrams of a message are the same whoever computes them.
  */
 
-/** How long a log stays flagged once indexed: longer than any search lasts. */
-export const SETTLE_MS = 30_000;
-
 /**
  * Logs written before `grams` existed carry neither field. Once per database they are marked pending (one pass over
  * the collection, in the background of the first processes to start, then this marker in `counters`), so the
- * indexer takes them too. Readers never depend on it: a log without `grams` is always a candidate (logs.ts), so
+ * indexer takes them too. Readers never depend on it: a log without `grams` is always read (log-search.ts), so
  * one written by a process of the previous version during a rolling upgrade is found all the same.
  */
 export const LEGACY_LOGS_MARKER = 'migration:log-grams';
@@ -54,26 +47,20 @@ function messageOf(doc: Pick<LogDoc, 'message' | 'data'>): string | null {
  * Indexes up to `chunk` pending logs; returns how many it found pending. A log written before `message` existed
  * gets it too (from `data`), so that the trigram read can test it.
  */
-export async function indexLogsStep(c: Collections, now: () => number, chunk = MONGO_INDEX_CHUNK): Promise<number> {
-  const pending = await c.logs.find({ gramsPending: true }, { projection: { _id: 1, message: 1, data: 1 }, limit: chunk, hint: 'pending_since' }).toArray();
+export async function indexLogsStep(c: Collections, chunk = MONGO_INDEX_CHUNK): Promise<number> {
+  const pending = await c.logs.find({ gramsPending: true }, { projection: { _id: 1, message: 1, data: 1 }, limit: chunk, hint: 'grams_pending' }).toArray();
   if (pending.length === 0) return 0;
-  const at = new Date(now());
   const ops: AnyBulkWriteOperation<LogDoc>[] = pending.map((doc) => {
     const message = messageOf(doc);
     return {
       updateOne: {
         filter: { _id: doc._id, gramsPending: true },
-        update: { $set: { message, grams: message === null ? [] : trigramsOf(asciiLower(message)), gramsPending: at } },
+        update: { $set: { message, grams: message === null ? [] : trigramsOf(asciiLower(message)) }, $unset: { gramsPending: '' } },
       },
     };
   });
   await c.logs.bulkWrite(ops, { ordered: false });
   return pending.length;
-}
-
-/** Removes the flag of the logs indexed more than `SETTLE_MS` ago. */
-export async function expireLogFlags(c: Collections, now: () => number): Promise<void> {
-  await c.logs.updateMany({ gramsPending: { $lt: new Date(now() - SETTLE_MS) } }, { $unset: { gramsPending: '' } }, { hint: 'pending_since' });
 }
 
 /**
