@@ -1,7 +1,6 @@
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent } from 'mongodb';
 import type { Store } from '../port.js';
-import { joinTraceMessages, oneByOne } from '../one-by-one.js';
 import { createAccess } from './access.js';
 import { createAccountsStore } from './accounts.js';
 import { createAiStore } from './ai.js';
@@ -69,16 +68,12 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const next = createCounters(c.counters);
   const purge = createPurger(c, now);
   const records = { c, guard, access, next, now };
+  // No transactions here: each delivered group of batches written as one, convergent on redelivery (ingest.ts).
   const ingest = createIngestWriter(c, guard, now);
-  const writeSpansInTurn = oneByOne(ingest.writeSpans);
 
   return {
     ...createAccountsStore(records),
     ...ingest,
-    // No transactions here: batches one after the other, each convergent on redelivery (see ingest.ts); a
-    // request's per-trace messages joined back into one batch, so its round trips are paid once, not per trace.
-    writeSpanBatches: (batches) => writeSpansInTurn(joinTraceMessages(batches)),
-    writeLogBatches: oneByOne(ingest.writeLogs),
     ...createTraceReader(c, guard, access, pageSize),
     ...createLogReader(c, guard, access, pageSize),
     ...createAiStore(records),
