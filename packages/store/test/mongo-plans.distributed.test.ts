@@ -93,7 +93,7 @@ async function plansOf(operation: () => Promise<unknown>, commands: string[] = [
  * Asserts that the operation's queries are, in order, `expected` ("collection index"), and that none scans a
  * collection or sorts in memory (a SORT stage; a SORT_MERGE of index ranges is no sort), except the query of
  * `sortsOnly` ("collection index") where the test names why its sort is bounded. A query with `$or` names the
- * indexes of its branches ("spans trace_ts+_id_"): every branch must be on an index, or the plan scans.
+ * indexes of its branches ("spans controller_trace_parent+_id_"): every branch must be on an index, or the plan scans.
  */
 async function expectServed(operation: () => Promise<unknown>, expected: string[], { sortsOnly, anyOrder }: { sortsOnly?: string; anyOrder?: boolean } = {}): Promise<Plan[]> {
   const plans = await plansOf(operation);
@@ -314,12 +314,12 @@ describe('mongo store: writes and the purge find their documents on an index', (
     const root = rootSpan(t, T0 + 5000, { parentSpanId: newId(), durationMs: 10 });
     await store.writeSpans(spanBatch(quiet, [root]));
     // The same span again, with an entry span that outranks it: the key; the insert; one read of the stored
-    // version, the parents and the children (an $or of _id and (traceKey, ts, spanId)); then the trace records
+    // version, the parents and the children (an $or of _id and the controller spans' (traceKey, parentSpanId)); then the trace records
     // (read, upserts, root change) beside the rollups (the new entry's delta, its flags flipped; the repeated
     // entry's pending operations and its mark, which finds it counted already); the key last.
     await expectServed(
       () => store.writeSpans(spanBatch(quiet, [root, rootSpan(t, T0 + 4000, { durationMs: 50 })], { idempotencyKey: 'plans' })),
-      ['idempotencyKeys _id_', 'spans trace_ts+_id_', 'traces _id_', 'traces _id_', 'traces _id_',
+      ['idempotencyKeys _id_', 'spans controller_trace_parent+_id_', 'traces _id_', 'traces _id_', 'traces _id_',
         'rollups _id_', 'spans rollup_op', 'spans _id_', 'spans _id_', 'idempotencyKeys _id_'], { anyOrder: true });
   });
 
@@ -343,7 +343,7 @@ describe('mongo store: writes and the purge find their documents on an index', (
       expect(sentNow.sort()).toEqual(commands);
       // An update command is explained per statement (one per trace record, per rollup document): each on its index.
       expect([...new Set(plans.map((p) => `${p.collection} ${p.index}`))].sort()).toEqual(
-        ['idempotencyKeys _id_', 'rollups _id_', 'spans _id_', 'spans rollup_op', 'spans trace_ts', 'traces _id_']);
+        ['idempotencyKeys _id_', 'rollups _id_', 'spans _id_', 'spans controller_trace_parent', 'spans rollup_op', 'traces _id_']);
       for (const plan of plans) expect(plan.stages.filter((stage) => ['COLLSCAN', 'SORT'].includes(stage))).toEqual([]);
     }
   });
