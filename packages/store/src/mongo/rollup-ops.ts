@@ -14,6 +14,11 @@ import { applyDelta, newOpId } from './rollups.js';
  * marked spans alone, so every completion adds the same, and the rollup documents add it once. New spans that
  * are entry candidates are inserted already marked (`entryCandidate`): their insert is their marking.
  *
+ * A gap this does not close (the marking by updateMany before had it too): marks land document by document, so a
+ * completer that finds a mark while the rest of the operation's marks are still landing adds the delta of the
+ * spans it saw, and the rollup documents then skip the owner's completion of the same id: the others are
+ * flagged counted without being counted. It takes two writers on the same new spans within that window.
+ *
  * Which spans are entries, with several writers at once: a controller span is counted only while no span of
  * its application is stored as its parent. The writer storing a parent marks the children it finds as
  * `parentSeen` before it looks at their flags, and a span is only marked to become counted while not
