@@ -144,8 +144,9 @@ export interface TelemetryStore {
   /**
    * `writeSpans` of each batch, in order: what the writer calls with the batches the bus delivered together.
    * An adapter with transactions stores them in one (a group commit: one commit for many requests' batches,
-   * all or nothing); the others write them one after the other, each convergent on redelivery, and may join a
-   * request's per-trace messages (no Idempotency-Key, same application and arrival) into one batch first.
+   * all or nothing); the others may write them as one group, each step once for all the batches (the MongoDB
+   * adapter: a constant number of round trips per call), convergent on redelivery, storing what the batches one
+   * after the other would (a parent and its child in two batches of one group count as in one batch).
    */
   writeSpanBatches(batches: readonly SpanBatchMessage[]): Promise<void>;
   /** `writeLogs` of each batch, in order, as `writeSpanBatches`. */

@@ -1,7 +1,6 @@
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent } from 'mongodb';
 import type { Store } from '../port.js';
-import { joinTraceMessages, oneByOne } from '../one-by-one.js';
 import { createAccess } from './access.js';
 import { createAccountsStore } from './accounts.js';
 import { createAiStore } from './ai.js';
@@ -70,9 +69,8 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const next = createCounters(c.counters);
   const purge = createPurger(c, now);
   const records = { c, guard, access, next, now };
+  // No transactions here: each delivered group of batches written as one, convergent on redelivery (ingest.ts).
   const ingest = createIngestWriter(c, guard, now);
-  const writeSpansInTurn = oneByOne(ingest.writeSpans);
-  const writeLogsInTurn = oneByOne(ingest.writeLogs);
   // The `q` filter's trigrams are set after the write, by the process that wrote the logs (log-indexer.ts).
   const indexing = startMongoIndexLoop(() => guard.run(() => indexLogsStep(c)));
   // Logs written before `grams` existed: marked pending once per database, in the background, so that the
@@ -86,11 +84,8 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
       await ingest.writeLogs(batch);
       indexing.kick();
     },
-    // No transactions here: batches one after the other, each convergent on redelivery (see ingest.ts); a
-    // request's per-trace messages joined back into one batch, so its round trips are paid once, not per trace.
-    writeSpanBatches: (batches) => writeSpansInTurn(joinTraceMessages(batches)),
     writeLogBatches: async (batches) => {
-      await writeLogsInTurn(batches);
+      await ingest.writeLogBatches(batches);
       indexing.kick();
     },
     ...createTraceReader(c, guard, access, pageSize),

@@ -37,6 +37,10 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { traceKey: 1, ts: 1, spanId: 1 }, name: 'trace_ts' },
     // Entry-span candidates by project and time (streamRootSpans), only controller spans indexed.
     { key: { projectId: 1, ts: 1, _id: 1 }, name: 'controller_project_ts', partialFilterExpression: { controller: true } },
+    // The controller spans of a trace by parent (a group's children, rollup-ops.ts), only controller spans indexed:
+    // the writer looks them up for every group, and on (traceKey, ts, spanId) that read fetched every span of the
+    // group's traces to find the few.
+    { key: { traceKey: 1, parentSpanId: 1 }, name: 'controller_trace_parent', partialFilterExpression: { controller: true } },
     // The spans of a rollup operation under way (rollup-ops.ts): few at any time.
     { key: { op: 1 }, name: 'rollup_op', partialFilterExpression: { op: { $exists: true } } },
   ],

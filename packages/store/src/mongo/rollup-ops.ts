@@ -11,7 +11,13 @@ import { applyDelta, newOpId } from './rollups.js';
  * becoming counted, -1 for each ceasing to be) is added to the rollup documents once per id (rollups.ts), and
  * last the spans' flags flip and the mark goes. Whoever finds a marked span — a redelivered batch after a
  * failure half-way, another writer, the purge — completes that operation first: the delta is computed from the
- * marked spans alone, so every completion adds the same, and the rollup documents add it once.
+ * marked spans alone, so every completion adds the same, and the rollup documents add it once. New spans that
+ * are entry candidates are inserted already marked (`entryCandidate`): their insert is their marking.
+ *
+ * A gap this does not close (the marking by updateMany before had it too): marks land document by document, so a
+ * completer that finds a mark while the rest of the operation's marks are still landing adds the delta of the
+ * spans it saw, and the rollup documents then skip the owner's completion of the same id: the others are
+ * flagged counted without being counted. It takes two writers on the same new spans within that window.
  *
  * Which spans are entries, with several writers at once: a controller span is counted only while no span of
  * its application is stored as its parent. The writer storing a parent marks the children it finds as
@@ -20,8 +26,6 @@ import { applyDelta, newOpId } from './rollups.js';
  * least one sees the other's span (both insert before they look), so a child counted by mistake is seen and
  * taken out again.
  */
-
-type SpanRef = Pick<SpanDoc, '_id'>;
 
 /** Completes an operation: adds the delta of its marked spans to the rollups, then flips their flags. */
 export async function completeOp(c: Collections, op: string): Promise<void> {
@@ -58,35 +62,66 @@ export async function settle(c: Collections, count: string[], uncount: string[])
   if (marked > 0) await completeOp(c, op);
 }
 
-const pairOf = (traceId: string, spanId: string): string => JSON.stringify([traceId, spanId]);
+/** The group of spans written together, as the rollups need it (see span-group.ts). */
+export interface RollupInput {
+  /** The group's spans as stored (the first version of each), whoever stored them. */
+  stored: SpanDoc[];
+  /** The `_id`s of the spans this call inserted. */
+  inserted: Set<string>;
+  /** `spanKey` of every span of the group. */
+  inGroup: Set<string>;
+  /** `spanKey` of the parents of the group's controller spans, outside the group, that are stored. */
+  parentsStored: Set<string>;
+  /** Controller spans (of any batch) whose parent is a span of the group, as found after the group's insert. */
+  children: Pick<SpanDoc, '_id'>[];
+  /** The operation the inserted entry candidates were marked with (`entryCandidate`). */
+  op: string;
+}
+
+const parentKeyOf = (s: SpanDoc): string | null => (s.parentSpanId === null ? null : spanKey(s.applicationId, s.traceId, s.parentSpanId));
 
 /**
- * The rollups' part of a span batch. `stored` holds the batch's spans as stored (whether this call or an
- * earlier one stored them), so a batch retried after a failure half-way does what is left, and a repeated
- * span, already flagged, changes nothing.
+ * A span the rollups will count unless its parent turns out to be stored: a controller span whose parent is
+ * not in the group. It is inserted already marked with the group's operation (so no marking round trip), and
+ * since it is new, nobody can have seen its parent for it yet (`parentSeen`).
  */
-export async function updateRollups(c: Collections, applicationId: number, stored: SpanDoc[]): Promise<void> {
-  if (stored.length === 0) return;
-  const inBatch = new Set(stored.map((s) => pairOf(s.traceId, s.spanId)));
-  // Controller spans of these traces (any batch) whose parent is a span of this batch: not entries.
-  const found = await c.spans.find({
-    traceKey: { $in: [...new Set(stored.map((s) => s.traceKey))] },
-    controller: true,
-    parentSpanId: { $in: [...new Set(stored.map((s) => s.spanId))] },
-  }, { projection: { _id: 1, traceId: 1, parentSpanId: 1 } }).toArray();
-  const children: SpanRef[] = found.filter((s) => s.parentSpanId !== null && inBatch.has(pairOf(s.traceId, s.parentSpanId)));
-  const childIds = children.map((s) => s._id);
+export function entryCandidate(s: SpanDoc, inGroup: Set<string>): boolean {
+  const parent = parentKeyOf(s);
+  return s.controller && (parent === null || !inGroup.has(parent));
+}
+
+/** Completes the group's own operation: the delta of the spans it inserted marked, then their flags, in one update. */
+async function completeOwn(c: Collections, op: string, marked: SpanDoc[]): Promise<void> {
+  const delta = new RollupDelta();
+  for (const s of marked) delta.add(s.projectId, s.applicationId, { ts: s.ts.getTime(), durationMs: s.durationMs, status: s.status }, 1);
+  await applyDelta(c, delta, op);
+  // All of them were inserted not counted, and only a completion of `op` takes the mark away.
+  await c.spans.updateMany({ op }, { $set: { counted: true }, $unset: { op: '' } });
+}
+
+/**
+ * The rollups' part of a group of span batches, with the same outcome as before, in fewer round trips: the
+ * children of the group's spans are marked `parentSeen`; the group's own operation (the new entry candidates,
+ * marked at their insert) is completed; and only spans stored before (a retry, a repeat) or whose parent is
+ * stored go through `settle`. A group retried after a failure half-way finds its operation on its stored spans
+ * and completes it (`settle` completes pending operations first), and a repeated span, already flagged,
+ * changes nothing.
+ */
+export async function updateRollups(c: Collections, g: RollupInput): Promise<void> {
+  if (g.stored.length === 0) return;
+  const childIds = g.children.map((s) => s._id);
   if (childIds.length > 0) await c.spans.updateMany({ _id: { $in: childIds }, parentSeen: { $ne: true } }, { $set: { parentSeen: true } });
 
-  // The batch's controller spans whose parent is neither in the batch nor stored: entries.
-  const own = stored.filter((s) => s.controller);
-  const parentKeys = own.filter((s) => s.parentSpanId !== null && !inBatch.has(pairOf(s.traceId, s.parentSpanId)))
-    .map((s) => spanKey(applicationId, s.traceId, s.parentSpanId!));
-  const parentsStored = new Set(parentKeys.length === 0 ? [] : (await c.spans
-    .find({ _id: { $in: parentKeys } }, { projection: { _id: 1 } }).toArray()).map((s) => s._id));
-  const isEntry = (s: SpanDoc): boolean => s.parentSpanId === null
-    || (!inBatch.has(pairOf(s.traceId, s.parentSpanId)) && !parentsStored.has(spanKey(applicationId, s.traceId, s.parentSpanId)));
-  const count = own.filter(isEntry).map((s) => s._id);
+  const marked = g.stored.filter((s) => g.inserted.has(s._id) && s.op === g.op);
+  if (marked.length > 0) await completeOwn(c, g.op, marked);
+
+  // The group's controller spans whose parent is neither in the group nor stored: entries.
+  const own = g.stored.filter((s) => s.controller);
+  const isEntry = (s: SpanDoc): boolean => {
+    const parent = parentKeyOf(s);
+    return parent === null || (!g.inGroup.has(parent) && !g.parentsStored.has(parent));
+  };
+  const count = own.filter((s) => isEntry(s) && !g.inserted.has(s._id)).map((s) => s._id);
   const uncount = [...childIds, ...own.filter((s) => !isEntry(s)).map((s) => s._id)];
   await settle(c, count, [...new Set(uncount)]);
 }

@@ -1,11 +1,14 @@
 import { newId } from '@lantern/domain';
 import type { AnyBulkWriteOperation, Filter } from 'mongodb';
 import type { Collections, RootRank, SpanDoc, TraceDoc } from './collections.js';
-import { spanKey, traceKey } from './collections.js';
+import { spanKey } from './collections.js';
 import { onlyDuplicates } from './bulk.js';
 
 /** What the spans of one trace in a batch bring to its trace record. */
 interface TraceUpdate {
+  projectId: number;
+  applicationId: number;
+  traceId: string;
   ts: number;
   rootRank: RootRank;
   rootTs: number | null;
@@ -38,11 +41,14 @@ function outrankedBy(c: TraceUpdate): Filter<TraceDoc> {
   return { $or: [{ rootRank: 0 }, { rootRank: 1, rootTs: { $gt: rootTs } }, { rootRank: 1, rootTs, $or: shorter }] };
 }
 
-interface BatchOrigin {
-  applicationId: number;
-  projectId: number;
-  /** The span ids of the whole batch (a parent in the batch is in the same application). */
-  spanIds: Set<string>;
+/** The group of spans written together, as the trace records need it (see span-group.ts). */
+export interface RecordsInput {
+  /** The group's spans as they are stored (the first version of each, `data` included), whoever stored them. */
+  stored: SpanDoc[];
+  /** `spanKey` of every span of the group: a parent in the group is no root's parent from elsewhere. */
+  inGroup: Set<string>;
+  /** `spanKey` of the parents of the group's controller spans, outside the group, that are stored. */
+  parentsStored: Set<string>;
 }
 
 /** The `requestURL` of a stored span (kept in its JSON text), or null. */
@@ -51,19 +57,13 @@ function urlOf(s: SpanDoc): string | null {
   return typeof url === 'string' ? url : null;
 }
 
-/** What the batch's spans bring to each trace record: the earliest time and the best root candidate. */
-async function updatesOf(c: Collections, batch: BatchOrigin, stored: SpanDoc[]): Promise<Map<string, TraceUpdate>> {
-  const { applicationId } = batch;
-  // A controller span whose parent is neither in this batch nor stored comes from another application.
-  const parentKeys = stored
-    .filter((s) => s.controller && s.parentSpanId !== null && !batch.spanIds.has(s.parentSpanId))
-    .map((s) => spanKey(applicationId, s.traceId, s.parentSpanId!));
-  const parentsStored = new Set(parentKeys.length === 0 ? [] : (await c.spans
-    .find({ _id: { $in: parentKeys } }, { projection: { _id: 1 } }).toArray()).map((s) => s._id));
+/** What the group's spans bring to each trace record (by `traceKey`): the earliest time and the best root candidate. */
+function updatesOf({ stored, inGroup, parentsStored }: RecordsInput): Map<string, TraceUpdate> {
+  // A controller span whose parent is neither in the group nor stored comes from another application.
   const rankOf = (s: SpanDoc): RootRank => {
     if (s.parentSpanId === null) return 2;
-    if (!s.controller || batch.spanIds.has(s.parentSpanId)) return 0;
-    return parentsStored.has(spanKey(applicationId, s.traceId, s.parentSpanId)) ? 0 : 1;
+    const parent = spanKey(s.applicationId, s.traceId, s.parentSpanId);
+    return !s.controller || inGroup.has(parent) || parentsStored.has(parent) ? 0 : 1;
   };
   const updates = new Map<string, TraceUpdate>();
   for (const s of stored) {
@@ -72,9 +72,9 @@ async function updatesOf(c: Collections, batch: BatchOrigin, stored: SpanDoc[]):
     const candidate = rootRank
       ? { rootRank, rootTs: ts, duration: s.durationMs, status: s.status, url: urlOf(s) }
       : { rootRank, rootTs: null, duration: null, status: null, url: null };
-    const update = updates.get(s.traceId);
+    const update = updates.get(s.traceKey);
     if (update === undefined) {
-      updates.set(s.traceId, { ts, ...candidate });
+      updates.set(s.traceKey, { ts, projectId: s.projectId, applicationId: s.applicationId, traceId: s.traceId, ...candidate });
       continue;
     }
     if (ts < update.ts) update.ts = ts;
@@ -84,36 +84,35 @@ async function updatesOf(c: Collections, batch: BatchOrigin, stored: SpanDoc[]):
 }
 
 /**
- * The trace records' part of a span batch. `stored` holds the batch's spans as they are stored (the first
- * version of each, `data` included), whether this batch or an earlier one stored them: applying a span to its
- * trace record twice changes nothing (`ts` only moves earlier, a root only to a candidate that outranks it), so a batch retried
- * after a failure half-way completes the records, and a repeated batch leaves them as they were.
+ * The trace records' part of a group of span batches, whatever their applications: one read of the records,
+ * one bulk of upserts, and one bulk of root changes where a candidate outranks a root. `stored` holds the
+ * group's spans as they are stored, whether this call or an earlier one stored them: applying a span to its
+ * trace record twice changes nothing (`ts` only moves earlier, a root only to a candidate that outranks it), so
+ * a group retried after a failure half-way completes the records, and a repeated group leaves them as they were.
  */
-export async function updateTraceRecords(c: Collections, batch: BatchOrigin, stored: SpanDoc[]): Promise<void> {
-  const { applicationId, projectId } = batch;
-  const updates = await updatesOf(c, batch, stored);
+export async function updateTraceRecords(c: Collections, input: RecordsInput): Promise<void> {
+  const updates = updatesOf(input);
   if (updates.size === 0) return;
 
   // The records as they are now (by _id): a new record gets its root with its insert, and an existing one a
   // conditional update only when the candidate outranks the root read here (roots only ever move up that order,
   // so a root changed since cannot be one the candidate would outrank).
-  const keyOf = (traceId: string) => traceKey(applicationId, traceId);
-  const current = new Map((await c.traces.find({ _id: { $in: [...updates.keys()].map(keyOf) } },
+  const current = new Map((await c.traces.find({ _id: { $in: [...updates.keys()] } },
     { projection: { ts: 1, rootRank: 1, rootTs: 1, rootDurationMs: 1 } }).toArray()).map((t) => [t._id, t]));
   const entries = [...updates];
   const upserts: AnyBulkWriteOperation<TraceDoc>[] = [];
   const upserted: string[] = [];
-  for (const [traceId, u] of entries) {
-    const record = current.get(keyOf(traceId));
+  for (const [key, u] of entries) {
+    const record = current.get(key);
     if (record !== undefined && record.ts.getTime() <= u.ts) continue;
-    upserted.push(traceId);
+    upserted.push(key);
     upserts.push({ updateOne: {
-      filter: { _id: keyOf(traceId) },
+      filter: { _id: key },
       update: {
         $min: { ts: new Date(u.ts) },
         $setOnInsert: {
-          id: newId(), projectId, applicationId, traceId, rootRank: u.rootRank, rootTs: u.rootTs === null ? null : new Date(u.rootTs),
-          rootDurationMs: u.duration, rootStatus: u.status, rootUrl: u.url,
+          id: newId(), projectId: u.projectId, applicationId: u.applicationId, traceId: u.traceId, rootRank: u.rootRank,
+          rootTs: u.rootTs === null ? null : new Date(u.rootTs), rootDurationMs: u.duration, rootStatus: u.status, rootUrl: u.url,
         },
       },
       upsert: true,
@@ -124,12 +123,12 @@ export async function updateTraceRecords(c: Collections, batch: BatchOrigin, sto
   // Each comparison is one atomic conditional update, so concurrent writers of a trace end with the root the
   // rule picks, whatever their order.
   const roots: AnyBulkWriteOperation<TraceDoc>[] = [];
-  for (const [traceId, u] of entries) {
-    if (u.rootRank === 0 || inserted.has(traceId)) continue;
-    const record = current.get(keyOf(traceId));
+  for (const [key, u] of entries) {
+    if (u.rootRank === 0 || inserted.has(key)) continue;
+    const record = current.get(key);
     if (record !== undefined && !outranks(u, { rootRank: record.rootRank, rootTs: record.rootTs?.getTime() ?? null, duration: record.rootDurationMs })) continue;
     roots.push({ updateOne: {
-      filter: { _id: keyOf(traceId), ...outrankedBy(u) },
+      filter: { _id: key, ...outrankedBy(u) },
       update: { $set: { rootRank: u.rootRank, rootTs: new Date(u.rootTs!), rootDurationMs: u.duration, rootStatus: u.status, rootUrl: u.url } },
     } });
   }
@@ -137,20 +136,20 @@ export async function updateTraceRecords(c: Collections, batch: BatchOrigin, sto
 }
 
 /**
- * Runs the record upserts; returns the trace ids whose record this call inserted. A record another writer
+ * Runs the record upserts; returns the keys of the records this call inserted. A record another writer
  * inserted between our lookup and our insert is a duplicate key: that upsert runs again, and then updates.
  */
-async function upsertAll(c: Collections, ops: AnyBulkWriteOperation<TraceDoc>[], traceIds: string[]): Promise<Set<string>> {
+async function upsertAll(c: Collections, ops: AnyBulkWriteOperation<TraceDoc>[], keys: string[]): Promise<Set<string>> {
   if (ops.length === 0) return new Set();
   const insertedOf = (upsertedIds: Record<number, unknown> | undefined) =>
-    new Set(Object.keys(upsertedIds ?? {}).map((i) => traceIds[Number(i)]!));
+    new Set(Object.keys(upsertedIds ?? {}).map((i) => keys[Number(i)]!));
   try {
     return insertedOf((await c.traces.bulkWrite(ops, { ordered: false })).upsertedIds);
   } catch (e) {
     if (!onlyDuplicates(e)) throw e;
     const first = insertedOf(e.result?.upsertedIds);
     const retried = await c.traces.bulkWrite(ops, { ordered: false });
-    for (const traceId of insertedOf(retried.upsertedIds)) first.add(traceId);
+    for (const key of insertedOf(retried.upsertedIds)) first.add(key);
     return first;
   }
 }

@@ -1,0 +1,85 @@
+import type { SpanBatchMessage } from '@lantern/domain';
+import { firstOfEach, insertIfAbsent } from './bulk.js';
+import type { Collections, SpanDoc } from './collections.js';
+import { spanKey } from './collections.js';
+import { acceptBatches, recordKeys } from './idempotency.js';
+import { newOpId } from './rollups.js';
+import { entryCandidate, updateRollups } from './rollup-ops.js';
+import { batchTime, toSpanDoc } from './span-docs.js';
+import { updateTraceRecords } from './trace-records.js';
+
+/** What one read after the insert finds: the stored versions asked for, the parents stored, the children. */
+interface Found {
+  stored: SpanDoc[];
+  parentsStored: Set<string>;
+  children: SpanDoc[];
+}
+
+/**
+ * One read for three questions, after the group's insert (the parentSeen protocol needs every lookup of a
+ * parent or a child after the insert): the stored version of each span this call did not insert, which of the
+ * entry candidates' parents are stored, and the controller spans (any batch) whose parent is in the group.
+ */
+async function lookUp(c: Collections, docs: SpanDoc[], inserted: Set<string>, inGroup: Set<string>): Promise<Found> {
+  const others = docs.filter((d) => !inserted.has(d._id)).map((d) => d._id);
+  const parentKeys = docs.filter((d) => d.op !== undefined && d.parentSpanId !== null)
+    .map((d) => spanKey(d.applicationId, d.traceId, d.parentSpanId!));
+  const byId = [...new Set([...others, ...parentKeys])];
+  const found = await c.spans.find({ $or: [
+    ...(byId.length === 0 ? [] : [{ _id: { $in: byId } }]),
+    { traceKey: { $in: [...new Set(docs.map((d) => d.traceKey))] }, controller: true, parentSpanId: { $in: [...new Set(docs.map((d) => d.spanId))] } },
+  ] }).toArray();
+  const foundById = new Map(found.map((d) => [d._id, d]));
+  const otherIds = new Set(others);
+  // The first version stored of each span (a span gone since, purged, is left out).
+  const stored = docs.flatMap((d) => (!otherIds.has(d._id) ? [d] : foundById.has(d._id) ? [foundById.get(d._id)!] : []));
+  const parentsStored = new Set(parentKeys.filter((k) => foundById.has(k)));
+  // A stored version that differs from the group's (another parent, now a controller): its parent, looked up too.
+  const asked = new Set(parentKeys);
+  const more = stored.filter((s) => entryCandidate(s, inGroup) && s.parentSpanId !== null)
+    .map((s) => spanKey(s.applicationId, s.traceId, s.parentSpanId!)).filter((k) => !asked.has(k));
+  if (more.length > 0) {
+    for (const p of await c.spans.find({ _id: { $in: more } }, { projection: { _id: 1 } }).toArray()) parentsStored.add(p._id);
+  }
+  const children = found.filter((d) => d.controller && d.parentSpanId !== null && inGroup.has(spanKey(d.applicationId, d.traceId, d.parentSpanId)));
+  return { stored, parentsStored, children };
+}
+
+/**
+ * Writes the span batches the bus delivered together, with a number of round trips that does not grow with the
+ * number of batches: one lookup of their idempotency keys, one unordered insert of all their spans (the entry
+ * candidates already marked with the group's rollup operation), one read of stored versions, parents and
+ * children, then the trace records (a read and one or two bulks) beside the rollups (one delta, one flip), and
+ * last one bulk of the keys. The result is what writing the batches one by one would store: the first version of
+ * each span, a batch skipped when its key was accepted (before, or by an earlier batch of the group). One
+ * difference of order only: a parent and its controller child in two batches of the group are judged as if the
+ * parent came first (the child is no root candidate), whichever batch comes first.
+ *
+ * No transactions (see ingest.ts): every step is keyed and idempotent and the keys are recorded last, so a group
+ * that fails half-way throws, is redelivered, and the retry completes exactly what was missing.
+ */
+export async function writeSpanGroup(c: Collections, batches: readonly SpanBatchMessage[], now: () => number): Promise<void> {
+  if (batches.every((b) => b.spans.length === 0 && !b.idempotencyKey)) return;
+  const { accepted, claims } = await acceptBatches(c, 'spans', batches, (b) => batchTime(b, now));
+  const docs = firstOfEach(accepted.flatMap(({ batch, at }) => batch.spans.map((span) => toSpanDoc(batch, span, at))), (d) => d._id);
+  if (docs.length > 0) {
+    const inGroup = new Set(docs.map((d) => d._id));
+    const op = newOpId();
+    for (const d of docs) if (entryCandidate(d, inGroup)) d.op = op;
+    const insertedAt = await insertIfAbsent(c.spans, docs);
+    const inserted = new Set(docs.filter((_, i) => insertedAt.has(i)).map((d) => d._id));
+    const { stored, parentsStored, children } = await lookUp(c, docs, inserted, inGroup);
+    await settleAll([
+      updateTraceRecords(c, { stored, inGroup, parentsStored }),
+      updateRollups(c, { stored, inserted, inGroup, parentsStored, children, op }),
+    ]);
+  }
+  await recordKeys(c, 'spans', claims);
+}
+
+/** Waits for every step, then throws the first failure: no step is left running behind a failed call. */
+export async function settleAll(steps: Promise<void>[]): Promise<void> {
+  const results = await Promise.allSettled(steps);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
