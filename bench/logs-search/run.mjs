@@ -139,11 +139,26 @@ const file = values.file ?? (mongo ? undefined : join(dir, 'lantern.db'));
 const openStore = () => (mongo ? createMongoStore({ url: mongo, database }) : openSqliteStore({ file, writerThread: true }));
 
 /**
- * SQLite: waits until the log search indexer (on the writer thread of `store`, still open) has indexed every log
- * stored, and says how long that took and how many logs were waiting. The index is filled after the write.
+ * Waits until the log search indexer (SQLite: on the writer thread of the store still open; MongoDB: in the
+ * process of the store still open) has indexed every log stored, and says how long that took and how many logs
+ * were waiting. The index is filled after the write.
  */
 async function waitIndexed(label) {
-  if (mongo) return;
+  if (mongo) {
+    // MongoDB: the logs still flagged for the indexer of the store that is open.
+    const client = await MongoClient.connect(mongo);
+    try {
+      const logs = client.db(database).collection('logs');
+      const waiting = await logs.countDocuments({ gramsPending: true });
+      const started = performance.now();
+      while ((await logs.countDocuments({ gramsPending: true })) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      const s = (performance.now() - started) / 1000;
+      console.log(`  ${label}: ${waiting.toLocaleString('en')} logs waited for the search index; indexed in ${s.toFixed(1)} s${waiting > 0 && s > 0 ? ` (${Math.round(waiting / s).toLocaleString('en')} logs/s)` : ''}`);
+    } finally {
+      await client.close();
+    }
+    return;
+  }
   const db = new Database(file, { readonly: true });
   try {
     const lag = () => db.prepare('SELECT (SELECT coalesce(max(rowid), 0) FROM logs) - indexed_upto FROM logs_fts_state').pluck().get();

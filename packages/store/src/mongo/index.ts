@@ -73,9 +73,11 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const ingest = createIngestWriter(c, guard, now);
   // The `q` filter's trigrams are set after the write, by the process that wrote the logs (log-indexer.ts).
   const indexing = startMongoIndexLoop(() => guard.run(() => indexLogsStep(c)));
-  // Logs written before `grams` existed: marked pending once per database, in the background, so that the
-  // indexer takes them too (log-indexer.ts). Readers find them either way.
+  // Logs left pending by a process that stopped, and logs written before `grams` existed (marked pending once per
+  // database, in the background): the indexer takes them from the start (log-indexer.ts). Readers find them
+  // either way.
   if (!(await guard.run(() => legacyLogsMarked(c)))) void guard.run(() => markLegacyLogs(c)).then(() => indexing.kick(), () => undefined);
+  else indexing.kick();
 
   return {
     ...createAccountsStore(records),
