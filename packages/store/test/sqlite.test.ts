@@ -83,7 +83,7 @@ describe('sqlite store', () => {
     const db = new Database(file, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(4);
+      expect(db.pragma('user_version', { simple: true })).toBe(5);
     } finally {
       db.close();
     }
@@ -205,7 +205,7 @@ describe('sqlite store', () => {
     const written = (await before.readMetrics(query)).map((c) => ({ ...c, sketch: c.sketch.toArray() }));
     await before.close();
     const v3 = new Database(file);
-    v3.exec('DROP TABLE metric_rollups');
+    v3.exec('DROP TABLE metric_rollups; DROP TABLE metric_rollups_hourly');
     v3.pragma('user_version = 3');
     v3.close();
 
