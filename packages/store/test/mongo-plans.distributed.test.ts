@@ -223,8 +223,11 @@ describe('mongo store: metrics are read from the rollups on an index', () => {
 
   it('days in buckets of hours: whole hours on (projectId, hour), the partial first and last hours on (projectId, minute)', async () => {
     await expectServed(metrics({ from: hour0 - 72 * HOUR, to: hour0, bucketMs: HOUR }), [...VISIBLE_PROJECTS, 'rollupHours project_hour']);
-    await expectServed(metrics({ from: hour0 - 72 * HOUR + 600_000, to: hour0 + 1_200_000, bucketMs: 3 * HOUR }),
-      [...VISIBLE_PROJECTS, 'rollupHours project_hour', 'rollups project_minute', 'rollups project_minute']);
+    await expectServed(metrics({ from: hour0 - 72 * HOUR, to: hour0 + 1_200_000, bucketMs: 3 * HOUR }),
+      [...VISIBLE_PROJECTS, 'rollupHours project_hour', 'rollups project_minute']);
+    // Buckets that cut hours (not GET /metrics' own): many runs, still one query per collection.
+    await expectServed(metrics({ from: hour0 - 72 * HOUR + 600_000, to: hour0, bucketMs: 3 * HOUR }),
+      [...VISIBLE_PROJECTS, 'rollupHours project_hour', 'rollups project_minute']);
   });
 });
 

@@ -82,9 +82,10 @@ export async function applyDelta(c: Collections, delta: RollupDelta, op: string)
 export type FirstHour = () => number;
 
 /**
- * GET /metrics from the rollups of the visible projects: whole hours (rollup-plan.ts) from the hour documents,
- * one index range on (projectId, hour) per run of hours; the rest of the window from the minute documents, one
- * range on (projectId, minute) per run of minutes (for GET /metrics' buckets: at most two, the window's edges).
+ * GET /metrics from the rollups of the visible projects: whole hours (rollup-plan.ts) from the hour documents on
+ * (projectId, hour), the rest of the window from the minute documents on (projectId, minute): one query each, with
+ * an `$or` of its runs where there are several (GET /metrics' buckets make one run of hours and at most two of
+ * minutes, the window's partial first and last hours).
  */
 export async function readRollups(c: Collections, access: Access, query: MetricsQuery, firstHour: FirstHour = () => 0): Promise<MetricsCell[]> {
   const projects = await access.visibleProjects(query.userId, query.projectId);
@@ -101,17 +102,19 @@ export async function readRollups(c: Collections, access: Access, query: Metrics
     for await (const raw of docs) each(readRawRollup(raw as unknown as Buffer));
   };
   const add = (d: RawRollup) => merger.add(d, (sketch) => sketch.mergeArray(d.sketch));
-  for (const r of plan.hours) {
-    await scan(c.rollupHours as unknown as Collection<AnyRollup>, 'project_hour', { hour: { $gte: new Date(r.from), $lt: new Date(r.to) }, ...app }, (d) => {
+  /** The ranges as one filter: the range itself, or an `$or` of them (windows whose buckets cut hours). */
+  const anyOf = (field: 'hour' | 'minute', ranges: ({ from: number; to: number; applicationId?: number })[]): Document => {
+    const each = ranges.map((r) => ({ [field]: { $gte: new Date(r.from), $lt: new Date(r.to) }, ...(r.applicationId === undefined ? {} : { applicationId: r.applicationId }) }));
+    return each.length === 1 ? each[0]! : { $or: each };
+  };
+  if (plan.hours.length > 0) {
+    await scan(c.rollupHours as unknown as Collection<AnyRollup>, 'project_hour', { ...anyOf('hour', plan.hours), ...app }, (d) => {
       if (d.partialBefore === undefined) add(d);
       else partial.push({ applicationId: d.applicationId, from: d.start, to: d.start + HOUR_MS });
     });
   }
   const minutes = [...plan.minutes.map((r) => ({ ...r, ...app })), ...partial];
-  for (const r of minutes) {
-    const filter = { minute: { $gte: new Date(r.from), $lt: new Date(r.to) }, ...('applicationId' in r ? { applicationId: r.applicationId } : {}) };
-    await scan(c.rollups as unknown as Collection<AnyRollup>, 'project_minute', filter, add);
-  }
+  if (minutes.length > 0) await scan(c.rollups as unknown as Collection<AnyRollup>, 'project_minute', anyOf('minute', minutes), add);
   return merger.result();
 }
 
