@@ -2,6 +2,7 @@ import type { Filter } from 'mongodb';
 import { HOUR_MS } from '../rollups.js';
 import type { Collections, SpanDoc } from './collections.js';
 import { spanKey } from './collections.js';
+import { DUPLICATE_KEY, codeOf } from './errors.js';
 import { settle } from './rollup-ops.js';
 import type { FirstHour } from './rollups.js';
 
@@ -13,6 +14,12 @@ const BACKFILL_CHUNK = 1000;
 
 const ceilHour = (t: number): number => Math.ceil(t / HOUR_MS) * HOUR_MS;
 
+/** A concurrent first upsert of the same record inserted it (a duplicate key): theirs stands. */
+const unlessDuplicate = (e: unknown): undefined => {
+  if (codeOf(e) !== DUPLICATE_KEY) throw e;
+  return undefined;
+};
+
 /**
  * The first hour whose hour documents hold all their minutes: recorded by the first process that starts with
  * hour documents (an upsert: whoever comes first sets it, for good). A database without rollups yet starts with
@@ -23,8 +30,7 @@ async function hoursSince(c: Collections, now: number): Promise<number> {
   const existing = await c.counters.findOne({ _id: HOURS_SINCE });
   if (existing) return existing.seq;
   const fresh = (await c.rollups.findOne({}, { projection: { _id: 1 } })) === null && (await c.spans.findOne({}, { projection: { _id: 1 } })) === null;
-  await c.counters.updateOne({ _id: HOURS_SINCE }, { $setOnInsert: { seq: fresh ? 0 : ceilHour(now) } }, { upsert: true })
-    .catch(() => undefined); // a concurrent first start inserted it: read theirs
+  await c.counters.updateOne({ _id: HOURS_SINCE }, { $setOnInsert: { seq: fresh ? 0 : ceilHour(now) } }, { upsert: true }).catch(unlessDuplicate);
   return (await c.counters.findOne({ _id: HOURS_SINCE }))?.seq ?? ceilHour(now);
 }
 
@@ -50,7 +56,7 @@ async function backfillEntries(c: Collections): Promise<void> {
     await c.spans.updateMany({ _id: { $in: spans.map((s) => s._id) }, counted: { $exists: false }, op: { $exists: false } },
       { $set: { counted: false } });
   }
-  await c.counters.updateOne({ _id: BACKFILL_DONE }, { $set: { seq: 1 } }, { upsert: true }).catch(() => undefined);
+  await c.counters.updateOne({ _id: BACKFILL_DONE }, { $set: { seq: 1 } }, { upsert: true }).catch(unlessDuplicate);
 }
 
 /**
