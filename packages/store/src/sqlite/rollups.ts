@@ -64,7 +64,7 @@ export function createRollupWriter(db: Database): (delta: RollupDelta) => void {
 /**
  * After the purge dropped the minute rows before `cutoffMinute`: drops the hour rows of hours wholly before it,
  * and rebuilds the hour row of the hour it falls in (if not on a whole hour) from the minute rows left, so that
- * an hour row stays the sum of its minute rows. Runs in one transaction.
+ * an hour row stays the sum of its minute rows. Runs in one IMMEDIATE transaction.
  */
 export function createHourTrimmer(db: Database): (projectId: number, cutoffMinute: number) => void {
   const hours = cellStatements(db, ROLLUP_TABLES[1]);
@@ -74,7 +74,7 @@ export function createHourTrimmer(db: Database): (projectId: number, cutoffMinut
     minutes: db.prepare<[number, number, number, number], CellRow>(`SELECT requests, errors, sketch FROM metric_rollups
       WHERE project_id = ? AND minute >= ? AND minute < ? AND application_id = ?`),
   };
-  return db.transaction((projectId: number, cutoffMinute: number) => {
+  const trim = db.transaction((projectId: number, cutoffMinute: number) => {
     const hour = Math.floor(cutoffMinute / HOUR_MS) * HOUR_MS;
     q.dropBefore.run(projectId, hour);
     if (hour === cutoffMinute) return;
@@ -88,5 +88,7 @@ export function createHourTrimmer(db: Database): (projectId: number, cutoffMinut
       if (sum.requests <= 0) hours.drop.run(projectId, hour, applicationId);
       else hours.put.run(projectId, hour, applicationId, sum.requests, sum.errors, sum.sketch.encode());
     }
-  }) as (projectId: number, cutoffMinute: number) => void;
+  });
+  // IMMEDIATE, as the purge's other write transactions: the write lock first, never a read upgraded to a write.
+  return (projectId, cutoffMinute) => trim.immediate(projectId, cutoffMinute);
 }
