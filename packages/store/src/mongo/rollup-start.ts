@@ -3,7 +3,7 @@ import { HOUR_MS } from '../rollups.js';
 import type { Collections, SpanDoc } from './collections.js';
 import { spanKey } from './collections.js';
 import { DUPLICATE_KEY, codeOf } from './errors.js';
-import { settle } from './rollup-ops.js';
+import { completeOp, settle } from './rollup-ops.js';
 import type { FirstHour } from './rollups.js';
 
 /** Counter documents (`counters`, field `seq`) that record the rollups' start-up steps. */
@@ -40,14 +40,18 @@ async function hoursSince(c: Collections, now: number): Promise<number> {
  * operation id, added to the minute and hour documents once per id, flagged), the others flagged not counted.
  * Safe with several processes starting at once: a span joins one operation at a time, and an operation adds
  * once; a parent stored meanwhile takes its child out as for any late parent. Runs once per database (a counter
- * document records that it finished): the query has no index and reads the spans collection.
+ * document records that it finished): it reads the spans collection once, along its _id index.
  */
 async function backfillEntries(c: Collections): Promise<void> {
   if (await c.counters.findOne({ _id: BACKFILL_DONE })) return;
-  const pending = { controller: true, counted: { $exists: false } } as Filter<SpanDoc>;
+  // In _id order from where the last round stopped: the spans collection is read once along its _id index, not
+  // again from its start every round.
+  let after = '';
   for (;;) {
-    const spans = await c.spans.find(pending, { projection: { _id: 1, applicationId: 1, traceId: 1, parentSpanId: 1 }, limit: BACKFILL_CHUNK }).toArray();
+    const pending = { _id: { $gt: after }, controller: true, counted: { $exists: false } } as Filter<SpanDoc>;
+    const spans = await c.spans.find(pending, { projection: { _id: 1, applicationId: 1, traceId: 1, parentSpanId: 1 }, sort: { _id: 1 }, limit: BACKFILL_CHUNK }).toArray();
     if (spans.length === 0) break;
+    after = spans[spans.length - 1]!._id;
     const parentKeys = spans.flatMap((s) => (s.parentSpanId === null ? [] : [spanKey(s.applicationId, s.traceId, s.parentSpanId)]));
     const parents = new Set(parentKeys.length === 0 ? [] : (await c.spans.find({ _id: { $in: parentKeys } }, { projection: { _id: 1 } }).toArray()).map((p) => p._id));
     const entries = spans.filter((s) => s.parentSpanId === null || !parents.has(spanKey(s.applicationId, s.traceId, s.parentSpanId)));
@@ -55,6 +59,11 @@ async function backfillEntries(c: Collections): Promise<void> {
     // What is left without the flag and not under way is not an entry (or was seen with its parent since).
     await c.spans.updateMany({ _id: { $in: spans.map((s) => s._id) }, counted: { $exists: false }, op: { $exists: false } },
       { $set: { counted: false } });
+  }
+  // Operations another process started on spans this pass went by (it may have stopped half-way): completed
+  // here, as a writer completes those it finds (the partial rollup_op index holds the few under way).
+  for (const op of await c.spans.distinct('op', { op: { $exists: true } } as Filter<SpanDoc>)) {
+    if (typeof op === 'string') await completeOp(c, op);
   }
   await c.counters.updateOne({ _id: BACKFILL_DONE }, { $set: { seq: 1 } }, { upsert: true }).catch(unlessDuplicate);
 }
