@@ -6,9 +6,10 @@
 //  2. Writes `--requests` requests (default 1M) over the last hour with new ids: per request an entry span and a
 //     child span, over `--apps` applications of one project; then times the metrics read (store + report) for
 //     the last hour and the last 24 h, p50/p99 over `--runs` runs, and the old path for the hour.
-//  3. History: copies the hour's rollup rows to every earlier hour of the week (what the same load for a week
-//     leaves; its spans are not written), then times 24 h and 7 d again.
-// Usage: pnpm bench:metrics [-- --requests 1000000 --apps 4 --runs 20 --write-only --store <path>]
+//  3. History: copies the hour's rollup rows to every earlier hour of `--days` days (default 7: what the same load
+//     for that long leaves; its spans are not written), rebuilds the hour rows from the minute rows where the build
+//     keeps them (what its writes would have left), then times 24 h, 7 d and 30 d (if the history covers it) again.
+// Usage: pnpm bench:metrics [-- --requests 1000000 --apps 4 --runs 20 --days 7 --write-only --store <path>]
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '1000000' },
     apps: { type: 'string', default: '4' },
     runs: { type: 'string', default: '20' },
+    days: { type: 'string', default: '7' },
     'write-batches': { type: 'string', default: '400' },
     'write-only': { type: 'boolean', default: false },
     'old-runs': { type: 'string', default: '3' },
@@ -192,15 +194,36 @@ if (Number(values['old-runs']) > 0) {
   log('old 1 h', report.oldHour);
 }
 
-// 3. History: the hour's rollup rows copied to each of the 167 earlier hours (the same load for a week).
+// 3. History: the hour's rollup rows copied to each of the earlier hours of `--days` days (the same load).
 await w.store.close();
 const db = new Database(w.file);
+const hoursBack = Number(values.days) * 24;
 const copied = db.prepare(`INSERT OR IGNORE INTO metric_rollups (project_id, minute, application_id, requests, errors, sketch)
   SELECT project_id, minute - ?, application_id, requests, errors, sketch FROM metric_rollups WHERE minute >= ?`);
 db.transaction(() => {
-  for (let h = 1; h < 168; h++) copied.run(h * HOUR, hour.from);
+  for (let h = 1; h < hoursBack; h++) copied.run(h * HOUR, hour.from);
 })();
-report.history = { rollupRows: db.prepare('SELECT count(*) AS n FROM metric_rollups').get().n };
+report.history = { days: Number(values.days), rollupRows: db.prepare('SELECT count(*) AS n FROM metric_rollups').get().n };
+// A build with hour rows (metric_rollups_hourly): each the sum of its hour's minute rows, as its writes keep them.
+if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'metric_rollups_hourly'").get()) {
+  const put = db.prepare('INSERT INTO metric_rollups_hourly (project_id, hour, application_id, requests, errors, sketch) VALUES (?, ?, ?, ?, ?, ?)');
+  const cells = new Map();
+  for (const r of db.prepare('SELECT project_id AS p, minute, application_id AS a, requests, errors, sketch FROM metric_rollups').iterate()) {
+    const h = Math.floor(r.minute / HOUR) * HOUR;
+    const key = `${r.p}:${r.a}:${h}`;
+    let c = cells.get(key);
+    if (!c) cells.set(key, (c = { p: r.p, a: r.a, h, requests: 0, errors: 0, sketch: new QuantileSketch() }));
+    c.requests += r.requests;
+    c.errors += r.errors;
+    if (typeof r.sketch === 'string') c.sketch.mergeArray(JSON.parse(r.sketch));
+    else c.sketch.mergeEncoded(r.sketch);
+  }
+  db.transaction(() => {
+    db.prepare('DELETE FROM metric_rollups_hourly').run();
+    for (const c of cells.values()) put.run(c.p, c.h, c.a, c.requests, c.errors, c.sketch.encode());
+  })();
+  report.history.hourRows = cells.size;
+}
 db.close();
 const store2 = await openSqliteStore({ file: w.file });
 const fullDay = await time(runs, () => newRead(store2, userId, day));
@@ -209,6 +232,12 @@ log('new 24 h', report.newDay);
 const fullWeek = await time(runs, () => newRead(store2, userId, week));
 report.newWeek = { ...summary(fullWeek), bucketMs: week.bucketMs, requests: counted(fullWeek.result) };
 log('new 7 d', report.newWeek);
+if (Number(values.days) >= 30) {
+  const month = metricsWindow(end - 30 * 24 * HOUR, end, end);
+  const fullMonth = await time(runs, () => newRead(store2, userId, month));
+  report.newMonth = { ...summary(fullMonth), bucketMs: month.bucketMs, requests: counted(fullMonth.result) };
+  log('new 30 d', report.newMonth);
+}
 await store2.close();
 if (!values.keep && !values.reuse) await rm(w.dir, { recursive: true, force: true });
 else log('kept', w.file);

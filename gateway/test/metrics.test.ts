@@ -126,8 +126,8 @@ describe('GET /metrics: aggregates of root controller spans', () => {
 
   it('picks the narrowest bucket width of the ladder giving at most 200 buckets: an hour in minutes, a day in 10 minutes, a week in hours', async () => {
     const cases = [[90 * 1000, MINUTE, 2], [3 * 60 * MINUTE, MINUTE, 180], [6 * 60 * MINUTE, 2 * MINUTE, 180], [DAY, 10 * MINUTE, 144],
-      [2 * DAY, 15 * MINUTE, 192], [7 * DAY, 60 * MINUTE, 168], [31 * DAY, 360 * MINUTE, 125]] as const;
-    // `from` (10:00) is not on a 6-hour boundary: 31 days from it start at 06:00, one bucket more.
+      [2 * DAY, 15 * MINUTE, 192], [7 * DAY, 60 * MINUTE, 168], [31 * DAY, 360 * MINUTE, 125], [90 * DAY, 720 * MINUTE, 181]] as const;
+    // `from` (10:00) is not on a 6- or 12-hour boundary: 31 days from it start at 06:00, 90 days at 00:00, one bucket more.
     for (const [span, bucketMs, buckets] of cases) {
       const m = await metrics(l, t, { from: iso(from), to: iso(from + span) });
       expect(m.bucketMs).toBe(bucketMs);
@@ -169,8 +169,8 @@ describe('GET /metrics: aggregates of root controller spans', () => {
   it.each([
     ['from after to', () => ({ from: iso(T0 + MINUTE), to: iso(T0) })],
     ['from equal to to', () => ({ from: iso(T0), to: iso(T0) })],
-    ['a window over 31 days', () => ({ from: iso(T0), to: iso(T0 + 31 * DAY + 1) })],
-    ['only a from more than 31 days ago', () => ({ from: iso(Date.now() - 32 * DAY) })],
+    ['a window over 90 days', () => ({ from: iso(T0), to: iso(T0 + 90 * DAY + 1) })],
+    ['only a from more than 90 days ago', () => ({ from: iso(Date.now() - 91 * DAY) })],
     ['a from that is not a timestamp', () => ({ from: 'an hour ago' })],
     ['a to without an offset', () => ({ to: '2026-03-01T10:00:00' })],
     ['projectId=0', () => ({ projectId: 0 })],

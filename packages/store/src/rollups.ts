@@ -1,11 +1,18 @@
 import { QuantileSketch } from '@lantern/domain';
 import type { MetricsCell, MetricsQuery } from './port.js';
 
-/** The width of a rollup cell: metrics are aggregated per (application, minute) when spans are written. */
+/**
+ * The widths of the rollup cells: metrics are aggregated per (application, minute) and per (application, hour)
+ * when spans are written, so that a long window reads whole hours from hour cells and only its edges from
+ * minute cells (rollup-plan.ts). An hour cell always holds the sum of the minute cells of its hour.
+ */
 export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
 
 /** The start of the minute of `ts` (epoch ms). */
 export const minuteOf = (ts: number): number => Math.floor(ts / MINUTE_MS) * MINUTE_MS;
+/** The start of the hour of `ts` (epoch ms). */
+export const hourOf = (ts: number): number => Math.floor(ts / HOUR_MS) * HOUR_MS;
 
 /** What an entry span brings to its rollup cell. */
 export interface EntrySpan {
@@ -14,11 +21,12 @@ export interface EntrySpan {
   status: number | null;
 }
 
-/** The change a batch (or a purge) makes to the rollups, per (application, minute). */
+/** The change a batch (or a purge) makes to the rollups, per (application, cell): a minute or an hour. */
 export interface RollupChange {
   projectId: number;
   applicationId: number;
-  minute: number;
+  /** The cell's start: a minute, or an hour for `changes(HOUR_MS)`. */
+  start: number;
   requests: number;
   errors: number;
   sketch: QuantileSketch;
@@ -36,16 +44,32 @@ export class RollupDelta {
     const key = `${applicationId}:${minute}`;
     let cell = this.cells.get(key);
     if (cell === undefined) {
-      this.cells.set(key, (cell = { projectId, applicationId, minute, requests: 0, errors: 0, sketch: new QuantileSketch() }));
+      this.cells.set(key, (cell = { projectId, applicationId, start: minute, requests: 0, errors: 0, sketch: new QuantileSketch() }));
     }
     cell.requests += sign;
     if (isError(span.status)) cell.errors += sign;
     cell.sketch.add(span.durationMs ?? 0, sign);
   }
 
-  /** The cells that change (a span added and taken out again in one batch changes nothing). */
-  changes(): RollupChange[] {
-    return [...this.cells.values()].filter((c) => c.requests !== 0 || c.sketch.toArray().some((n) => n !== 0));
+  /**
+   * The cells of `width` (MINUTE_MS or HOUR_MS) that change, the minute changes summed per hour for HOUR_MS (a span
+   * added and taken out again in one batch changes nothing), as new objects each call.
+   */
+  changes(width: number = MINUTE_MS): RollupChange[] {
+    // Copies: a caller merges the stored sketch into a change's, and the delta is read again for the next width.
+    const wide = new Map<string, RollupChange>();
+    for (const c of this.cells.values()) {
+      const start = Math.floor(c.start / width) * width;
+      const key = `${c.applicationId}:${start}`;
+      const into = wide.get(key);
+      if (into === undefined) wide.set(key, { ...c, start, sketch: new QuantileSketch().merge(c.sketch) });
+      else {
+        into.requests += c.requests;
+        into.errors += c.errors;
+        into.sketch.merge(c.sketch);
+      }
+    }
+    return [...wide.values()].filter((c) => c.requests !== 0 || c.sketch.toArray().some((n) => n !== 0));
   }
 }
 
@@ -53,17 +77,18 @@ export class RollupDelta {
 export const isError = (status: number | null | undefined): boolean => (status ?? 0) >= 500;
 
 /**
- * Groups minute rows into the query's buckets, merging each (application, bucket): `bucketMs` wide from
- * `from`. Rows without requests (everything they counted was taken out again) are left out.
+ * Groups rollup rows (minutes, or hours wholly inside one bucket) into the query's buckets, merging each
+ * (application, bucket): `bucketMs` wide from `from`. Rows without requests (everything they counted was taken
+ * out again) are left out.
  */
 export class CellMerger {
   private readonly cells = new Map<string, MetricsCell>();
 
   constructor(private readonly query: MetricsQuery) {}
 
-  add(row: { projectId: number; applicationId: number; minute: number; requests: number; errors: number }, sketch: (into: QuantileSketch) => void): void {
+  add(row: { projectId: number; applicationId: number; start: number; requests: number; errors: number }, sketch: (into: QuantileSketch) => void): void {
     if (row.requests <= 0) return;
-    const bucket = this.query.from + Math.floor((row.minute - this.query.from) / this.query.bucketMs) * this.query.bucketMs;
+    const bucket = this.query.from + Math.floor((row.start - this.query.from) / this.query.bucketMs) * this.query.bucketMs;
     const key = `${row.applicationId}:${bucket}`;
     let cell = this.cells.get(key);
     if (cell === undefined) {

@@ -221,6 +221,24 @@ describe('mongo store: root spans (metrics) are read on an index', () => {
   });
 });
 
+describe('mongo store: metrics are read from the rollups on an index', () => {
+  const metrics = (window: { from: number; to: number; bucketMs: number }) => () => store.readMetrics({ userId: w.user.id, ...window });
+  const hour0 = Math.floor(T0 / HOUR) * HOUR;
+
+  it('the last hour by the minute: (projectId, minute)', async () => {
+    await expectServed(metrics({ from: hour0, to: hour0 + HOUR, bucketMs: 60_000 }), [...VISIBLE_PROJECTS, 'rollups project_minute']);
+  });
+
+  it('days in buckets of hours: whole hours on (projectId, hour), the partial first and last hours on (projectId, minute)', async () => {
+    await expectServed(metrics({ from: hour0 - 72 * HOUR, to: hour0, bucketMs: HOUR }), [...VISIBLE_PROJECTS, 'rollupHours project_hour']);
+    await expectServed(metrics({ from: hour0 - 72 * HOUR, to: hour0 + 1_200_000, bucketMs: 3 * HOUR }),
+      [...VISIBLE_PROJECTS, 'rollupHours project_hour', 'rollups project_minute']);
+    // Buckets that cut hours (not GET /metrics' own): many runs, still one query per collection.
+    await expectServed(metrics({ from: hour0 - 72 * HOUR + 600_000, to: hour0, bucketMs: 3 * HOUR }),
+      [...VISIBLE_PROJECTS, 'rollupHours project_hour', 'rollups project_minute']);
+  });
+});
+
 describe('mongo store: logs are read on an index', () => {
   const logs = (query: Partial<Parameters<Store['streamLogs']>[0]> = {}) => () =>
     collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, limit: 50, ...query }));
@@ -326,7 +344,7 @@ describe('mongo store: writes and the purge find their documents on an index', (
     await expectServed(
       () => store.writeSpans(spanBatch(quiet, [root, rootSpan(t, T0 + 4000, { durationMs: 50 })], { idempotencyKey: 'plans' })),
       ['idempotencyKeys _id_', 'spans controller_trace_parent+_id_', 'traces _id_', 'traces _id_', 'traces _id_',
-        'rollups _id_', 'spans rollup_op', 'spans _id_', 'spans _id_', 'idempotencyKeys _id_'], { anyOrder: true });
+        'rollups _id_', 'rollupHours _id_', 'spans rollup_op', 'spans _id_', 'spans _id_', 'idempotencyKeys _id_'], { anyOrder: true });
   });
 
   it('a group of new batches, a child\'s parent in another batch: the same round trips for 3 batches or 60, each query on an index', async () => {
@@ -342,26 +360,28 @@ describe('mongo store: writes and the purge find their documents on an index', (
     // the children marked parentSeen, their pending operations and their uncount mark (none was counted); the
     // trace records (read, upserts) beside the new entries' delta and flip; the keys.
     const commands = ['find idempotencyKeys', 'insert spans', 'find spans', 'update spans', 'distinct spans', 'update spans',
-      'find traces', 'update traces', 'update rollups', 'update spans', 'update idempotencyKeys'].sort();
+      'find traces', 'update traces', 'update rollups', 'update rollupHours', 'update spans', 'update idempotencyKeys'].sort();
     for (const n of [1, 20]) {
       const sentNow: string[] = [];
       const plans = await plansOf(() => store.writeSpanBatches(batches(n)), sentNow);
       expect(sentNow.sort()).toEqual(commands);
       // An update command is explained per statement (one per trace record, per rollup document): each on its index.
       expect([...new Set(plans.map((p) => `${p.collection} ${p.index}`))].sort()).toEqual(
-        ['idempotencyKeys _id_', 'rollups _id_', 'spans _id_', 'spans controller_trace_parent', 'spans rollup_op', 'traces _id_']);
+        ['idempotencyKeys _id_', 'rollupHours _id_', 'rollups _id_', 'spans _id_', 'spans controller_trace_parent', 'spans rollup_op', 'traces _id_']);
       for (const plan of plans) expect(plan.stages.filter((stage) => ['COLLSCAN', 'SORT'].includes(stage))).toEqual([]);
     }
   });
 
   it('the purge: trace records and logs by the TTL index on ts, their spans by trace, rollups and keys by their TTL index', async () => {
+    // The cut-off falls inside an hour: the hours before it go, and that hour's documents are marked partial,
+    // both by the TTL index on hour.
     // A trace and a log two days old, within the 30 days of the TTL indexes, before the purge's cut-off of one day.
     const old = newId();
     await store.writeSpans(spanBatch(quiet, [rootSpan(old, T0 - 48 * HOUR)]));
     await store.writeLogs(logBatch(quiet, [logEntry(quiet, T0 - 48 * HOUR)]));
     expect(await waitIndexed(db)).toBe(0);
     await expectServed(() => store.purgeTelemetryBefore(T0 - 24 * HOUR),
-      ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'traces _id_', 'logs ttl', 'rollups ttl', 'idempotencyKeys ttl']);
+      ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'traces _id_', 'logs ttl', 'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'idempotencyKeys ttl']);
     expect(await db.collection('traces').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('spans').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('logs').countDocuments({ ts: { $lt: new Date(T0 - 24 * HOUR) } })).toBe(0);

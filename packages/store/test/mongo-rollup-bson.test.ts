@@ -10,7 +10,7 @@ describe('readRawRollup', () => {
       b: { '-1': new Int32(1), '80': Long.fromNumber(2_000_000_000_000), '381': new Double(3) }, ops: ['a', 'b'], flag: true, none: null,
     }));
     expect(readRawRollup(bytes)).toEqual({
-      projectId: 2, applicationId: 3, minute: 1_772_366_400_000, requests: 5_000_000_000, errors: 7,
+      projectId: 2, applicationId: 3, start: 1_772_366_400_000, requests: 5_000_000_000, errors: 7,
       sketch: [4, 80, 2_000_000_000_000, 381, 3, -1, 1], // in the document's order (a JavaScript object puts '-1' last)
     });
   });

@@ -120,6 +120,8 @@ describe('mongo store: indexes', () => {
     expect(ttlOf(first, 'idempotencyKeys')).toEqual({ name: TTL_INDEX, key: { createdAt: 1 }, expireAfterSeconds: DAY });
     // A minute's rollup expires once the whole minute is past the retention.
     expect(ttlOf(first, 'rollups')).toEqual({ name: TTL_INDEX, key: { minute: 1 }, expireAfterSeconds: 7 * DAY + 60 });
+    // An hour's with its last minute's.
+    expect(ttlOf(first, 'rollupHours')).toEqual({ name: TTL_INDEX, key: { hour: 1 }, expireAfterSeconds: 7 * DAY + 3600 + 60 });
 
     const again = await openStore({ database, retentionDays: 7 });
     expect(await indexesOf(db)).toEqual(first);

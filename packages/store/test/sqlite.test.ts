@@ -205,8 +205,8 @@ describe('sqlite store', () => {
     const written = (await before.readMetrics(query)).map((c) => ({ ...c, sketch: c.sketch.toArray() }));
     await before.close();
     const v3 = new Database(file);
-    // Back to version 3: without the rollups, and without the later log search migration's objects.
-    v3.exec(`DROP TABLE metric_rollups; DROP TRIGGER logs_fts_delete; DROP TABLE logs_fts;
+    // Back to version 3: without the rollups (minute and hour), and without the later log search migration's objects.
+    v3.exec(`DROP TABLE metric_rollups; DROP TABLE metric_rollups_hourly; DROP TRIGGER logs_fts_delete; DROP TABLE logs_fts;
       DROP TABLE logs_fts_state; DROP INDEX logs_project_level_ts;`);
     v3.pragma('user_version = 3');
     v3.close();

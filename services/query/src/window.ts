@@ -8,8 +8,8 @@ const DAY = 24 * HOUR;
 export const BUCKET_LADDER_MINUTES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440] as const;
 /** At most this many buckets per series: an hour in minutes, a day in 10 minutes, a week in hours. */
 export const MAX_BUCKETS = 200;
-/** The longest window, in days. */
-export const MAX_WINDOW_DAYS = 31;
+/** The longest window, in days: a read of it takes whole hours from the hourly rollups (90 days: 2,160 rows per application). */
+export const MAX_WINDOW_DAYS = 90;
 
 export interface MetricsWindow {
   from: number;

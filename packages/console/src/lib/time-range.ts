@@ -84,7 +84,7 @@ export function resolveRange(range: TimeRange, now: number | Date): TimeQuery {
 }
 
 /**
- * A window no longer than `maxMs` (GET /metrics takes at most 31 days): a missing `to` becomes `now`, a missing
+ * A window no longer than `maxMs` (GET /metrics takes at most 90 days): a missing `to` becomes `now`, a missing
  * or too early `from` becomes `to - maxMs`.
  */
 export function clampWindow(query: TimeQuery, maxMs: number, now: number | Date): Required<TimeQuery> {

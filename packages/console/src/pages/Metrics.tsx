@@ -15,8 +15,8 @@ import { href, navigate, parseHash, useRoute } from '../router';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
 
-/** GET /metrics takes a window of at most 31 days, so "all time" is not offered. */
-const MAX_WINDOW_MS = 31 * 86_400_000;
+/** GET /metrics takes a window of at most 90 days, so "all time" is not offered. */
+const MAX_WINDOW_MS = 90 * 86_400_000;
 const METRICS_RANGES: readonly RangeName[] = ['15m', '1h', '6h', '24h', '7d'];
 
 /** Request metrics of each application of the selected project (or of the selected application). */

@@ -10,6 +10,7 @@ import { isolationContract } from './isolation.js';
 import { logsContract } from './logs.js';
 import { maintenanceContract } from './maintenance.js';
 import { metricsContract } from './metrics.js';
+import { metricsHoursContract } from './metrics-hours.js';
 import { traceQueriesContract } from './trace-queries.js';
 import { tracesContract } from './traces.js';
 
@@ -32,6 +33,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore): voi
     logsContract(ctx);
     maintenanceContract(ctx);
     metricsContract(ctx);
+    metricsHoursContract(ctx);
     aiContract(ctx);
 
     describe('lifecycle', () => {

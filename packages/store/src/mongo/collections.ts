@@ -157,6 +157,20 @@ export interface RollupDoc {
   ops: string[];
 }
 
+/**
+ * The metrics rollup of one application and hour: the sum of its minute documents, kept beside them by the same
+ * updates (rollups.ts), so that long windows read an hour in one document.
+ */
+export interface HourRollupDoc extends Omit<RollupDoc, 'minute'> {
+  /** The hour's start. */
+  hour: Date;
+  /**
+   * Set by the purge on the hour its cut-off falls in: the minute documents before it went, this document still
+   * counts them, so reads take that hour from the minute documents.
+   */
+  partialBefore?: Date;
+}
+
 export interface IdempotencyKeyDoc {
   /** `idempotencyKey(applicationId, kind, key)`. */
   _id: string;
@@ -200,13 +214,14 @@ export interface Collections {
   logs: Collection<LogDoc>;
   idempotencyKeys: Collection<IdempotencyKeyDoc>;
   rollups: Collection<RollupDoc>;
+  rollupHours: Collection<HourRollupDoc>;
   tenants: Collection<TenantDoc>;
   documents: Collection<DocumentDoc>;
 }
 
 export const COLLECTION_NAMES = [
   'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'spans', 'traces', 'logs',
-  'idempotencyKeys', 'rollups', 'tenants', 'documents',
+  'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents',
 ] as const satisfies readonly (keyof Collections)[];
 
 export function collectionsOf(db: Db): Collections {

@@ -14,6 +14,8 @@ import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
 import { readRollups } from './rollups.js';
+import type { FirstHour } from './rollups.js';
+import { prepareRollups } from './rollup-start.js';
 import { createTraceReader } from './traces.js';
 
 export interface MongoStoreOptions {
@@ -55,9 +57,11 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
     monitorCommands: options.onCommand !== undefined,
   });
   if (options.onCommand) client.on('commandStarted', options.onCommand);
+  let firstHour: FirstHour;
   try {
     await client.connect();
     await ensureIndexes(client.db(options.database), options.retentionDays);
+    firstHour = await prepareRollups(collectionsOf(client.db(options.database)), now, options.retentionDays);
   } catch (e) {
     await client.close().catch(() => undefined);
     throw toStoreError(e);
@@ -96,7 +100,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
     async ping() {
       await guard.run(() => db.command({ ping: 1 }));
     },
-    readMetrics: (query) => guard.run(() => readRollups(c, access, query)),
+    readMetrics: (query) => guard.run(() => readRollups(c, access, query, firstHour)),
     purgeTelemetryBefore: (cutoffMs) => guard.run(() => purge(cutoffMs)),
     async close() {
       if (guard.closed) return;

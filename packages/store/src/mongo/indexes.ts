@@ -46,6 +46,8 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
   ],
   // GET /metrics: the minutes of the visible projects in the window.
   rollups: [{ key: { projectId: 1, minute: 1 }, name: 'project_minute' }],
+  // GET /metrics: the whole hours of the visible projects in the window.
+  rollupHours: [{ key: { projectId: 1, hour: 1 }, name: 'project_hour' }],
   logs: [
     { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_ts' },
     { key: { applicationId: 1, ts: -1, _id: -1 }, name: 'application_ts' },
@@ -73,6 +75,9 @@ export function ttlSeconds(retentionDays: number | undefined): { [K in keyof Col
     logs: { field: 'ts', seconds: telemetry },
     // A minute's rollup goes when the whole minute is past the retention, as the purge deletes it.
     rollups: { field: 'minute', seconds: telemetry === null ? null : telemetry + 60 },
+    // An hour's rollup when its last minute's goes; reads stop using it once its first minute may be gone
+    // (rollups.ts), so its minutes past the retention are never counted.
+    rollupHours: { field: 'hour', seconds: telemetry === null ? null : telemetry + 3600 + 60 },
     // A key older than the window can no longer skip a batch (the SQLite purge drops it too).
     idempotencyKeys: { field: 'createdAt', seconds: Math.round(IDEMPOTENCY_WINDOW_MS / 1000) },
   };

@@ -2,6 +2,7 @@ import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
 import { minuteOf } from '../rollups.js';
 import type { Collections } from './collections.js';
 import { completeOp, settle } from './rollup-ops.js';
+import { dropRollupsBefore } from './rollups.js';
 
 /** Trace records deleted per round, so that one round's `$in` stays small. */
 const CHUNK = 1000;
@@ -17,7 +18,7 @@ const CHUNK = 1000;
  *
  * Metrics rollups: before a round deletes spans, it completes the rollup operations under way on them and takes
  * its entry spans at or after the cut-off's minute out of the rollups that stay (a trace starting before the
- * cut-off may run past it); then the rollups of minutes wholly before the cut-off go.
+ * cut-off may run past it); then the rollups of minutes (and hours) wholly before the cut-off go (rollups.ts).
  */
 export function createPurger(c: Collections, now: () => number): (cutoffMs: number) => Promise<number> {
   return async (cutoffMs) => {
@@ -37,7 +38,7 @@ export function createPurger(c: Collections, now: () => number): (cutoffMs: numb
       if (old.length < CHUNK || round === 0) break;
     }
     deleted += (await c.logs.deleteMany({ ts: { $lt: cutoff } })).deletedCount;
-    await c.rollups.deleteMany({ minute: { $lt: new Date(minuteOf(cutoffMs)) } });
+    await dropRollupsBefore(c, cutoffMs);
     await c.idempotencyKeys.deleteMany({ createdAt: { $lt: new Date(now() - IDEMPOTENCY_WINDOW_MS) } });
     return deleted;
   };

@@ -7,7 +7,10 @@
 export interface RawRollup {
   projectId: number;
   applicationId: number;
-  minute: number;
+  /** The cell's start: `minute` of a minute document, `hour` of an hour document. */
+  start: number;
+  /** An hour document's `partialBefore` (the purge's mark), as epoch ms. */
+  partialBefore?: number;
   requests: number;
   errors: number;
   /** The sketch as [zeros, key, count, key, count, ...]. */
@@ -70,13 +73,15 @@ function keyAt(bytes: Buffer, from: number, to: number): number {
 }
 
 export function readRawRollup(bytes: Buffer): RawRollup {
-  const doc: RawRollup = { projectId: 0, applicationId: 0, minute: 0, requests: 0, errors: 0, sketch: [0] };
+  const doc: RawRollup = { projectId: 0, applicationId: 0, start: 0, requests: 0, errors: 0, sketch: [0] };
   walk(bytes, 0, (type, nameAt, nameEnd, valueAt) => {
     const name = bytes.toString('latin1', nameAt, nameEnd);
     if (name === 'b' && type === DOCUMENT) {
       walk(bytes, valueAt, (t, kAt, kEnd, vAt) => doc.sketch.push(keyAt(bytes, kAt, kEnd), numberAt(bytes, vAt, t)));
     } else if (name === 'zeros') doc.sketch[0] = numberAt(bytes, valueAt, type);
-    else if (name === 'projectId' || name === 'applicationId' || name === 'minute' || name === 'requests' || name === 'errors') {
+    else if (name === 'minute' || name === 'hour') doc.start = numberAt(bytes, valueAt, type);
+    else if (name === 'partialBefore') doc.partialBefore = numberAt(bytes, valueAt, type);
+    else if (name === 'projectId' || name === 'applicationId' || name === 'requests' || name === 'errors') {
       doc[name] = numberAt(bytes, valueAt, type);
     }
   });

@@ -9,7 +9,7 @@ import { createLogIndexer, startIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
-import { createRollupReader } from './rollups.js';
+import { createRollupReader } from './rollup-reader.js';
 import { configure, migrate } from './schema.js';
 import { createTraceReader } from './traces.js';
 import { startWriterThread } from './writer-thread.js';
@@ -83,7 +83,11 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
       guard(() => ping.get());
     },
     async readMetrics(query) {
-      return guard(() => readMetrics(query));
+      try {
+        return await readMetrics(query);
+      } catch (e) {
+        throw toStoreError(e);
+      }
     },
     purgeTelemetryBefore: purge,
     async close() {

@@ -3,7 +3,7 @@ import { guard } from './errors.js';
 import type { EntrySpan } from '../rollups.js';
 import { RollupDelta, minuteOf } from '../rollups.js';
 import { IDEMPOTENCY_WINDOW_MS } from './ingest.js';
-import { createRollupWriter } from './rollups.js';
+import { createHourTrimmer, createRollupWriter } from './rollups.js';
 
 /** Rows deleted per transaction, so that a large purge never holds the write lock for long. */
 const CHUNK = 2000;
@@ -18,7 +18,8 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  *
  * The metrics rollups stay true: the rows of minutes wholly before the cut-off go, and the entry spans a purged
  * trace had at or after the cut-off's minute (a trace starting before the cut-off may run past it) are taken
- * out of the rows that stay, in the transaction that deletes them.
+ * out of the rows that stay (minute and hour rows), in the transaction that deletes them. Then the hour rows
+ * before the cut-off's hour go, and the hour row of the cut-off's hour is rebuilt from the minute rows left.
  */
 export function createPurger(db: Database, now: () => number): (cutoffMs: number) => Promise<number> {
   const q = {
@@ -38,6 +39,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
       (SELECT project_id, minute, application_id FROM metric_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
   };
   const applyRollups = createRollupWriter(db);
+  const trimHours = createHourTrimmer(db);
 
   const traceChunk = db.transaction((projectId: number, cutoffMs: number): number => {
     const traces = q.oldTraces.all(projectId, cutoffMs, CHUNK);
@@ -67,6 +69,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
       deleted += await drain(() => traceChunk.immediate(projectId, cutoffMs));
       deleted += await drain(() => q.deleteLogs.run(projectId, cutoffMs, CHUNK).changes);
       await drain(() => q.deleteRollups.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
+      guard(() => trimHours(projectId, minuteOf(cutoffMs)));
     }
     guard(() => q.deleteKeys.run(now() - IDEMPOTENCY_WINDOW_MS));
     return deleted;

@@ -203,7 +203,37 @@ export const MIGRATIONS: readonly string[] = [
   )
   GROUP BY project_id, minute, application_id;
   `,
-  // 5 (self-contained: it only adds objects of its own, so it can take any later place in this list): log search.
+  // 5: hourly metrics rollups beside the minute ones: per (application, hour), the sum of the hour's minute rows,
+  // kept with them as spans are written (ingest.ts) and purged (purge.ts), so that a long window reads whole
+  // hours from here and only its partial edges by the minute (rollups.ts, rollup-plan.ts). Backfilled as
+  // migration 4 backfilled the minute rows, from the entry spans stored (the same rule, so the sum of the minute
+  // rows); the sketch as JSON text until the row's next update. Reads every controller span once.
+  `
+  CREATE TABLE metric_rollups_hourly (
+    project_id INTEGER NOT NULL,
+    hour INTEGER NOT NULL,
+    application_id INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    sketch BLOB NOT NULL,
+    PRIMARY KEY (project_id, hour, application_id)
+  ) WITHOUT ROWID;
+  INSERT INTO metric_rollups_hourly (project_id, hour, application_id, requests, errors, sketch)
+  SELECT project_id, hour, application_id, sum(n), sum(e),
+    '[' || coalesce(sum(n) FILTER (WHERE k IS NULL), 0)
+      || coalesce(group_concat(',' || k || ',' || n, '' ORDER BY k) FILTER (WHERE k IS NOT NULL), '') || ']'
+  FROM (
+    SELECT s.project_id, s.application_id, s.ts - ((s.ts % 3600000) + 3600000) % 3600000 AS hour,
+      CASE WHEN s.duration_ms >= 1 THEN CAST(ceil(ln(s.duration_ms) / ln(1.01 / 0.99)) AS INTEGER) END AS k,
+      count(*) AS n, sum(coalesce(s.status, 0) >= 500) AS e
+    FROM spans s
+    WHERE s.controller = 1 AND (s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans parent
+      WHERE parent.application_id = s.application_id AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))
+    GROUP BY 1, 2, 3, 4
+  )
+  GROUP BY project_id, hour, application_id;
+  `,
+  // 6 (self-contained: it only adds objects of its own, so it can take any later place in this list): log search.
   // A contentless FTS5 table (`content=''`: it keeps no copy of the messages) with the trigram tokenizer, one row
   // per log under the log's rowid. detail=none: no positions, so the index is a third of a positional one; a
   // text is looked up as the AND of its trigrams, a superset the exact filter then narrows (sqlite/log-search.ts).
