@@ -429,6 +429,7 @@ describe('mongo store: log search', () => {
   it('finds a log the indexer moves between the two reads of a page, once, on every page size', async () => {
     const { store, db } = await openStore();
     const w = await makeWorld(store);
+    expect(await waitIndexed(db)).toBe(0); // the store's indexer idle: only the test moves these logs
     const c = collectionsOf(db);
     const docs = Array.from({ length: 40 }, (_, i) => ({
       _id: `log-${String(i).padStart(2, '0')}` as never, projectId: w.project.id, applicationId: w.app.id, level: 'info', ts: new Date(T0 + i),
@@ -469,6 +470,8 @@ describe('mongo store: log search', () => {
   it('indexes pending logs in chunks, and two indexers at once set each log once', async () => {
     const { store, db } = await openStore();
     const w = await makeWorld(store);
+    // The store's own indexer looks once at open; then it waits for a write (these logs go in without the store).
+    expect(await waitIndexed(db)).toBe(0);
     await db.collection('logs').insertMany(Array.from({ length: 1200 }, (_, i) => ({
       _id: newId() as never, projectId: w.project.id, applicationId: w.app.id, level: 'info', ts: new Date(T0 + i),
       message: `Log ${i}`, data: '{}', gramsPending: true,

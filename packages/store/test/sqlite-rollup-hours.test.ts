@@ -88,7 +88,9 @@ describe('sqlite store: hourly metrics rollups', () => {
     const written = (await before.readMetrics(query)).map((c) => ({ ...c, sketch: c.sketch.toArray() }));
     await before.close();
     const v4 = new Database(file);
-    v4.exec('DROP TABLE metric_rollups_hourly');
+    // Back to version 4: without the hour rows, and without the later log search migration's objects.
+    v4.exec(`DROP TABLE metric_rollups_hourly; DROP TRIGGER logs_fts_delete; DROP TABLE logs_fts; DROP TABLE logs_fts_state;
+      DROP INDEX logs_project_level_ts;`);
     v4.pragma('user_version = 4');
     v4.close();
 
