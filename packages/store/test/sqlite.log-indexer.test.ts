@@ -96,6 +96,21 @@ describe('sqlite log indexer', () => {
     db.close();
   });
 
+  it('lowers the watermark when a purge takes every log, indexed or not, so the next logs are indexed', () => {
+    const { db } = seed(file);
+    insertLogs(db, Array.from({ length: 10 }, (_, i) => entry(T0 + i, `zebracorn ${i}`)));
+    const indexer = createLogIndexer(db, 5);
+    expect(indexer.step()).toBe(5);
+    // In rowid order, as the purge deletes: the indexed ones first, then the five above the watermark.
+    db.prepare('DELETE FROM logs WHERE rowid IN (SELECT rowid FROM logs ORDER BY rowid LIMIT 10)').run();
+    expect([watermark(db), indexed(db, 'zebracorn')]).toEqual([0, 0]);
+    insertLogs(db, Array.from({ length: 3 }, (_, i) => entry(T0 + 20 + i, `zebracorn again ${i}`)));
+    expect(indexer.backlog()).toBe(3);
+    expect(indexer.step()).toBe(3);
+    expect(indexed(db, 'zebracorn')).toBe(3);
+    db.close();
+  });
+
   it('never indexes a rowid twice when two connections run the indexer', () => {
     const { db } = seed(file);
     insertLogs(db, Array.from({ length: 30 }, (_, i) => entry(T0 + i, `zebracorn ${i}`)));

@@ -63,12 +63,11 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const threaded = options.writerThread === true && options.file !== ':memory:' && options.now === undefined;
   const writer = threaded ? startWriterThread(options.file) : undefined;
   const readMetrics = createRollupReader(connection);
-  const indexer = createLogIndexer(connection);
-  // The log search index is filled after the write (log-indexer.ts): by the writer thread, or here, in the turns
-  // this event loop has free.
-  const indexing = writer ? undefined : startIndexLoop(indexer, () => false);
+  // The log search index is filled after the write (log-indexer.ts): by the writer thread (started at once if logs
+  // wait for the index, and looking for them whenever it starts), or here, in the turns this event loop has free.
+  const indexing = writer ? undefined : startIndexLoop(createLogIndexer(connection), () => false);
   const ingest = writer ?? withIndexing(createIngestWriter(connection, now), () => indexing?.kick());
-  if (indexer.backlog() > 0) {
+  if (createLogIndexer(connection).backlog() > 0) {
     if (writer) await writer.startIndexing().catch(() => undefined);
     else indexing?.kick();
   }

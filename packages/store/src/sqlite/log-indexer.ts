@@ -55,14 +55,15 @@ export const INDEX_FLOOR_MS = 500;
 
 /**
  * Runs the indexer in the turns its thread leaves free: a step, then a turn of the event loop (where writes come
- * first: `busy()` says whether any wait), until no backlog is left. `kick()` after a write of logs starts it
- * again; `due()` tells a busy writer that no step ran for `INDEX_FLOOR_MS`, so that it runs one itself
- * (`stepNow()`): under a load that never leaves a turn free the index still moves.
+ * first: `busy()` says whether any wait), until no backlog is left. The writer calls `afterWrite()` after each
+ * commit: it restarts the loop after logs were written or after a turn gave way to a write, and, when no step ran
+ * for `INDEX_FLOOR_MS`, runs one itself, so that under a load that never leaves a turn free the index still moves.
  */
 export interface IndexLoop {
+  /** There may be logs to index: start the loop if it is not running. */
   kick(): void;
-  due(): boolean;
-  stepNow(): void;
+  /** After a commit (`wroteLogs`: it stored logs). */
+  afterWrite(wroteLogs: boolean): void;
   stop(): void;
 }
 
@@ -71,12 +72,16 @@ export function startIndexLoop(indexer: LogIndexer, busy: () => boolean, onError
   let lastStep = Date.now();
   let stopped = false;
   let failing = false;
+  /** A turn gave way to a write, or logs were written since the last step that found nothing: work may wait. */
+  let pending = false;
 
   function stepNow(): void {
+    if (stopped) return;
     lastStep = Date.now();
     try {
       const covered = indexer.step();
       failing = false;
+      pending = covered > 0;
       if (covered > 0) kick();
     } catch (e) {
       // A busy database or a full disk: the logs stay above the watermark (scanned by readers) until a later kick.
@@ -87,11 +92,21 @@ export function startIndexLoop(indexer: LogIndexer, busy: () => boolean, onError
 
   function turn(): void {
     timer = undefined;
-    if (stopped || busy()) return; // the write that waits kicks again once done
-    stepNow();
+    if (stopped) return;
+    // Looked at in the check phase, after the poll phase has read the messages that arrived: a write waiting then
+    // goes first, and its commit calls afterWrite, which kicks again.
+    setImmediate(() => {
+      if (stopped) return;
+      if (busy()) {
+        pending = true;
+        return;
+      }
+      stepNow();
+    });
   }
 
   function kick(): void {
+    pending = true;
     if (stopped || timer !== undefined) return;
     // A timer, not an immediate: an unreferenced immediate waits for other I/O to wake the loop; an unreferenced
     // timer fires on its own while the thread lives, and does not keep it alive.
@@ -101,8 +116,11 @@ export function startIndexLoop(indexer: LogIndexer, busy: () => boolean, onError
 
   return {
     kick,
-    due: () => !stopped && Date.now() - lastStep >= INDEX_FLOOR_MS,
-    stepNow,
+    afterWrite(wroteLogs) {
+      if (stopped || !(wroteLogs || pending)) return;
+      if (Date.now() - lastStep >= INDEX_FLOOR_MS) stepNow();
+      kick();
+    },
     stop() {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);

@@ -240,9 +240,10 @@ export const MIGRATIONS: readonly string[] = [
   // Filled after the write, not in it (sqlite/log-indexer.ts): the indexer adds the logs above the watermark
   // `logs_fts_state.indexed_upto` in chunks and readers scan the logs above it, so this migration is instant
   // whatever the table holds, and the logs already stored are indexed in the background. No trigger on insert:
-  // even one whose WHEN never holds made INSERT OR IGNORE into logs 2.5-5x slower (measured). The delete trigger
-  // (the retention purge) takes the log out of the index, and lowers the watermark to the largest rowid left when
-  // it was above it: the next insert reuses that rowid + 1, which must be above the watermark to be indexed.
+  // even one whose WHEN never holds made INSERT OR IGNORE into logs 2.5-5x slower (measured). On delete (the
+  // retention purge) the trigger takes an indexed log out of the index, then lowers the watermark to the largest
+  // rowid left if it is above it (whether the deleted logs were indexed or not; in one trigger, in that order):
+  // the next insert reuses that rowid + 1, which must be above the watermark to be indexed.
   // The rowid of `logs` (a table with a TEXT primary key) must stay stable: never VACUUM this database without
   // rebuilding logs_fts. And (project_id, level, ts, id): a common text with a rare level (`timeout` + `fatal`)
   // is found walking that level's logs newest first, not all of them (measured at 1M: 519 ms before).
@@ -251,9 +252,8 @@ export const MIGRATIONS: readonly string[] = [
     tokenize = 'trigram case_sensitive 0');
   CREATE TABLE logs_fts_state (id INTEGER PRIMARY KEY CHECK (id = 1), indexed_upto INTEGER NOT NULL);
   INSERT INTO logs_fts_state (id, indexed_upto) VALUES (1, 0);
-  CREATE TRIGGER logs_fts_delete AFTER DELETE ON logs
-  WHEN old.rowid <= (SELECT indexed_upto FROM logs_fts_state WHERE id = 1) BEGIN
-    DELETE FROM logs_fts WHERE rowid = old.rowid;
+  CREATE TRIGGER logs_fts_delete AFTER DELETE ON logs BEGIN
+    DELETE FROM logs_fts WHERE rowid = old.rowid AND old.rowid <= (SELECT indexed_upto FROM logs_fts_state WHERE id = 1);
     UPDATE logs_fts_state SET indexed_upto = (SELECT coalesce(max(rowid), 0) FROM logs)
     WHERE id = 1 AND indexed_upto > (SELECT coalesce(max(rowid), 0) FROM logs);
   END;

@@ -53,6 +53,8 @@ let scheduled = false;
 // The log search index is filled in the turns this thread has free, and at least every INDEX_FLOOR_MS under a
 // load that leaves none (log-indexer.ts): ingest comes first, the index catches up.
 const indexing = startIndexLoop(createLogIndexer(db), () => scheduled || queue.length > 0);
+// A worker started again after a failure, as the first one, looks for logs left to index.
+indexing.kick();
 
 function drain(): void {
   scheduled = false;
@@ -72,10 +74,7 @@ function drain(): void {
       }
     }
   }
-  if (jobs.some((job) => job.kind === 'logs')) {
-    if (indexing.due()) indexing.stepNow();
-    indexing.kick();
-  }
+  indexing.afterWrite(jobs.some((job) => job.kind === 'logs'));
 }
 
 port.on('message', (request: Request) => {
