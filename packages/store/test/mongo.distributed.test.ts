@@ -467,6 +467,20 @@ describe('mongo store: log search', () => {
     }
   });
 
+  it('leaves a message of too many trigrams without grams, and finds it all the same', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    expect(await waitIndexed(db)).toBe(0);
+    const long = Array.from({ length: 1500 }, (_, i) => ((i * 7919) % 46656).toString(36).padStart(3, '0')).join('');
+    await db.collection('logs').insertOne({ _id: 'long' as never, projectId: w.project.id, applicationId: w.app.id, level: 'info',
+      ts: new Date(T0), message: long, data: JSON.stringify({ message: long }), gramsPending: true });
+    expect(await indexLogsStep(collectionsOf(db))).toBe(1);
+    const doc = await db.collection('logs').findOne({ _id: 'long' as never });
+    expect([doc?.grams, doc?.gramsPending, doc?.message]).toEqual([undefined, undefined, long]);
+    const found = await collect(store.streamLogs({ userId: w.user.id, messageContains: long.slice(2000, 2040).toUpperCase() }));
+    expect(found.map((l) => l.id)).toEqual(['long']);
+  });
+
   it('indexes pending logs in chunks, and two indexers at once set each log once', async () => {
     const { store, db } = await openStore();
     const w = await makeWorld(store);

@@ -80,7 +80,14 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   // Logs left pending by a process that stopped, and logs written before `grams` existed (marked pending once per
   // database, in the background): the indexer takes them from the start (log-indexer.ts). Readers find them
   // either way.
-  if (!(await guard.run(() => legacyLogsMarked(c)))) void guard.run(() => markLegacyLogs(c)).then(() => indexing.kick(), () => undefined);
+  let marked: boolean;
+  try {
+    marked = await guard.run(() => legacyLogsMarked(c));
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    throw e;
+  }
+  if (!marked) void guard.run(() => markLegacyLogs(c)).then(() => indexing.kick(), () => undefined);
   else indexing.kick();
 
   return {

@@ -33,6 +33,9 @@ export async function markLegacyLogs(c: Collections): Promise<void> {
   await c.counters.updateOne({ _id: LEGACY_LOGS_MARKER }, { $set: { seq: 1 } }, { upsert: true });
 }
 
+/** The most distinct trigrams a log is indexed by (a message of ~2,000 characters); longer ones are read by every search. */
+export const MAX_GRAMS = 2000;
+
 /** Logs indexed per step. */
 export const MONGO_INDEX_CHUNK = 500;
 
@@ -52,12 +55,11 @@ export async function indexLogsStep(c: Collections, chunk = MONGO_INDEX_CHUNK): 
   if (pending.length === 0) return 0;
   const ops: AnyBulkWriteOperation<LogDoc>[] = pending.map((doc) => {
     const message = messageOf(doc);
-    return {
-      updateOne: {
-        filter: { _id: doc._id, gramsPending: true },
-        update: { $set: { message, grams: message === null ? [] : trigramsOf(asciiLower(message)) }, $unset: { gramsPending: '' } },
-      },
-    };
+    const grams = message === null ? [] : trigramsOf(asciiLower(message));
+    // A message of more distinct trigrams than MAX_GRAMS stays without `grams`: every search reads and tests it
+    // (the null key), rather than one log adding tens of thousands of index entries.
+    const indexed = grams.length <= MAX_GRAMS ? { $set: { message, grams } } : { $set: { message } };
+    return { updateOne: { filter: { _id: doc._id, gramsPending: true }, update: { ...indexed, $unset: { gramsPending: '' } } } };
   });
   await c.logs.bulkWrite(ops, { ordered: false });
   return pending.length;

@@ -25,8 +25,9 @@ const keyOf = (doc: LogDoc): Cursor => ({ ts: doc.ts.getTime(), id: doc._id });
  * One page of a search by a text of 3+ characters (docs/architecture.md, "Log search"), after `base(cursor)`:
  * - the logs without `grams`, at the null key of the (projectId, grams, ts, _id) index, named (left to itself the
  *   planner took the project's time index, whose first batch the newest, pending, logs fill): the ones the log
- *   indexer has not reached yet (log-indexer.ts) and any written before the field existed; `tested: false`, for
- *   those without `message` (tested on `data` by the reader);
+ *   indexer has not reached yet (log-indexer.ts), those whose message has too many trigrams to index, and any
+ *   written before the field existed; `tested: false` (the reader tests them again, on `data` when they have no
+ *   `message`);
  * - then the logs whose `grams` hold the text's trigrams and whose `message` matches the literal regex: one
  *   trigram's range of the same index.
  * In that order, each read whole before the next: a log the indexer moves from the null key to its trigrams
@@ -39,9 +40,10 @@ export async function searchPage(c: Collections, base: (after: Cursor | undefine
   after: Cursor | undefined, limit: number): Promise<{ found: Found[]; next: Cursor | undefined }> {
   const regex = containsRegex(text);
   const sort = { ts: -1, _id: -1 } as const;
+  // Both from the primary: two members at different points of replication could each miss the moving log.
   const unindexed = await c.logs.find({ $and: [base(after), { grams: { $exists: false } }, { $or: [{ message: regex }, { message: { $exists: false } }] }] },
-    { sort, limit, hint: 'project_grams_ts' }).toArray();
-  const indexed = await c.logs.find({ $and: [base(after), { grams: { $all: grams }, message: regex }] }, { sort, limit }).toArray();
+    { sort, limit, hint: 'project_grams_ts', readPreference: 'primary' }).toArray();
+  const indexed = await c.logs.find({ $and: [base(after), { grams: { $all: grams }, message: regex }] }, { sort, limit, readPreference: 'primary' }).toArray();
   let boundary: LogDoc | undefined;
   for (const read of [unindexed, indexed]) {
     const last = read.at(-1);
