@@ -4,9 +4,9 @@
 // `go build ./cmd/jaeger` runs in the directory that reports. Nothing of Jaeger is kept in this repository.
 // `node bench/jaeger/build.mjs` builds it alone. Node built-ins only.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CACHE, isAlive, log as infraLog } from '../../scripts/infra/lib.mjs';
+import { CACHE, log as infraLog, withBuildLock } from '../../scripts/infra/lib.mjs';
 
 export const JAEGER_MODULE = 'github.com/jaegertracing/jaeger';
 /**
@@ -40,43 +40,10 @@ function run(args, options) {
   return r.stdout;
 }
 
-/** A lock directory, so two concurrent runs do not build (and rename) at the same time. */
-async function withBuildLock(fn) {
-  const lock = join(versionDir(), 'build.lock');
-  mkdirSync(versionDir(), { recursive: true });
-  for (let waited = 0; ; waited += 1) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-      let owner = 0;
-      try {
-        owner = Number(readFileSync(join(lock, 'pid'), 'utf8')) || 0;
-      } catch {
-        // between the lock's mkdir and its pid file
-      }
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
-      if ((owner > 0 && !isAlive(owner)) || (owner === 0 && age > 10_000)) {
-        rmSync(lock, { recursive: true, force: true }); // left by a build that died
-        continue;
-      }
-      if (waited % 30 === 0) log(`another process (pid ${owner}) is building Jaeger; waiting`);
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
 /** The path of the Jaeger binary, built first if the cache has none for JAEGER_VERSION. */
 export async function ensureJaegerBinary() {
   if (existsSync(jaegerBinary())) return jaegerBinary();
-  return withBuildLock(async () => {
+  return withBuildLock(versionDir(), 'jaeger', async () => {
     if (existsSync(jaegerBinary())) return jaegerBinary(); // built by the process we waited for
     const goVersion = run(['env', 'GOVERSION']).trim();
     const info = JSON.parse(run(['mod', 'download', '-json', `${JAEGER_MODULE}@${JAEGER_MODULE_VERSION}`], { cwd: versionDir() }));

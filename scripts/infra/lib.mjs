@@ -2,7 +2,7 @@
 // nginx.mjs): where downloads are cached, where a server's state lives, detached processes with a pid file and a
 // log, and waiting for a port. Node built-ins only.
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -149,5 +149,44 @@ export async function main(name, commands) {
   } catch (error) {
     log(name, `${verb} failed: ${error?.message ?? error}`);
     process.exit(1);
+  }
+}
+
+function readLockOwner(lock) {
+  try {
+    return Number(readFileSync(join(lock, 'pid'), 'utf8')) || 0;
+  } catch {
+    return 0; // between the lock's mkdir and its pid file, or just removed
+  }
+}
+
+/**
+ * Runs `fn` holding the lock directory `<dir>/build.lock`, so two concurrent runs do not build (and rename) the
+ * same binary at the same time; a lock left by a process that died is taken over. `name` names the server in logs.
+ */
+export async function withBuildLock(dir, name, fn) {
+  const lock = join(dir, 'build.lock');
+  mkdirSync(dir, { recursive: true });
+  for (let waited = 0; ; waited += 1) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      const owner = readLockOwner(lock);
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+      if ((owner > 0 && !isAlive(owner)) || (owner === 0 && age > 10_000)) {
+        rmSync(lock, { recursive: true, force: true }); // left by a build that died
+        continue;
+      }
+      if (waited % 30 === 0) log(name, `another process (pid ${owner}) is building it; waiting`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
   }
 }

@@ -2,9 +2,9 @@
 // the community server, which ships no binaries any more) into the infra cache, keyed by version; later starts
 // reuse the binary. Node built-ins only.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CACHE, isAlive, log } from '../lib.mjs';
+import { CACHE, log, withBuildLock } from '../lib.mjs';
 
 export const MINIO_MODULE = 'github.com/minio/minio';
 /**
@@ -48,46 +48,10 @@ function checkGo() {
   return version;
 }
 
-function readLockOwner(lock) {
-  try {
-    return Number(readFileSync(join(lock, 'pid'), 'utf8')) || 0;
-  } catch {
-    return 0; // between the lock's mkdir and its pid file, or just removed
-  }
-}
-
-/** A lock directory, so two concurrent `start`s do not build (and rename) at the same time. */
-async function withBuildLock(fn) {
-  const lock = join(versionDir(), 'build.lock');
-  mkdirSync(versionDir(), { recursive: true });
-  for (let waited = 0; ; waited += 1) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-      const owner = readLockOwner(lock);
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
-      if ((owner > 0 && !isAlive(owner)) || (owner === 0 && age > 10_000)) {
-        rmSync(lock, { recursive: true, force: true }); // left by a build that died
-        continue;
-      }
-      if (waited % 30 === 0) log('minio', `another process (pid ${owner}) is building MinIO; waiting`);
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
 /** The path of the MinIO binary, built first if the cache has none for MINIO_VERSION. */
 export async function ensureMinioBinary() {
   if (existsSync(minioBinary())) return minioBinary();
-  return withBuildLock(async () => {
+  return withBuildLock(versionDir(), 'minio', async () => {
     if (existsSync(minioBinary())) return minioBinary(); // built by the process we waited for
     const goVersion = checkGo();
     const staging = join(versionDir(), `bin.part-${process.pid}`);
