@@ -21,6 +21,20 @@ export function cpuSeconds(pid) {
 export const peakRssMb = (pid) => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
 export const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : NaN);
 
+/** One POST on a keep-alive agent to 127.0.0.1; resolves with the status (0 for a connection error) and the body. */
+export function post(agent, port, path, headers, body) {
+  return new Promise((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (r) => {
+      let text = '';
+      r.setEncoding('utf8');
+      r.on('data', (c) => (text += c));
+      r.on('end', () => resolve({ status: r.statusCode, text }));
+    });
+    req.on('error', (e) => resolve({ status: 0, text: e.message }));
+    req.end(body);
+  });
+}
+
 /**
  * Makes an account in `dataDir` with the server checkout's own `lantern init` (so its schema is the one that server
  * runs), starts the server on 127.0.0.1 (HOST), and waits for /healthz. Returns { server, apiKey, before, count(), notSearchIndexed(),

@@ -19,7 +19,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { logBody, spanBody } from './bodies.mjs';
-import { ROOT, cpuSeconds, peakRssMb, percentile, startLantern } from './lantern.mjs';
+import { ROOT, cpuSeconds, peakRssMb, percentile, post, startLantern } from './lantern.mjs';
 
 const argv = process.argv.slice(2);
 const { values } = parseArgs({
@@ -47,19 +47,6 @@ const port = Number(values.port);
 const makeBody = () => (kind === 'spans' ? spanBody(batchSize) : logBody(batchSize));
 const path = kind === 'spans' ? '/ingest/traces' : '/ingest/logs';
 
-function post(agent, apiKey, body) {
-  return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'content-length': Buffer.byteLength(body) } }, (r) => {
-      let text = '';
-      r.setEncoding('utf8');
-      r.on('data', (c) => (text += c));
-      r.on('end', () => resolve({ status: r.statusCode, text }));
-    });
-    req.on('error', (e) => resolve({ status: 0, text: e.message }));
-    req.end(body);
-  });
-}
-
 const dataDir = values['data-dir'] ?? (await mkdtemp(join(os.tmpdir(), 'lantern-bench-')));
 const extraEnv = Object.fromEntries(values.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const serverRoot = values['server-root'] ?? ROOT;
@@ -86,7 +73,7 @@ try {
     while (Date.now() < end && (total === undefined || accepted < total)) {
       const body = repeated ? repeated[n++ % repeated.length] : makeBody();
       const started = process.hrtime.bigint();
-      const res = await post(agent, account.apiKey, body);
+      const res = await post(agent, port, path, { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body);
       latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
       if (res.status === 200) accepted += JSON.parse(res.text).accepted;
       else failures++;

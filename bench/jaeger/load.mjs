@@ -3,20 +3,7 @@
 // spent making bodies (the generator's CPU: it runs on this one thread, between requests) and this whole process's CPU (generator
 // plus HTTP client). Loopback only. Node built-ins only.
 import http from 'node:http';
-import { percentile } from '../ingest/lantern.mjs';
-
-function post(agent, port, path, headers, body) {
-  return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (r) => {
-      let text = '';
-      r.setEncoding('utf8');
-      r.on('data', (c) => (text += c));
-      r.on('end', () => resolve({ status: r.statusCode, text }));
-    });
-    req.on('error', (e) => resolve({ status: 0, text: e.message }));
-    req.end(body);
-  });
-}
+import { percentile, post } from '../ingest/lantern.mjs';
 
 /**
  * @param {{ port: number, path: string, headers: object, connections: number, seconds: number,
