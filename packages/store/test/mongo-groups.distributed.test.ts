@@ -5,7 +5,7 @@ import { newId } from '@lantern/domain';
 import type { SpanBatchMessage } from '@lantern/domain';
 import type { Store } from '@lantern/store';
 import { createMongoStore } from '@lantern/store/mongo';
-import { T0, collect, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
+import { T0, collect, lateParentTraces, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
 import type { World } from '../src/contract/fixtures.js';
 import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
 
@@ -112,16 +112,7 @@ describe('mongo store: groups written by two clients at once', () => {
     const { store: a, database } = await openStore();
     const { store: b } = await openStore(database);
     const w = await makeWorld(a);
-    const children: ReturnType<typeof span>[] = [];
-    const parents: ReturnType<typeof span>[] = [];
-    const roots: ReturnType<typeof span>[] = [];
-    for (let i = 0; i < 40; i++) {
-      const t = newId();
-      const parent = span(t, T0 + i * 1000, { requestMethod: 'service:job' });
-      parents.push(parent);
-      children.push(rootSpan(t, T0 + i * 1000 + 1, { parentSpanId: parent.spanId, durationMs: 3 + i }));
-      roots.push(rootSpan(newId(), T0 + i * 1000 + 2, { durationMs: 100 + i, responseStatus: i % 4 ? 200 : 500 }));
-    }
+    const { parents, children, roots } = lateParentTraces(40);
     const kids = [spanBatch(w.app, children.slice(0, 20)), spanBatch(w.app, [...children.slice(20), ...roots.slice(0, 20)])];
     const ups = [spanBatch(w.app, parents.slice(0, 25)), spanBatch(w.app, [...parents.slice(25), ...roots.slice(10)])];
     await Promise.all([a.writeSpanBatches(kids), b.writeSpanBatches(ups), b.writeSpanBatches([...kids, ...ups]), a.writeSpanBatches([ups[1]!, kids[0]!])]);

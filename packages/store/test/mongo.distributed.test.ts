@@ -15,7 +15,7 @@ import { indexLogsStep } from '../src/mongo/log-indexer.js';
 import { searchGramsOf, searchPage } from '../src/mongo/log-search.js';
 import { waitIndexed } from './mongo-wait.js';
 import type { MongoStoreOptions } from '@lantern/store/mongo';
-import { T0, collect, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
+import { T0, collect, lateParentTraces, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
 import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
 
 // The server comes from scripts/infra/mongo.mjs (pnpm test:distributed starts it and sets this variable).
@@ -242,16 +242,7 @@ describe('mongo store: metrics rollups without transactions', () => {
     const { store: a, database } = await openStore();
     const b = (await openStore({ database })).store;
     const w = await makeWorld(a);
-    const children: ReturnType<typeof span>[] = [];
-    const parents: ReturnType<typeof span>[] = [];
-    const roots: ReturnType<typeof span>[] = [];
-    for (let i = 0; i < 40; i++) {
-      const t = newId();
-      const parent = span(t, T0 + i * 1000, { requestMethod: 'service:job' });
-      parents.push(parent);
-      children.push(rootSpan(t, T0 + i * 1000 + 1, { parentSpanId: parent.spanId, durationMs: 3 + i }));
-      roots.push(rootSpan(newId(), T0 + i * 1000 + 2, { durationMs: 100 + i, responseStatus: i % 4 ? 200 : 500 }));
-    }
+    const { parents, children, roots } = lateParentTraces(40);
     const kids = spanBatch(w.app, [...children, ...roots.slice(0, 20)]);
     const ups = spanBatch(w.app, [...parents, ...roots.slice(10)]);
     await Promise.all([a.writeSpans(kids), b.writeSpans(ups), b.writeSpans(kids), a.writeSpans(ups)]);

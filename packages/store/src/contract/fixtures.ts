@@ -79,6 +79,25 @@ export function rootSpan(traceId: string, at: number, fields: Partial<Span> = {}
   return span(traceId, at, { requestMethod: 'controller:GET /items', requestURL: '/items', responseStatus: 200, ...fields });
 }
 
+/**
+ * `count` traces whose entry span (a controller span) is the child of a `service:job` span of the same
+ * application, written apart so that the parent may arrive after its child, and beside them `count` plain entry
+ * traces (a quarter of them 500s): what two writers racing on late parents and children are given.
+ */
+export function lateParentTraces(count: number): { parents: Span[]; children: Span[]; roots: Span[] } {
+  const parents: Span[] = [];
+  const children: Span[] = [];
+  const roots: Span[] = [];
+  for (let i = 0; i < count; i++) {
+    const t = newId();
+    const parent = span(t, T0 + i * 1000, { requestMethod: 'service:job' });
+    parents.push(parent);
+    children.push(rootSpan(t, T0 + i * 1000 + 1, { parentSpanId: parent.spanId, durationMs: 3 + i }));
+    roots.push(rootSpan(newId(), T0 + i * 1000 + 2, { durationMs: 100 + i, responseStatus: i % 4 ? 200 : 500 }));
+  }
+  return { parents, children, roots };
+}
+
 export function spanBatch(app: Application, spans: Span[], extra: { idempotencyKey?: string; receivedAt?: number } = {}): SpanBatchMessage {
   return {
     kind: 'spans',
