@@ -35,6 +35,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Telemetry (traces, spans, logs) older than this many days is deleted; 0 keeps it forever. */
   retentionDays: number;
+  /** Time budget of one read (a page, a metrics window, a search), in ms; past it the read ends with 503 read_timeout. */
+  readBudgetMs: number;
+  /** Time budget of a whole-set stream (the seed's unpaged reads), in ms; past it the array ends with an error element. */
+  streamBudgetMs: number;
   /** Which store, bus and blob store the process uses, and where they are. */
   adapters: AdapterConfig;
 }
@@ -57,6 +61,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: r.int('TRUST_PROXY', 0, 0, 10),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     retentionDays: r.int('RETENTION_DAYS', 30, 0, 36_500),
+    readBudgetMs: r.int('READ_BUDGET_MS', 10_000, 100, 3_600_000),
+    streamBudgetMs: r.int('STREAM_BUDGET_MS', 120_000, 100, 3_600_000),
     adapters: adapterConfig(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -37,11 +37,19 @@ const MONGO = { LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: 'mongodb://lantern:pw
 const KAFKA = { LANTERN_BUS: 'kafka', LANTERN_KAFKA_BROKERS: 'kafka-1:9092,kafka-2:9092' };
 const MINIO = { LANTERN_BLOBS: 'minio', LANTERN_MINIO_URL: 'http://AKIAEXAMPLE:minio-secret@minio.internal:9000' };
 
+describe('loadConfig: read budgets', () => {
+  it('READ_BUDGET_MS and STREAM_BUDGET_MS are read in ms, and a budget under 100 ms is refused with the name', () => {
+    expect(loadConfig({ READ_BUDGET_MS: '2500', STREAM_BUDGET_MS: '60000' })).toMatchObject({ readBudgetMs: 2500, streamBudgetMs: 60_000 });
+    expect(() => loadConfig({ READ_BUDGET_MS: '5' })).toThrow(/READ_BUDGET_MS/);
+  });
+});
+
 describe('loadConfig: defaults', () => {
   it('an empty environment is the embedded mode: SQLite, the in-process bus, files, 30 days of telemetry', () => {
     const config: Config = loadConfig({});
     expect(config.adapters).toEqual({ store: { kind: 'sqlite' }, bus: { kind: 'memory' }, blobs: { kind: 'fs' } });
     expect(config.retentionDays).toBe(30);
+    expect(config).toMatchObject({ readBudgetMs: 10_000, streamBudgetMs: 120_000 });
     expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', dataDir: './data', jwtSecret: undefined, logLevel: 'info' });
   });
 

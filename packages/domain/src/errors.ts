@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'unavailable'
+  | 'read_timeout'
   | 'internal';
 
 export interface ErrorBody {
@@ -50,6 +51,14 @@ export const errors = {
     new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, undefined, retryAfter),
   unavailable: (what: string, retryAfter = 5) =>
     new AppError(503, 'unavailable', `The ${what} is unavailable; nothing was written. Retry in ${retryAfter} s.`, undefined, retryAfter),
+  /** A read that ran past its time budget (READ_BUDGET_MS, STREAM_BUDGET_MS): narrowing it is the fix, not retrying. */
+  readTimeout: (budgetMs: number) =>
+    new AppError(
+      503,
+      'read_timeout',
+      `The read ran past its time budget of ${budgetMs} ms and was stopped. Narrow it (from/to, limit, filters) or page with the cursor.`,
+      [{ budgetMs }],
+    ),
   internal: () => new AppError(500, 'internal', 'An unexpected error occurred; it has been logged.'),
 };
 
