@@ -61,7 +61,16 @@ export interface TimeWindow {
   to?: number;
 }
 
-export interface TraceQuery extends TimeWindow {
+/** Every read carries its time budget (docs/api.md, "Read budgets"). */
+export interface ReadBudget {
+  /**
+   * Milliseconds this read may take, counted from the call. Past it the store stops the read and throws
+   * `errors.readTimeout(budgetMs)` (503 `read_timeout`), from the promise or from the iterator. Absent: unbounded.
+   */
+  budgetMs?: number;
+}
+
+export interface TraceQuery extends TimeWindow, ReadBudget {
   userId: string;
   projectId: number;
   applicationId?: number;
@@ -80,7 +89,7 @@ export interface TraceQuery extends TimeWindow {
   cursor?: Cursor;
 }
 
-export interface LogQuery extends TimeWindow {
+export interface LogQuery extends TimeWindow, ReadBudget {
   userId: string;
   projectId?: number;
   applicationId?: number;
@@ -92,7 +101,7 @@ export interface LogQuery extends TimeWindow {
   cursor?: Cursor;
 }
 
-export interface RootSpanQuery extends Required<TimeWindow> {
+export interface RootSpanQuery extends Required<TimeWindow>, ReadBudget {
   userId: string;
   projectId?: number;
   applicationId?: number;
@@ -107,7 +116,7 @@ export interface RootSpanRow {
   responseStatus: number | null;
 }
 
-export interface MetricsQuery {
+export interface MetricsQuery extends ReadBudget {
   userId: string;
   projectId?: number;
   applicationId?: number;
