@@ -81,6 +81,13 @@ describe('accounts: credentials on the JWT endpoints', () => {
     expect(res.status).toBe(200);
   });
 
+  it('refuses an Authorization header over 4,096 characters with 401 before any pattern reads it', async () => {
+    // "Bearer", 4,096 spaces, then the valid token: the pattern allows any run of spaces there, only the length refuses it.
+    const padded = `Bearer${' '.repeat(4096)}${t.token}`;
+    expectError(await l.http.get('/auth/me').set('Authorization', padded), 401, 'unauthorized');
+    expect((await l.http.get('/auth/me').set('Authorization', `Bearer${' '.repeat(100)}${t.token}`)).status).toBe(200);
+  });
+
   it('refuses a JWT on the ingest endpoints with 401', async () => {
     expectError(await l.http.post('/ingest/traces').set(bearer(t.token)).send(traceBatch([span()])), 401, 'unauthorized');
   });

@@ -2,8 +2,11 @@ import type { ApiKeyResolver, ResolvedKey, TokenService } from '@lantern/auth';
 import { errors } from '@lantern/domain';
 import type { RequestHandler, Response } from 'express';
 
+/** Longer than any token Lantern issues: such a header is refused before a pattern reads it. */
+const MAX_AUTHORIZATION = 4096;
+
 function bearer(header: string | undefined): string | null {
-  if (!header) return null;
+  if (!header || header.length > MAX_AUTHORIZATION) return null;
   // The scheme is case-insensitive (RFC 7235 section 2.1): "bearer" and "BEARER" are the same.
   const m = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
   return m ? m[1]! : null;

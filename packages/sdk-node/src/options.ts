@@ -145,8 +145,15 @@ function ingestUrl(value: unknown, fromEnv: boolean): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('ingestUrl', 'an http: or https: URL', value, fromEnv);
   if (url.search || url.hash) fail('ingestUrl', 'a base URL without query string or fragment', value, fromEnv);
-  url.pathname = url.pathname.replace(/\/+$/, '');
+  url.pathname = withoutTrailingSlashes(url.pathname);
   return url;
+}
+
+/** A loop, not /\/+$/: that pattern moves over a run of slashes in quadratic time. */
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path[end - 1] === '/') end--;
+  return path.slice(0, end);
 }
 
 /** Defaults, environment and validation: every problem is a TypeError naming the option, thrown at creation. */

@@ -83,8 +83,11 @@ export function safeString(value: unknown): string {
   }
 }
 
-/** A span name fit for `<type>:<name>`: one line, at most 1000 characters, never empty. */
-export const spanName = (name: unknown) => truncate(safeString(name).replace(/[\r\n\u2028\u2029]+/g, ' '), 1000) || 'anonymous';
+/**
+ * A span name fit for `<type>:<name>`: one line, at most 1000 characters, never empty. The name is cut before the
+ * line breaks are replaced, so the pattern never runs over more than 1000 characters of an application's string.
+ */
+export const spanName = (name: unknown) => truncate(truncate(safeString(name), 1000).replace(/[\r\n\u2028\u2029]+/g, ' '), 1000) || 'anonymous';
 
 /** The message (and, if asked, the stack) of something thrown. */
 export function describeError(error: unknown, withStack: boolean): { error: string; stack?: string } {

@@ -9,7 +9,11 @@ function isNumber(n: number | null | undefined): n is number {
 /** Fixed digits without a trailing ".0" / ".00": 1.50 → "1.5", 10.0 → "10". */
 function trimmed(n: number, digits: number): string {
   const s = n.toFixed(digits);
-  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
+  if (!s.includes('.')) return s;
+  let end = s.length;
+  while (s[end - 1] === '0') end--;
+  if (s[end - 1] === '.') end--;
+  return s.slice(0, end);
 }
 
 /** 0.4 → "0.4 ms", 12 → "12 ms", 1530 → "1.53 s", 125000 → "2m 5s". Rounding never shows "1000 ms" or "60 s". */
@@ -170,5 +174,14 @@ export function formatCount(n: number | null | undefined, compact = false): stri
     }
     return `${trimmed(shown, 1)}${COMPACT[i]![1]}`;
   }
-  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return groupThousands(Math.round(n).toString());
+}
+
+/** "1234567" → "1,234,567" (and "-1234" → "-1,234"), by slicing rather than a lookahead pattern. */
+function groupThousands(digits: string): string {
+  const sign = digits.startsWith('-') ? '-' : '';
+  const d = sign ? digits.slice(1) : digits;
+  let out = d.slice(0, d.length % 3 || 3);
+  for (let i = out.length; i < d.length; i += 3) out += `,${d.slice(i, i + 3)}`;
+  return sign + out;
 }

@@ -43,12 +43,19 @@ export interface SpanIds { traceId: string; spanId: string }
  * A curl command posting one root span to POST /ingest/traces with the key in `x-api-key`. The timestamps come
  * from `date` when it runs (any POSIX shell); the ids are fixed, so running it twice stores the span once.
  */
+/** A loop, not /\/+$/: that pattern moves over a run of slashes in quadratic time. */
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
+}
+
 export function curlSnippetText(apiKey: string | undefined, ingestUrl: string, ids: SpanIds): string {
   const now = `'"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'`;
   const span = `{"traceId":"${ids.traceId}","spanId":"${ids.spanId}","parentSpanId":null,"timestamp":"${now}",`
     + `"requestMethod":"controller:GET","requestURL":"/hello","responseStatus":200,"durationMs":42}`;
   return [
-    `curl -X POST ${shellQuote(`${ingestUrl.replace(/\/+$/, '')}/ingest/traces`)} \\`,
+    `curl -X POST ${shellQuote(`${withoutTrailingSlashes(ingestUrl)}/ingest/traces`)} \\`,
     `  -H ${shellQuote(`x-api-key: ${apiKey || KEY_PLACEHOLDER}`)} \\`,
     `  -H 'content-type: application/json' \\`,
     `  -d '{"timestamp":"${now}","traces":[${span}]}'`,

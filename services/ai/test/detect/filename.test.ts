@@ -44,3 +44,26 @@ describe('sanitizeFilename', () => {
     for (const input of ['.bashrc', '..', '. .x', '../.ssh/.id_rsa']) expect(sanitizeFilename(input).startsWith('.')).toBe(false);
   });
 });
+
+describe('sanitizeFilename: linear in its input (issue 18)', () => {
+  // The old trailing trim /[. ]+$/ retried from every position of ". . . . x": 8,100 pairs cost 420 ms of CPU.
+  // These inputs are 100 times that; a quadratic pass over them would take minutes, not the test's few ms.
+  const pairs = '. '.repeat(810_000);
+
+  it('a name of 810,000 ". " pairs between "x" and "y.txt" is cut to 200 units and loses its trailing dots and spaces', () => {
+    // As before the rewrite: the cut stem "x. . . ." ends in dots and spaces, which are trimmed; the extension stays.
+    expect(sanitizeFilename(`x${pairs}y.txt`)).toBe('x.txt');
+    expect(sanitizeFilename(`x${'. '.repeat(3)}y.txt`)).toBe('x. . . y.txt');
+  });
+
+  it('dots and spaces only, of any length, are "document"', () => {
+    expect(sanitizeFilename(pairs)).toBe('document');
+    expect(sanitizeFilename('.'.repeat(2_000_000))).toBe('document');
+  });
+
+  it('a long path keeps only its basename, bounded to its head and tail', () => {
+    expect(sanitizeFilename(`${'dir/'.repeat(500_000)}report.pdf`)).toBe('report.pdf');
+    const long = sanitizeFilename(`${'a'.repeat(1_000_000)}.pdf`);
+    expect(long).toBe(`${'a'.repeat(196)}.pdf`);
+  });
+});
