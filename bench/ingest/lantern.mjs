@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
-const Database = createRequire(join(ROOT, 'packages/store/package.json'))('better-sqlite3');
+export const Database = createRequire(join(ROOT, 'packages/store/package.json'))('better-sqlite3');
 
 const TICK = 100; // USER_HZ on Linux
 /** User + system CPU seconds of a process (all its threads), from /proc. */
