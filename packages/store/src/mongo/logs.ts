@@ -6,7 +6,7 @@ import type { Access } from './access.js';
 import type { Collections, LogDoc } from './collections.js';
 import type { Guard } from './errors.js';
 import { searchGramsOf, searchPage } from './log-search.js';
-import { afterCursor, containsRegex, limitOption, remainingOf, windowFilter } from './paging.js';
+import { containsRegex, keysetFilter, limitOption, remainingOf } from './paging.js';
 
 export interface LogReader {
   streamLogs(query: LogQuery): AsyncIterable<LogEntry>;
@@ -33,11 +33,10 @@ export function createLogReader(c: Collections, guard: Guard, access: Access, pa
       const text = query.messageContains;
       const base = (after: Cursor | undefined): Filter<LogDoc> => ({
         projectId: projects.length === 1 ? projects[0]! : { $in: projects },
-        ...windowFilter(query),
+        ...keysetFilter(query, after, '_id'),
         ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
         ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
         ...(query.level === undefined ? {} : { level: query.level }),
-        ...afterCursor(after, '_id'),
       });
       const test = (doc: LogDoc, log: LogEntry): boolean => text === undefined
         || containsText(doc.message === undefined ? log.message : doc.message, text);

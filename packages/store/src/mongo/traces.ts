@@ -7,7 +7,7 @@ import type { Access } from './access.js';
 import type { Collections, SpanDoc, TraceDoc } from './collections.js';
 import { spanKey } from './collections.js';
 import type { Guard } from './errors.js';
-import { afterCursor, chunksOf, containsRegex, limitOption, remainingOf, windowFilter } from './paging.js';
+import { chunksOf, containsRegex, keysetFilter, limitOption, remainingOf } from './paging.js';
 
 export interface TraceReader {
   streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
@@ -24,16 +24,15 @@ const HEAD_WITH_ROOT = { ...HEAD, rootRank: 1, rootTs: 1, rootDurationMs: 1, roo
 function traceFilter(query: TraceQuery): Filter<TraceDoc> {
   const filter: Filter<TraceDoc> = {
     projectId: query.projectId,
-    ...windowFilter(query),
+    ...keysetFilter(query, query.cursor, 'id'),
     ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
     ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
     ...(query.minDurationMs === undefined ? {} : { rootDurationMs: { $gte: query.minDurationMs } }),
     ...(query.status === undefined ? {} : { rootStatus: { $gte: query.status.min, $lte: query.status.max } }),
-    ...afterCursor(query.cursor, 'id'),
   };
   if (query.urlContains === undefined) return filter;
   // A record written before `rootUrl` existed has a root (rootRank > 0) but no such field: it is a candidate,
-  // decided once its spans are read (legacyRootMatches). The cursor's `$or` is in `filter`, hence the `$and`.
+  // decided once its spans are read (legacyRootMatches).
   const url: Filter<TraceDoc> = { $or: [{ rootUrl: containsRegex(query.urlContains) }, { rootUrl: { $exists: false }, rootRank: { $gt: 0 } }] };
   return { $and: [filter, url] };
 }
