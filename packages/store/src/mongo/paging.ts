@@ -39,6 +39,12 @@ export function keysetFilter(window: TimeWindow, cursor: Cursor | undefined, idF
 }
 
 /**
+ * A turn of the event loop (a macrotask): the documents of a driver batch arrive through promises (microtasks),
+ * so a loop that does real work per document holds the process for the whole batch unless it gives way.
+ */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
  * A driver cursor read in chunks: what the server's current batch holds, at most `size` documents, so a chunk
  * never waits on a further batch. The cursor is closed when the reader stops, early or not.
  */
