@@ -132,3 +132,36 @@ describe('mongo store: a page deep in a window costs what the first page costs',
     await expectDeepPageCheap(logs({ messageContains: 'at' }), 'logs');
   });
 });
+
+describe('mongo store: the keyset bound keeps pages exact at the window\'s edges', () => {
+  /** What a page after `cursor` within [from, to) must hold: the newest-first list, filtered in memory. */
+  const expected = (all: LogEntry[], from: number, to: number, cursor: { ts: number; id: string }) => all.filter((l) => {
+    const ts = Date.parse(l.timestamp);
+    return ts >= from && ts < to && (ts < cursor.ts || (ts === cursor.ts && l.id < cursor.id));
+  }).slice(0, LIMIT).map((l) => l.id);
+
+  it('a cursor inside, at the end of, past and before the window; a cursor between two logs of one instant', async () => {
+    const all = await collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id }));
+    const mid = all[Math.floor(all.length / 2)]!;
+    const midTs = Date.parse(mid.timestamp);
+    // The logs come in pairs of one instant: `mid`'s twin is just before or after it in the list.
+    const twins = all.filter((l) => l.timestamp === mid.timestamp);
+    expect(twins.length).toBe(2);
+    const cases = [
+      { from: midTs - 10_000, to: midTs + 10_000, cursor: { ts: midTs, id: mid.id } },
+      { from: midTs - 10_000, to: midTs + 10_000, cursor: { ts: midTs, id: twins[0]!.id } },
+      { from: midTs - 10_000, to: midTs, cursor: { ts: midTs, id: mid.id } },
+      { from: midTs - 10_000, to: midTs - 5_000, cursor: { ts: midTs, id: mid.id } },
+      { from: midTs + 1, to: midTs + 10_000, cursor: { ts: midTs, id: mid.id } },
+      { from: midTs - 10_000, to: midTs + 10_000, cursor: { ts: midTs - 10_000, id: '' } },
+    ];
+    const sizes: number[] = [];
+    for (const { from, to, cursor } of cases) {
+      const page = await collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, from, to, cursor, limit: LIMIT }));
+      expect(page.map((l) => l.id)).toEqual(expected(all, from, to, cursor));
+      sizes.push(page.length);
+    }
+    // Full pages where the window holds logs after the cursor, none where it holds none.
+    expect(sizes).toEqual([LIMIT, LIMIT, LIMIT, LIMIT, 0, 0]);
+  });
+});
