@@ -3,6 +3,8 @@ import { MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongod
 
 /** The server's code for a write that would break a unique index. */
 export const DUPLICATE_KEY = 11000;
+/** The server's code for a query stopped by its `maxTimeMS` (MaxTimeMSExpired): a read past its budget (budget.ts). */
+export const MAX_TIME_MS_EXPIRED = 50;
 
 /**
  * Driver errors that mean "the deployment cannot answer now" (down, restarting, unreachable, no primary), as
@@ -60,13 +62,19 @@ export function isUnavailable(e: unknown, depth = 0): boolean {
 export interface ErrorMessages {
   /** Message of the 409 thrown when a write breaks a unique index (duplicate key). */
   duplicate?: string;
+  /** The budget of a read (budget.ts): the server stopping one of its queries at `maxTimeMS` is its read_timeout. */
+  budgetMs?: number;
 }
 
-/** Translates a driver error into the port's errors: 503 when unavailable, 409 for a named duplicate. */
+/**
+ * Translates a driver error into the port's errors: 503 when unavailable, 409 for a named duplicate, 503
+ * read_timeout for a read's query stopped at its `maxTimeMS`.
+ */
 export function toStoreError(e: unknown, messages: ErrorMessages = {}): unknown {
   if (e instanceof AppError) return e;
   if (isUnavailable(e)) return errors.unavailable('store');
   if (messages.duplicate !== undefined && codeOf(e) === DUPLICATE_KEY) return errors.conflict(messages.duplicate);
+  if (messages.budgetMs !== undefined && codeOf(e) === MAX_TIME_MS_EXPIRED) return errors.readTimeout(messages.budgetMs);
   return e;
 }
 
@@ -77,7 +85,7 @@ export function toStoreError(e: unknown, messages: ErrorMessages = {}): unknown 
 export interface Guard {
   run<T>(step: () => Promise<T>, messages?: ErrorMessages): Promise<T>;
   /** The same for a stream: the generator starts on the first `next()`, errors translated at every step. */
-  stream<T>(source: () => AsyncGenerator<T>): AsyncIterable<T>;
+  stream<T>(source: () => AsyncGenerator<T>, messages?: ErrorMessages): AsyncIterable<T>;
   readonly closed: boolean;
   close(): void;
 }
@@ -96,14 +104,14 @@ export function createGuard(): Guard {
         throw toStoreError(e, messages);
       }
     },
-    stream(source) {
+    stream(source, messages) {
       return {
         async *[Symbol.asyncIterator]() {
           check();
           try {
             yield* source();
           } catch (e) {
-            throw toStoreError(e);
+            throw toStoreError(e, messages);
           }
         },
       };

@@ -107,7 +107,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
     async ping() {
       await guard.run(() => db.command({ ping: 1 }));
     },
-    readMetrics: (query) => guard.run(() => readRollups(c, access, query, firstHour)),
+    readMetrics: (query) => guard.run(() => readRollups(c, access, query, firstHour), { budgetMs: query.budgetMs }),
     purgeTelemetryBefore: (cutoffMs) => guard.run(() => purge(cutoffMs)),
     async close() {
       if (guard.closed) return;

@@ -2,6 +2,8 @@ import type { Filter } from 'mongodb';
 import type { Cursor } from '../port.js';
 import { asciiLower } from '../text.js';
 import { searchTrigrams } from '../trigrams.js';
+import { deadlineOf } from './budget.js';
+import type { Deadline } from './budget.js';
 import type { Collections, LogDoc } from './collections.js';
 import { containsRegex } from './paging.js';
 
@@ -34,16 +36,17 @@ const keyOf = (doc: LogDoc): Cursor => ({ ts: doc.ts.getTime(), id: doc._id });
  * between the two reads is in the first (it had not moved when that read ended) or in the second (it had moved
  * when that one began), never in neither. (MongoDB reads no snapshot across two queries.) Each read takes at
  * most `limit`; the page ends at the newest of the last logs of the reads that filled their limit (beyond it a
- * read may have more), and the next page starts after it. A log in both reads comes once.
+ * read may have more), and the next page starts after it. A log in both reads comes once. Each read is sent with
+ * what is left of the search's budget as its `maxTimeMS` (budget.ts).
  */
 export async function searchPage(c: Collections, base: (after: Cursor | undefined) => Filter<LogDoc>, text: string, grams: string[],
-  after: Cursor | undefined, limit: number): Promise<{ found: Found[]; next: Cursor | undefined }> {
+  after: Cursor | undefined, limit: number, deadline: Deadline = deadlineOf(undefined)): Promise<{ found: Found[]; next: Cursor | undefined }> {
   const regex = containsRegex(text);
   const sort = { ts: -1, _id: -1 } as const;
   // Both from the primary: two members at different points of replication could each miss the moving log.
   const unindexed = await c.logs.find({ $and: [base(after), { grams: { $exists: false } }, { $or: [{ message: regex }, { message: { $exists: false } }] }] },
-    { sort, limit, hint: 'project_grams_ts', readPreference: 'primary' }).toArray();
-  const indexed = await c.logs.find({ $and: [base(after), { grams: { $all: grams }, message: regex }] }, { sort, limit, readPreference: 'primary' }).toArray();
+    { sort, limit, hint: 'project_grams_ts', readPreference: 'primary', ...deadline.maxTime() }).toArray();
+  const indexed = await c.logs.find({ $and: [base(after), { grams: { $all: grams }, message: regex }] }, { sort, limit, readPreference: 'primary', ...deadline.maxTime() }).toArray();
   let boundary: LogDoc | undefined;
   for (const read of [unindexed, indexed]) {
     const last = read.at(-1);

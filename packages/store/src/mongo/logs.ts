@@ -4,9 +4,11 @@ import type { Cursor, LogQuery } from '../port.js';
 import { containsText } from '../text.js';
 import type { Access } from './access.js';
 import type { Collections, LogDoc } from './collections.js';
+import type { Deadline } from './budget.js';
+import { deadlineOf } from './budget.js';
 import type { Guard } from './errors.js';
 import { searchGramsOf, searchPage } from './log-search.js';
-import { afterCursor, containsRegex, limitOption, remainingOf, windowFilter } from './paging.js';
+import { chunksOf, containsRegex, keysetFilter, limitOption, remainingOf } from './paging.js';
 
 export interface LogReader {
   streamLogs(query: LogQuery): AsyncIterable<LogEntry>;
@@ -24,53 +26,58 @@ function toLog(doc: LogDoc): LogEntry {
  * existed) tested here on `data`.
  */
 export function createLogReader(c: Collections, guard: Guard, access: Access, pageSize: number): LogReader {
-  return {
-    streamLogs: (query) => guard.stream(async function* () {
-      let remaining = remainingOf(query.limit);
-      if (remaining === 0) return;
-      const projects = await access.visibleProjects(query.userId, query.projectId);
-      if (projects.length === 0) return;
-      const text = query.messageContains;
-      const base = (after: Cursor | undefined): Filter<LogDoc> => ({
-        projectId: projects.length === 1 ? projects[0]! : { $in: projects },
-        ...windowFilter(query),
-        ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
-        ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
-        ...(query.level === undefined ? {} : { level: query.level }),
-        ...afterCursor(after, '_id'),
-      });
-      const test = (doc: LogDoc, log: LogEntry): boolean => text === undefined
-        || containsText(doc.message === undefined ? log.message : doc.message, text);
+  async function* logs(query: LogQuery, deadline: Deadline): AsyncGenerator<LogEntry> {
+    let remaining = remainingOf(query.limit);
+    if (remaining === 0) return;
+    const projects = await access.visibleProjects(query.userId, query.projectId);
+    if (projects.length === 0) return;
+    const text = query.messageContains;
+    const base = (after: Cursor | undefined): Filter<LogDoc> => ({
+      projectId: projects.length === 1 ? projects[0]! : { $in: projects },
+      ...keysetFilter(query, after, '_id'),
+      ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
+      ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
+      ...(query.level === undefined ? {} : { level: query.level }),
+    });
+    const test = (doc: LogDoc, log: LogEntry): boolean => text === undefined
+      || containsText(doc.message === undefined ? log.message : doc.message, text);
 
-      const grams = text === undefined ? [] : searchGramsOf(text);
-      if (text !== undefined && grams.length > 0) {
-        let after = query.cursor;
-        for (;;) {
-          const page = await searchPage(c, base, text, grams, after, Math.min(pageSize, remaining));
-          for (const { doc, tested } of page.found) {
-            const log = toLog(doc);
-            if (!tested && !test(doc, log)) continue;
-            yield log;
-            if (--remaining === 0) return;
-          }
-          if (page.next === undefined) return;
-          after = page.next;
-        }
-      }
-
-      const filter: Filter<LogDoc> = text === undefined ? base(query.cursor)
-        : { $and: [base(query.cursor), { $or: [{ message: containsRegex(text) }, { message: { $exists: false } }] }] };
-      const cursor = c.logs.find(filter, { sort: { ts: -1, _id: -1 }, batchSize: pageSize, ...(text === undefined ? limitOption(remaining) : {}) });
-      try {
-        for await (const doc of cursor) {
+    const grams = text === undefined ? [] : searchGramsOf(text);
+    if (text !== undefined && grams.length > 0) {
+      let after = query.cursor;
+      for (;;) {
+        deadline.check();
+        const page = await searchPage(c, base, text, grams, after, Math.min(pageSize, remaining), deadline);
+        for (const { doc, tested } of page.found) {
           const log = toLog(doc);
-          if (!test(doc, log)) continue;
+          if (!tested && !test(doc, log)) continue;
           yield log;
           if (--remaining === 0) return;
         }
-      } finally {
-        await cursor.close();
+        if (page.next === undefined) return;
+        after = page.next;
       }
-    }),
+    }
+
+    const filter: Filter<LogDoc> = text === undefined ? base(query.cursor)
+      : { $and: [base(query.cursor), { $or: [{ message: containsRegex(text) }, { message: { $exists: false } }] }] };
+    const cursor = c.logs.find(filter, { sort: { ts: -1, _id: -1 }, batchSize: pageSize, ...(text === undefined ? limitOption(remaining) : {}), ...deadline.maxTime() });
+    for await (const page of chunksOf(cursor, pageSize)) {
+      deadline.check();
+      for (const doc of page) {
+        const log = toLog(doc);
+        if (!test(doc, log)) continue;
+        yield log;
+        if (--remaining === 0) return;
+      }
+    }
+  }
+
+  // A read's budget counts from the call (budget.ts), though its first query waits for the first `next()`.
+  return {
+    streamLogs: (query) => {
+      const deadline = deadlineOf(query.budgetMs);
+      return guard.stream(() => logs(query, deadline), { budgetMs: deadline.budgetMs });
+    },
   };
 }

@@ -5,10 +5,12 @@ import { planRollupRead } from '../rollup-plan.js';
 import { CellMerger, HOUR_MS, MINUTE_MS, hourOf, minuteOf } from '../rollups.js';
 import type { RollupChange, RollupDelta } from '../rollups.js';
 import type { Access } from './access.js';
+import { deadlineOf } from './budget.js';
 import { onlyDuplicates } from './bulk.js';
 import type { Collections, RollupDoc } from './collections.js';
 import { rollupKey } from './collections.js';
 import { readRawRollup } from './rollup-bson.js';
+import { nextTurn } from './paging.js';
 import type { RawRollup } from './rollup-bson.js';
 
 /**
@@ -19,6 +21,9 @@ import type { RawRollup } from './rollup-bson.js';
  * retry must come within those minutes while its hour is still being written).
  */
 export const OPS_KEPT = 1000;
+
+/** Rollup documents a read merges before it gives the event loop a turn (about 10 ms of work). */
+const YIELD_EVERY = 100;
 
 /** A new operation id: 12 characters, random. */
 export const newOpId = (): string => randomBytes(9).toString('base64url');
@@ -85,9 +90,11 @@ export type FirstHour = () => number;
  * GET /metrics from the rollups of the visible projects: whole hours (rollup-plan.ts) from the hour documents on
  * (projectId, hour), the rest of the window from the minute documents on (projectId, minute): one query each, with
  * an `$or` of its runs where there are several (GET /metrics' buckets make one run of hours and at most two of
- * minutes, the window's partial first and last hours).
+ * minutes, the window's partial first and last hours). Within `query.budgetMs` from the call (budget.ts): each
+ * query with what is left of it as `maxTimeMS`, the clock checked between batches.
  */
 export async function readRollups(c: Collections, access: Access, query: MetricsQuery, firstHour: FirstHour = () => 0): Promise<MetricsCell[]> {
+  const deadline = deadlineOf(query.budgetMs);
   const projects = await access.visibleProjects(query.userId, query.projectId);
   if (projects.length === 0) return [];
   const merger = new CellMerger(query);
@@ -98,8 +105,15 @@ export async function readRollups(c: Collections, access: Access, query: Metrics
   const scan = async (collection: Collection<AnyRollup>, hint: string, filter: Document, each: (d: RawRollup) => void): Promise<void> => {
     // Raw BSON, read by readRawRollup: the driver's objects of ~300 bucket properties cost ten times as much. The
     // index is named: the planner may otherwise take the TTL index on the time alone, which reads every project's.
-    const docs = collection.find({ projectId: { $in: projects }, ...filter } as Filter<AnyRollup>, { projection: { ops: 0 }, batchSize: 2000, raw: true, hint });
-    for await (const raw of docs) each(readRawRollup(raw as unknown as Buffer));
+    const docs = collection.find({ projectId: { $in: projects }, ...filter } as Filter<AnyRollup>,
+      { projection: { ops: 0 }, batchSize: 500, raw: true, hint, ...deadline.maxTime() });
+    let n = 0;
+    for await (const raw of docs) {
+      each(readRawRollup(raw as unknown as Buffer));
+      // A document costs tens of µs (its sketch merged): read whole, a batch of 2000 held the event loop ~100 ms.
+      if (++n % YIELD_EVERY === 0) await nextTurn();
+      if (docs.bufferedCount() === 0 && !docs.closed) deadline.check(); // a further batch to come
+    }
   };
   const add = (d: RawRollup) => merger.add(d, (sketch) => sketch.mergeArray(d.sketch));
   /** The ranges as one filter: the range itself, or an `$or` of them (windows whose buckets cut hours). */

@@ -6,8 +6,10 @@ import { containsText } from '../text.js';
 import type { Access } from './access.js';
 import type { Collections, SpanDoc, TraceDoc } from './collections.js';
 import { spanKey } from './collections.js';
+import type { Deadline } from './budget.js';
+import { deadlineOf } from './budget.js';
 import type { Guard } from './errors.js';
-import { afterCursor, chunksOf, containsRegex, limitOption, remainingOf, windowFilter } from './paging.js';
+import { chunksOf, containsRegex, keysetFilter, limitOption, remainingOf } from './paging.js';
 
 export interface TraceReader {
   streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
@@ -24,16 +26,15 @@ const HEAD_WITH_ROOT = { ...HEAD, rootRank: 1, rootTs: 1, rootDurationMs: 1, roo
 function traceFilter(query: TraceQuery): Filter<TraceDoc> {
   const filter: Filter<TraceDoc> = {
     projectId: query.projectId,
-    ...windowFilter(query),
+    ...keysetFilter(query, query.cursor, 'id'),
     ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
     ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
     ...(query.minDurationMs === undefined ? {} : { rootDurationMs: { $gte: query.minDurationMs } }),
     ...(query.status === undefined ? {} : { rootStatus: { $gte: query.status.min, $lte: query.status.max } }),
-    ...afterCursor(query.cursor, 'id'),
   };
   if (query.urlContains === undefined) return filter;
   // A record written before `rootUrl` existed has a root (rootRank > 0) but no such field: it is a candidate,
-  // decided once its spans are read (legacyRootMatches). The cursor's `$or` is in `filter`, hence the `$and`.
+  // decided once its spans are read (legacyRootMatches).
   const url: Filter<TraceDoc> = { $or: [{ rootUrl: containsRegex(query.urlContains) }, { rootUrl: { $exists: false }, rootRank: { $gt: 0 } }] };
   return { $and: [filter, url] };
 }
@@ -57,10 +58,10 @@ function legacyRootMatches(t: TraceHead, spans: Span[], text: string): boolean {
 
 export function createTraceReader(c: Collections, guard: Guard, access: Access, pageSize: number): TraceReader {
   /** The spans of a page of trace records, in one query on the (traceKey, ts, spanId) index, grouped by record. */
-  async function spansOf(records: TraceHead[]): Promise<Map<string, Span[]>> {
+  async function spansOf(records: TraceHead[], deadline: Deadline): Promise<Map<string, Span[]>> {
     const byTrace = new Map<string, Span[]>();
     const spans = c.spans.find({ traceKey: { $in: records.map((r) => r._id) } },
-      { sort: { traceKey: 1, ts: 1, spanId: 1 }, projection: { traceKey: 1, data: 1 }, batchSize: 1000 });
+      { sort: { traceKey: 1, ts: 1, spanId: 1 }, projection: { traceKey: 1, data: 1 }, batchSize: 1000, ...deadline.maxTime() });
     for await (const s of spans) {
       let list = byTrace.get(s.traceKey);
       if (list === undefined) byTrace.set(s.traceKey, (list = []));
@@ -70,61 +71,75 @@ export function createTraceReader(c: Collections, guard: Guard, access: Access, 
   }
 
   /** Of these entry-span candidates, those whose parent is stored in their own application: not entries. */
-  async function calledFromInside(candidates: SpanDoc[]): Promise<Set<string>> {
+  async function calledFromInside(candidates: SpanDoc[], deadline: Deadline): Promise<Set<string>> {
     const parentKeys = candidates.filter((s) => s.parentSpanId !== null)
       .map((s) => spanKey(s.applicationId, s.traceId, s.parentSpanId!));
     if (parentKeys.length === 0) return new Set();
-    const found = await c.spans.find({ _id: { $in: parentKeys } }, { projection: { _id: 1 } }).toArray();
+    const found = await c.spans.find({ _id: { $in: parentKeys } }, { projection: { _id: 1 }, ...deadline.maxTime() }).toArray();
     return new Set(found.map((s) => s._id));
   }
 
-  return {
-    streamTraces: (query) => guard.stream(async function* () {
-      let remaining = remainingOf(query.limit);
-      if (remaining === 0 || (await access.visibleProject(query.projectId, query.userId)) === null) return;
-      const text = query.urlContains;
-      // With the url filter, records stored before `rootUrl` existed are decided here, so the server cannot count
-      // the limit: the reader stops once it has yielded `remaining` records.
-      const cursor = c.traces.find(traceFilter(query), {
-        sort: { ts: -1, id: -1 }, batchSize: pageSize, ...(text === undefined ? limitOption(remaining) : {}),
-        projection: text === undefined ? HEAD : HEAD_WITH_ROOT,
-      });
-      for await (const page of chunksOf(cursor as FindCursor<TraceHead>, pageSize)) {
-        const spans = await spansOf(page);
-        for (const t of page) {
-          const telemetry = spans.get(t._id) ?? [];
-          if (text !== undefined && t.rootUrl === undefined && !legacyRootMatches(t, telemetry, text)) continue;
-          yield {
-            id: t.id, projectId: t.projectId, applicationId: t.applicationId, traceId: t.traceId,
-            timestamp: toIso(t.ts.getTime()), telemetry,
-          };
-          if (--remaining === 0) return;
-        }
+  async function* traceRecords(query: TraceQuery, deadline: Deadline): AsyncGenerator<TraceRecord> {
+    let remaining = remainingOf(query.limit);
+    if (remaining === 0 || (await access.visibleProject(query.projectId, query.userId)) === null) return;
+    const text = query.urlContains;
+    // With the url filter, records stored before `rootUrl` existed are decided here, so the server cannot count
+    // the limit: the reader stops once it has yielded `remaining` records. A rare text is a scan of the project's
+    // range (or the window's) until `remaining` records match: `maxTimeMS` bounds it (docs/deploy.md).
+    const cursor = c.traces.find(traceFilter(query), {
+      sort: { ts: -1, id: -1 }, batchSize: pageSize, ...(text === undefined ? limitOption(remaining) : {}),
+      projection: text === undefined ? HEAD : HEAD_WITH_ROOT, ...deadline.maxTime(),
+    });
+    for await (const page of chunksOf(cursor as FindCursor<TraceHead>, pageSize)) {
+      deadline.check();
+      const spans = await spansOf(page, deadline);
+      for (const t of page) {
+        const telemetry = spans.get(t._id) ?? [];
+        if (text !== undefined && t.rootUrl === undefined && !legacyRootMatches(t, telemetry, text)) continue;
+        yield {
+          id: t.id, projectId: t.projectId, applicationId: t.applicationId, traceId: t.traceId,
+          timestamp: toIso(t.ts.getTime()), telemetry,
+        };
+        if (--remaining === 0) return;
       }
-    }),
+    }
+  }
 
-    /**
-     * Entry spans: controller spans without parent, or whose parent is not a span of their own application. The
-     * parent is looked up when read, not when written: a parent that arrives after its child makes the child an
-     * inner span again. Project by project (ascending id), each in ascending time.
-     */
-    streamRootSpans: (query) => guard.stream(async function* () {
-      const projects = await access.visibleProjects(query.userId, query.projectId);
-      if (projects.length === 0) return;
-      const filter: Filter<SpanDoc> = {
-        projectId: { $in: projects },
-        controller: true,
-        ts: { $gte: new Date(query.from), $lt: new Date(query.to) },
-        ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
-      };
-      const cursor = c.spans.find(filter, { sort: { projectId: 1, ts: 1, _id: 1 }, batchSize: pageSize, projection: { data: 0 } });
-      for await (const page of chunksOf(cursor, pageSize)) {
-        const inner = await calledFromInside(page);
-        for (const s of page) {
-          if (s.parentSpanId !== null && inner.has(spanKey(s.applicationId, s.traceId, s.parentSpanId))) continue;
-          yield { projectId: s.projectId, applicationId: s.applicationId, ts: s.ts.getTime(), durationMs: s.durationMs ?? 0, responseStatus: s.status };
-        }
+  /**
+   * Entry spans: controller spans without parent, or whose parent is not a span of their own application. The
+   * parent is looked up when read, not when written: a parent that arrives after its child makes the child an
+   * inner span again. Project by project (ascending id), each in ascending time. One driver cursor over the
+   * window: each batch continues where the last one ended (no keyset to rebuild, nothing rescanned).
+   */
+  async function* entrySpans(query: RootSpanQuery, deadline: Deadline): AsyncGenerator<RootSpanRow> {
+    const projects = await access.visibleProjects(query.userId, query.projectId);
+    if (projects.length === 0) return;
+    const filter: Filter<SpanDoc> = {
+      projectId: { $in: projects },
+      controller: true,
+      ts: { $gte: new Date(query.from), $lt: new Date(query.to) },
+      ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
+    };
+    const cursor = c.spans.find(filter, { sort: { projectId: 1, ts: 1, _id: 1 }, batchSize: pageSize, projection: { data: 0 }, ...deadline.maxTime() });
+    for await (const page of chunksOf(cursor, pageSize)) {
+      deadline.check();
+      const inner = await calledFromInside(page, deadline);
+      for (const s of page) {
+        if (s.parentSpanId !== null && inner.has(spanKey(s.applicationId, s.traceId, s.parentSpanId))) continue;
+        yield { projectId: s.projectId, applicationId: s.applicationId, ts: s.ts.getTime(), durationMs: s.durationMs ?? 0, responseStatus: s.status };
       }
-    }),
+    }
+  }
+
+  // A read's budget counts from the call (budget.ts), though its first query waits for the first `next()`.
+  return {
+    streamTraces: (query) => {
+      const deadline = deadlineOf(query.budgetMs);
+      return guard.stream(() => traceRecords(query, deadline), { budgetMs: deadline.budgetMs });
+    },
+    streamRootSpans: (query) => {
+      const deadline = deadlineOf(query.budgetMs);
+      return guard.stream(() => entrySpans(query, deadline), { budgetMs: deadline.budgetMs });
+    },
   };
 }
