@@ -259,6 +259,25 @@ export const MIGRATIONS: readonly string[] = [
   END;
   CREATE INDEX logs_project_level_ts ON logs (project_id, level, ts, id);
   `,
+  // 7 (self-contained): least privilege and revocable tokens. `token_version` is the `ver` claim of a user's
+  // tokens (raised by sign-out and password change); `created_by` the organization's creator (NULL for those
+  // created before: there every owner is equal); invitations wait for the invitee, one per organization and email.
+  `
+  ALTER TABLE users ADD COLUMN token_version INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE organizations ADD COLUMN created_by TEXT;
+  CREATE TABLE invitations (
+    id TEXT PRIMARY KEY,
+    organization_id INTEGER NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    email_lower TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+    invited_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+    created_ms INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    UNIQUE (organization_id, email_lower)
+  );
+  CREATE INDEX invitations_email ON invitations (email_lower, created_ms);
+  CREATE INDEX invitations_expiry ON invitations (expires_ms);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
