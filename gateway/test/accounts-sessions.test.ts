@@ -113,3 +113,22 @@ describe('accounts: a password hash with weaker parameters is replaced at the ne
     expect((await l.store.findUserByEmail(email))!.passwordHash).toBe(weak);
   });
 });
+
+describe('accounts: password changes are rate limited per user', () => {
+  let l: Lantern;
+  beforeAll(async () => {
+    l = await startLantern({ rateLimit: { enabled: true, ingestPerMinute: 1000, authPerMinute: 3 } });
+  });
+  afterAll(() => l.stop());
+
+  it('answers 429 rate_limited past the limit, so a stolen token cannot guess the current password at will', async () => {
+    const t = await createTenancy(l, 'pw-limit');
+    const other = await createTenancy(l, 'pw-other');
+    const attempt = (token: string) => l.http.post('/auth/password').set(bearer(token)).send({ currentPassword: 'a guess at it', newPassword: 'whatever it is' });
+    for (let i = 0; i < 3; i++) expectError(await attempt(t.token), 403, 'forbidden');
+    const refused = await attempt(t.token);
+    expectError(refused, 429, 'rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expectError(await attempt(other.token), 403, 'forbidden');
+  });
+});
