@@ -17,6 +17,8 @@ interface ApiKeyRow {
   revoked_ms: number | null;
 }
 
+const STORED_USER = `u.id, u.email, u.name, u.password_hash AS passwordHash, coalesce(t.version, 0) AS tokenVersion
+  FROM users u LEFT JOIN user_tokens t ON t.user_id = u.id`;
 const KEY_COLUMNS = 'k.id, k.application_id, k.project_id, k.name, k.prefix, k.created_ms, k.revoked_ms';
 /**
  * Joins that keep only rows of organizations `@userId` belongs to with at least the role of rank `@minRank`: the
@@ -39,18 +41,17 @@ function toApiKey(row: ApiKeyRow): StoredApiKey {
 export function createAccountsStore(db: Database, now: () => number): AccountsStore {
   const q = {
     insertUser: db.prepare('INSERT INTO users (id, email, email_lower, name, password_hash, created_ms) VALUES (?, ?, ?, ?, ?, ?)'),
-    userByEmail: db.prepare<[string], StoredUser>(
-      'SELECT id, email, name, password_hash AS passwordHash, token_version AS tokenVersion FROM users WHERE email_lower = ?'),
+    userByEmail: db.prepare<[string], StoredUser>(`SELECT ${STORED_USER} WHERE u.email_lower = ?`),
     userById: db.prepare<[string], User>('SELECT id, email, name FROM users WHERE id = ?'),
-    storedUserById: db.prepare<[string], StoredUser>(
-      'SELECT id, email, name, password_hash AS passwordHash, token_version AS tokenVersion FROM users WHERE id = ?'),
-    tokenVersion: db.prepare<[string], number>('SELECT token_version FROM users WHERE id = ?').pluck(),
-    revokeTokens: db.prepare<[string], number>('UPDATE users SET token_version = token_version + 1 WHERE id = ? RETURNING token_version').pluck(),
-    setHash: db.prepare<[{ id: string; expected: string; next: string; bump: number }], number>(`UPDATE users
-      SET password_hash = @next, token_version = token_version + @bump WHERE id = @id AND password_hash = @expected
-      RETURNING token_version`).pluck(),
+    storedUserById: db.prepare<[string], StoredUser>(`SELECT ${STORED_USER} WHERE u.id = ?`),
+    tokenVersion: db.prepare<[string], number>(`SELECT coalesce(t.version, 0) FROM users u
+      LEFT JOIN user_tokens t ON t.user_id = u.id WHERE u.id = ?`).pluck(),
+    bumpVersion: db.prepare<[string], number>(`INSERT INTO user_tokens (user_id, version) VALUES (?, 1)
+      ON CONFLICT (user_id) DO UPDATE SET version = version + 1 RETURNING version`).pluck(),
+    setHash: db.prepare<[string, string, string]>('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?'),
     anyUser: db.prepare<[], number>('SELECT EXISTS (SELECT 1 FROM users)').pluck(),
-    insertOrg: db.prepare<[string, number, string], { id: number }>('INSERT INTO organizations (name, created_ms, created_by) VALUES (?, ?, ?) RETURNING id'),
+    insertOrg: db.prepare<[string, number], { id: number }>('INSERT INTO organizations (name, created_ms) VALUES (?, ?) RETURNING id'),
+    insertCreator: db.prepare<[number, string]>('INSERT INTO organization_creators (organization_id, user_id) VALUES (?, ?)'),
     upsertMember: db.prepare(`INSERT INTO memberships (organization_id, user_id, role) VALUES (?, ?, ?)
       ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role`),
     memberships: db.prepare<[string], Membership>(`SELECT o.id, o.name, m.role FROM memberships m
@@ -78,9 +79,19 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
   };
 
   const createOrganization = db.transaction((name: string, ownerId: string): Organization => {
-    const { id } = q.insertOrg.get(name, now(), ownerId)!;
+    const { id } = q.insertOrg.get(name, now())!;
     q.upsertMember.run(id, ownerId, 'owner');
+    q.insertCreator.run(id, ownerId);
     return { id, name };
+  });
+
+  /** The new token version, or null if no such user. */
+  const revokeTokens = db.transaction((userId: string): number | null =>
+    (q.userById.get(userId) ? q.bumpVersion.get(userId)! : null));
+  /** Compare-and-set of the hash, the version raised in the same transaction when asked. */
+  const setPasswordHash = db.transaction((userId: string, expected: string, next: string, revoke: boolean): number | null => {
+    if (q.setHash.run(next, userId, expected).changes === 0) return null;
+    return revoke ? q.bumpVersion.get(userId)! : q.tokenVersion.get(userId)!;
   });
 
   return {
@@ -105,10 +116,10 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
       return guard(() => q.tokenVersion.get(userId)) ?? null;
     },
     async revokeTokens(userId) {
-      return guard(() => q.revokeTokens.get(userId)) ?? null;
+      return guard(() => revokeTokens.immediate(userId));
     },
-    async setPasswordHash(id, expected, next, { revokeTokens }) {
-      return guard(() => q.setHash.get({ id, expected, next, bump: revokeTokens ? 1 : 0 })) ?? null;
+    async setPasswordHash(id, expected, next, { revokeTokens: revoke }) {
+      return guard(() => setPasswordHash.immediate(id, expected, next, revoke));
     },
     async hasUsers() {
       return guard(() => q.anyUser.get()) === 1;

@@ -40,14 +40,14 @@ type MembersStore = Pick<AccountsStore,
 export function createMembersStore(db: Database, now: () => number): MembersStore {
   const q = {
     role: db.prepare<[number, string], Role>('SELECT role FROM memberships WHERE organization_id = ? AND user_id = ?').pluck(),
-    creator: db.prepare<[number], string | null>('SELECT created_by FROM organizations WHERE id = ?').pluck(),
+    creator: db.prepare<[number], string>('SELECT user_id FROM organization_creators WHERE organization_id = ?').pluck(),
     owners: db.prepare<[number], number>("SELECT count(*) FROM memberships WHERE organization_id = ? AND role = 'owner'").pluck(),
     setRole: db.prepare<[Role, number, string]>('UPDATE memberships SET role = ? WHERE organization_id = ? AND user_id = ?'),
     remove: db.prepare<[number, string]>('DELETE FROM memberships WHERE organization_id = ? AND user_id = ?'),
     members: db.prepare<[{ organizationId: number; userId: string }], { id: string; email: string; name: string; role: Role; creator: number }>(
-      `SELECT u.id, u.email, u.name, m.role, coalesce(o.created_by = u.id, 0) AS creator
+      `SELECT u.id, u.email, u.name, m.role, coalesce(c.user_id = u.id, 0) AS creator
        FROM memberships me JOIN memberships m ON m.organization_id = me.organization_id JOIN users u ON u.id = m.user_id
-       JOIN organizations o ON o.id = m.organization_id
+       LEFT JOIN organization_creators c ON c.organization_id = m.organization_id
        WHERE me.organization_id = @organizationId AND me.user_id = @userId ORDER BY u.id`),
     purgeExpired: db.prepare<[number]>('DELETE FROM invitations WHERE expires_ms <= ?'),
     upsertInvitation: db.prepare(`INSERT INTO invitations (id, organization_id, email_lower, role, invited_by, created_ms, expires_ms)
