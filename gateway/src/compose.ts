@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { createTokenService } from '@lantern/auth';
+import { createTokenService, type PasswordHasher } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { consoleDir } from '@lantern/console';
 import { createServiceApp } from '@lantern/http';
@@ -26,7 +26,7 @@ export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeco
   logger: Logger;
   /** SQLite file; defaults to DATA_DIR/lantern.db (tests pass ':memory:'). */
   storeFile?: string;
-  passwordHasher?: (password: string) => Promise<string>;
+  passwordHasher?: PasswordHasher;
   /** The web console's built files served at `/` (default: packages/console/dist). */
   consoleDir?: string;
 };
@@ -59,7 +59,8 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
     retention.start();
     return { store, bus, blobs };
   });
-  const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds });
+  // Token versions are looked up in the store (a signed-out token is refused at once in this process).
+  const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds, versions: store });
   const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, apiKeyCacheMs: options.apiKeyCacheMs, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
   let stopping = false;
   const app = createServiceApp({

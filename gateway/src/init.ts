@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { createTokenService, generateApiKey, hashPassword } from '@lantern/auth';
+import { createPasswordHasher, createTokenService, generateApiKey } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { schemas, validatorFor, type ValidationIssue } from '@lantern/domain';
 import { openStore } from './adapters.js';
@@ -56,14 +56,14 @@ export async function initAccount(config: Pick<Config, 'dataDir' | 'jwtSecret' |
   const store = await openStore(config.adapters?.store ?? { kind: 'sqlite' }, { dataDir: config.dataDir, retentionDays: config.retentionDays ?? 0, ...(storeFile ? { sqliteFile: storeFile } : {}) });
   try {
     const email = opts.email.trim().toLowerCase();
-    const user = await store.createUser({ email, name: email.split('@')[0]!, passwordHash: await hashPassword(password) });
+    const user = await store.createUser({ email, name: email.split('@')[0]!, passwordHash: await createPasswordHasher().hash(password) });
     const org = await store.createOrganization({ name: opts.organization.trim(), ownerId: user.id });
     const project = await store.createProject({ name: opts.project.trim(), organizationId: org.id });
     const app = await store.createApplication({ name: opts.application.trim(), projectId: project.id });
     const key = generateApiKey();
     await store.createApiKey({ applicationId: app.id, projectId: project.id, name: 'default', prefix: key.prefix, hash: key.hash });
-    const tokens = createTokenService({ secret: config.jwtSecret ?? (await loadOrCreateSecret(config.dataDir)), ttlSeconds: config.jwtTtlSeconds });
-    return { email: user.email, password, passwordGenerated: opts.password === undefined, token: tokens.issue(user.id), organizationId: org.id, projectId: project.id, applicationId: app.id, apiKey: key.key };
+    const tokens = createTokenService({ secret: config.jwtSecret ?? (await loadOrCreateSecret(config.dataDir)), ttlSeconds: config.jwtTtlSeconds, versions: store });
+    return { email: user.email, password, passwordGenerated: opts.password === undefined, token: tokens.issue(user.id, 0), organizationId: org.id, projectId: project.id, applicationId: app.id, apiKey: key.key };
   } finally {
     await store.close();
   }

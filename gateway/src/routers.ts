@@ -1,6 +1,6 @@
 import { createAccountsRouters } from '@lantern/accounts';
 import { createAiRouter } from '@lantern/ai';
-import { createApiKeyResolver, type TokenService } from '@lantern/auth';
+import { createApiKeyResolver, type PasswordHasher, type TokenService } from '@lantern/auth';
 import type { BlobStore } from '@lantern/blobs';
 import type { Bus } from '@lantern/bus';
 import type { Config } from '@lantern/config';
@@ -21,7 +21,7 @@ export interface RouterDeps extends Pick<Config, 'rateLimit' | 'apiKeyCacheMs'> 
   tokens?: TokenService;
   bus?: Bus;
   blobs?: BlobStore;
-  passwordHasher?: (password: string) => Promise<string>;
+  passwordHasher?: PasswordHasher;
 }
 
 function need<T>(value: T | undefined, what: string, service: ServiceName): T {

@@ -42,7 +42,8 @@ export async function createServiceProcess(service: ServiceName, config: Config,
     if (bus) checks.bus = () => bus.ping();
     if (blobs) checks.blobs = () => blobs.ping();
     // Only the services that sign or check user tokens have (and need) the secret: distributedProblems made sure.
-    const tokens = config.jwtSecret ? createTokenService({ secret: config.jwtSecret, ttlSeconds: config.jwtTtlSeconds }) : undefined;
+    // Each process checks token versions in the store, trusting a version for at most 5 s (TokenServiceOptions).
+    const tokens = config.jwtSecret ? createTokenService({ secret: config.jwtSecret, ttlSeconds: config.jwtTtlSeconds, versions: store }) : undefined;
     if (service === 'writer') {
       const writer = createWriter({ bus: bus!, store, logger });
       const retention = createRetention({ store, logger, days: config.retentionDays });

@@ -98,7 +98,7 @@ describe('accounts: rate limit on register and login', () => {
   const email = 'limited@example.com';
   beforeAll(async () => {
     l = await startLantern({ rateLimit: { enabled: true, ingestPerMinute: 1000, authPerMinute: 3 } });
-    await l.store.createUser({ email, name: 'limited', passwordHash: await fastHash(PASSWORD) });
+    await l.store.createUser({ email, name: 'limited', passwordHash: await fastHash.hash(PASSWORD) });
   });
   afterAll(() => l.stop());
 

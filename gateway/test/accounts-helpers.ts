@@ -48,3 +48,15 @@ export async function register(l: HttpTarget, label = randomUUID().slice(0, 8)):
 }
 
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * Makes `invitee` a member the only way there is: an owner invites their email, and they accept. Returns the
+ * membership the accept answered.
+ */
+export async function addMember(l: HttpTarget, ownerToken: string, organizationId: number, invitee: { token: string; email: string }, role = 'member') {
+  await l.http.post(`/organizations/${organizationId}/members`).set(bearer(ownerToken)).send({ email: invitee.email, role }).expect(201);
+  const pending = await l.http.get('/invitations').set(bearer(invitee.token)).expect(200);
+  const invitation = (pending.body as Array<{ id: string; organization: { id: number } }>).find((i) => i.organization.id === organizationId);
+  expect(invitation).toBeDefined();
+  return (await l.http.post(`/invitations/${invitation!.id}/accept`).set(bearer(invitee.token)).expect(200)).body as { id: number; name: string; role: string };
+}

@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ISO_MS, expectError, register, type Registered } from './accounts-helpers.js';
+import { ISO_MS, addMember, expectError, register, type Registered } from './accounts-helpers.js';
 import {
   DOC_KEYS,
   FIXTURE_ACCEPTED,
@@ -99,7 +99,7 @@ describe('AI documents: storage, listing and deletion', () => {
     a = await createTenancy(l, 'ai-da');
     b = await createTenancy(l, 'ai-db');
     member = await register(l, 'ai-dmember');
-    await l.http.post(`/organizations/${a.organizationId}/members`).set(bearer(a.token)).send({ email: member.email }).expect(201);
+    await addMember(l, a.token, a.organizationId, member);
     tenantId = await createAiTenant(l, a.token, a.organizationId, 'docs');
   });
   afterAll(() => l.stop());

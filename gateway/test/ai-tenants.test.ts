@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HARNESS_SECRET, expectError, jwt, postRaw, register, type Registered } from './accounts-helpers.js';
+import { HARNESS_SECRET, addMember, expectError, jwt, postRaw, register, type Registered } from './accounts-helpers.js';
 import { bearer, createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -24,7 +24,8 @@ describe('AI tenants', () => {
     a = await createTenancy(l, 'ai-ta');
     b = await createTenancy(l, 'ai-tb');
     member = await register(l, 'ai-member');
-    await l.http.post(`/organizations/${a.organizationId}/members`).set(bearer(a.token)).send({ email: member.email }).expect(201);
+    // An admin: creating tenants needs the admin or owner role (a plain member's 403 is in roles.test.ts).
+    await addMember(l, a.token, a.organizationId, member, 'admin');
   });
   afterAll(() => l.stop());
 
@@ -42,7 +43,7 @@ describe('AI tenants', () => {
       expect((await list(a.token, a.organizationId).expect(200)).body).toContainEqual(res.body);
     });
 
-    it('lets any member of the organization (not only its owner) create a tenant', async () => {
+    it('lets an admin of the organization (not only its owner) create a tenant', async () => {
       const res = await create(member.token, { name: 'Member bot', organizationId: a.organizationId }).expect(200);
       expect(res.body).toEqual({ id: expect.any(String), name: 'Member bot', organizationId: a.organizationId });
     });

@@ -103,6 +103,7 @@ export function describeAuthorizationMatrix(start: () => Promise<MatrixTarget>):
         return body === undefined ? req : req.send(body);
       },
       del: (path: string) => l.http.delete(path).set(bearer(token)),
+      patch: (path: string, body: object) => l.http.patch(path).set(bearer(token)).send(body),
       upload: (tenantId: string) => l.http.post(`/ai/docs?TenantId=${encodeURIComponent(tenantId)}`).set(bearer(token))
         .attach('file', Buffer.from('an intruder writes here\n'), { filename: 'intruder.txt', contentType: 'text/plain' }),
     });
@@ -115,7 +116,10 @@ export function describeAuthorizationMatrix(start: () => Promise<MatrixTarget>):
     const missingUuid = randomUUID();
     const rows = (): Row[] => {
       // Resolved when a request is made: the table is built before beforeAll has run.
-      const A = { get: (p: string) => as(a.token).get(p), post: (p: string, body?: object) => as(a.token).post(p, body), del: (p: string) => as(a.token).del(p), upload: (id: string) => as(a.token).upload(id) };
+      const A = {
+        get: (p: string) => as(a.token).get(p), post: (p: string, body?: object) => as(a.token).post(p, body), del: (p: string) => as(a.token).del(p),
+        patch: (p: string, body: object) => as(a.token).patch(p, body), upload: (id: string) => as(a.token).upload(id),
+      };
       return [
         ['GET /logs/project?id=B', 404, 'not_found', () => A.get(`/logs/project?id=${b.projectId}`), () => A.get('/logs/project?id=999999')],
         ['GET /logs/project?id=B with filters', 404, 'not_found',
@@ -136,6 +140,11 @@ export function describeAuthorizationMatrix(start: () => Promise<MatrixTarget>):
         ['DELETE /api-keys/{B key}', 404, 'not_found', () => A.del(`/api-keys/${b.apiKeyId}`), () => A.del(`/api-keys/${missingUuid}`)],
         ['POST /organizations/{B}/members (adding oneself)', 404, 'not_found',
           () => A.post(`/organizations/${b.organizationId}/members`, { email: a.email, role: 'owner' }), () => A.post('/organizations/999999/members', { email: a.email, role: 'owner' })],
+        ['GET /organizations/{B}/members', 404, 'not_found', () => A.get(`/organizations/${b.organizationId}/members`), () => A.get('/organizations/999999/members')],
+        ['PATCH /organizations/{B}/members/{B owner}', 404, 'not_found',
+          () => A.patch(`/organizations/${b.organizationId}/members/${b.userId}`, { role: 'member' }), () => A.patch(`/organizations/999999/members/${b.userId}`, { role: 'member' })],
+        ['DELETE /organizations/{B}/members/{B owner}', 404, 'not_found',
+          () => A.del(`/organizations/${b.organizationId}/members/${b.userId}`), () => A.del(`/organizations/999999/members/${b.userId}`)],
         ['POST /ai/tenant {organizationId: B}', 403, 'forbidden',
           () => A.post('/ai/tenant', { name: 'intruder tenant', organizationId: b.organizationId }), () => A.post('/ai/tenant', { name: 'intruder tenant', organizationId: 999999 })],
         ['POST /ai/tenant {organizationId: B} with B\'s tenant name', 403, 'forbidden',
@@ -157,6 +166,7 @@ export function describeAuthorizationMatrix(start: () => Promise<MatrixTarget>):
       await B.get(`/applications/${b.applicationId}/api-keys`).expect(200);
       await B.get(`/ai/tenant?organizationId=${b.organizationId}`).expect(200);
       await B.get(`/ai/docs?TenantId=${b.tenantId}`).expect(200);
+      await B.get(`/organizations/${b.organizationId}/members`).expect(200);
     });
 
     it.each(rows().map((r) => [r[0], r[1], r[2]] as const))('%s answers %i %s to A and shows nothing of B', async (label, status, code) => {

@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashPassword } from '@lantern/auth';
+import { createPasswordHasher } from '@lantern/auth';
 import { createEmbedded, type Embedded } from '@lantern/gateway';
 import { createLogger, type Logger } from '@lantern/logging';
 import request from 'supertest';
 
-/** Cheap scrypt parameters for tests only (the product uses N = 2^15). */
-export const fastHash = (password: string) => hashPassword(password, { N: 1024, r: 8, p: 1 });
+/** Cheap scrypt parameters for tests only (the product uses OWASP's N = 2^17). */
+export const fastHash = createPasswordHasher({ N: 1024, r: 8, p: 1 });
 
 export interface Lantern extends Embedded {
   dataDir: string;

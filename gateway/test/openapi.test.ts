@@ -164,6 +164,15 @@ describe('GET /openapi.json', () => {
       ['POST', '/organizations', 'bearer', 201, []],
       ['GET', '/organizations', 'bearer', 200, []],
       ['POST', '/organizations/{id}/members', 'bearer', 201, ['path:id']],
+      // Issue 18: invitations, members, sign-out and password change
+      ['GET', '/organizations/{id}/members', 'bearer', 200, ['path:id']],
+      ['PATCH', '/organizations/{id}/members/{userId}', 'bearer', 200, ['path:id', 'path:userId']],
+      ['DELETE', '/organizations/{id}/members/{userId}', 'bearer', 204, ['path:id', 'path:userId']],
+      ['GET', '/invitations', 'bearer', 200, []],
+      ['POST', '/invitations/{id}/accept', 'bearer', 200, ['path:id']],
+      ['POST', '/invitations/{id}/decline', 'bearer', 204, ['path:id']],
+      ['POST', '/auth/logout', 'bearer', 204, []],
+      ['POST', '/auth/password', 'bearer', 200, []],
       ['POST', '/projects', 'bearer', 201, []],
       ['GET', '/projects', 'bearer', 200, ['query:organizationId']],
       ['POST', '/applications', 'bearer', 201, []],
@@ -262,6 +271,15 @@ describe('GET /openapi.json', () => {
       expectDocumented('GET', '/organizations', await l.http.get('/organizations').set(auth).expect(200));
       expectDocumented('GET', '/auth/me', await l.http.get('/auth/me').set(auth).expect(200));
       expectDocumented('POST', '/organizations/{id}/members', await l.http.post(`/organizations/${org.body.id}/members`).set(auth).send({ email: friend.email, role: 'admin' }).expect(201));
+      const invitations = await l.http.get('/invitations').set(bearer(friend.token)).expect(200);
+      expectDocumented('GET', '/invitations', invitations);
+      expectDocumented('POST', '/invitations/{id}/accept', await l.http.post(`/invitations/${invitations.body[0].id}/accept`).set(bearer(friend.token)).expect(200));
+      expectDocumented('GET', '/organizations/{id}/members', await l.http.get(`/organizations/${org.body.id}/members`).set(auth).expect(200));
+      expectDocumented('PATCH', '/organizations/{id}/members/{userId}', await l.http.patch(`/organizations/${org.body.id}/members/${friend.user.id}`).set(auth).send({ role: 'member' }).expect(200));
+      expectDocumented('DELETE', '/organizations/{id}/members/{userId}', await l.http.delete(`/organizations/${org.body.id}/members/${friend.user.id}`).set(auth).expect(204));
+      await l.http.post(`/organizations/${org.body.id}/members`).set(auth).send({ email: friend.email }).expect(201);
+      const again = (await l.http.get('/invitations').set(bearer(friend.token)).expect(200)).body[0].id as string;
+      expectDocumented('POST', '/invitations/{id}/decline', await l.http.post(`/invitations/${again}/decline`).set(bearer(friend.token)).expect(204));
       const project = await l.http.post('/projects').set(auth).send({ name: 'oa project', organizationId: org.body.id }).expect(201);
       expectDocumented('POST', '/projects', project);
       expectDocumented('GET', '/projects', await l.http.get(`/projects?organizationId=${org.body.id}`).set(auth).expect(200));
@@ -277,6 +295,10 @@ describe('GET /openapi.json', () => {
       const keys = await l.http.get(`/applications/${app.body.id}/api-keys`).set(auth).expect(200);
       expect(keys.body).toHaveLength(2);
       expectDocumented('GET', '/applications/{id}/api-keys', keys);
+      // Last: both revoke the owner's earlier tokens.
+      const changed = await l.http.post('/auth/password').set(auth).send({ currentPassword: PASSWORD, newPassword: 'a new password' }).expect(200);
+      expectDocumented('POST', '/auth/password', changed);
+      expectDocumented('POST', '/auth/logout', await l.http.post('/auth/logout').set(bearer(changed.body.token)).expect(204));
     });
 
     it('documents a request body as optional where the service takes none', async () => {
@@ -358,7 +380,12 @@ describe('GET /openapi.json', () => {
         ['GET', '/auth/me', () => l.http.get('/auth/me'), 401],
         ['POST', '/organizations', () => l.http.post('/organizations').set(auth).send(big), 413],
         ['POST', '/organizations', () => l.http.post('/organizations').set(auth).set('Content-Type', 'application/json').send('{"name":'), 400],
-        ['POST', '/organizations/{id}/members', () => l.http.post(`/organizations/${org}/members`).set(auth).send({ email: a.email, role: 'member' }), 409],
+        ['PATCH', '/organizations/{id}/members/{userId}', () => l.http.patch(`/organizations/${org}/members/${a.user.id}`).set(auth).send({ role: 'member' }), 409],
+        ['PATCH', '/organizations/{id}/members/{userId}', () => l.http.patch(`/organizations/${org}/members/${a.user.id}`).set(auth).send({ role: 'boss' }), 400],
+        ['DELETE', '/organizations/{id}/members/{userId}', () => l.http.delete(`/organizations/${org}/members/${a.user.id}`).set(auth), 409],
+        ['POST', '/invitations/{id}/accept', () => l.http.post(`/invitations/${randomUUID()}/accept`).set(auth), 404],
+        ['POST', '/auth/password', () => l.http.post('/auth/password').set(auth).send({ currentPassword: 'wrong password', newPassword: 'another password' }), 403],
+        ['POST', '/auth/logout', () => l.http.post('/auth/logout'), 401],
         ['POST', '/organizations/{id}/members', () => l.http.post(`/organizations/${org}/members`).set(bearer(b.token)).send({ email: b.email }), 404],
         ['POST', '/organizations/{id}/members', () => l.http.post(`/organizations/${org}/members`).set(auth).send({ email: b.email, ...big }), 413],
         ['POST', '/projects', () => l.http.post('/projects').set(bearer(b.token)).send({ name: 'p', organizationId: org }), 403],

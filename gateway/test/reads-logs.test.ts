@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { expectError, register } from './accounts-helpers.js';
+import { addMember, expectError, register } from './accounts-helpers.js';
 import { bearer, createTenancy, log, startLantern, type Lantern, type Tenancy } from './harness.js';
 import { addProject, getAs, iso, logs, MINUTE, sendLogs, T0, walkPages, type LogEntry } from './telemetry-helpers.js';
 
@@ -50,7 +50,7 @@ describe('GET /ingest/logs', () => {
   it('shows a user added to the organization its logs, and a user of no organization nothing', async () => {
     const c = await register(l, 'logs-c');
     expect(await logs(l, c)).toEqual([]);
-    await l.http.post(`/organizations/${b.organizationId}/members`).set(bearer(b.token)).send({ email: c.email }).expect(201);
+    await addMember(l, b.token, b.organizationId, c);
     expect(messages(await logs(l, c))).toEqual(['b-5', 'b-4', 'b-3', 'b-2', 'b-1', 'b-0']);
   });
 

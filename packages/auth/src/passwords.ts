@@ -1,36 +1,74 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createLimiter } from './limiter.js';
 
-/** scrypt parameters (N = 2^15, r = 8, p = 1: about 32 MiB and tens of ms per hash). */
-const PARAMS = { N: 32768, r: 8, p: 1 } as const;
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/**
+ * OWASP Password Storage Cheat Sheet's scrypt parameters: N = 2^17, r = 8, p = 1. One hash needs 128 * N * r
+ * bytes = 128 MiB of memory and takes a few hundred ms of one CPU.
+ */
+export const OWASP_SCRYPT: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_LEN = 32;
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
-  const options: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_LEN, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+export interface PasswordHasher {
+  /** A slow salted hash: `scrypt$N$r$p$<salt b64>$<hash b64>`. */
+  hash(password: string): Promise<string>;
+  /** Whether the password matches a stored hash, whatever parameters that hash was made with. */
+  verify(password: string, stored: string): Promise<boolean>;
+  /** True when the stored hash was made with weaker parameters than this hasher's (or is not one of ours). */
+  needsRehash(stored: string): boolean;
+  /** A hash of a random password with this hasher's parameters: compared against when the user does not exist. */
+  decoy(): Promise<string>;
 }
 
-/** A slow salted hash: `scrypt$N$r$p$<salt b64>$<hash b64>`. */
-export async function hashPassword(password: string, params: { N: number; r: number; p: number } = PARAMS): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, params);
-  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+function parse(stored: string): { params: ScryptParams; salt: Buffer; key: Buffer } | null {
   const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
-  const salt = Buffer.from(parts[4]!, 'base64');
-  const expected = Buffer.from(parts[5]!, 'base64');
-  const key = await derive(password, salt, { N, r, p });
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  if (![N, r, p].every((n) => Number.isSafeInteger(n) && n > 0)) return null;
+  return { params: { N, r, p }, salt: Buffer.from(parts[4]!, 'base64'), key: Buffer.from(parts[5]!, 'base64') };
 }
 
-/** A hash to compare against when the user does not exist, so timing does not reveal which emails exist. */
-let decoy: Promise<string> | undefined;
-export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(randomBytes(16).toString('hex'));
-  return decoy;
+/**
+ * scrypt hashing. At most `maxConcurrent` derivations run at once (default 2, one per core of a small host):
+ * at N = 2^17 each holds 128 MiB, so a burst of parallel logins waits its turn instead of exhausting memory;
+ * the bound is at most maxConcurrent * 128 * N * r bytes. Create one hasher per process.
+ */
+export function createPasswordHasher(params: ScryptParams = OWASP_SCRYPT, { maxConcurrent = 2 }: { maxConcurrent?: number } = {}): PasswordHasher {
+  const limit = createLimiter(maxConcurrent);
+  const derive = (password: string, salt: Buffer, at: ScryptParams): Promise<Buffer> => {
+    // scrypt refuses more than maxmem (32 MiB by default); 128 * N * r is what it needs, twice that is headroom.
+    const options: ScryptOptions = { ...at, maxmem: 2 * 128 * at.N * at.r };
+    return limit(() => new Promise((resolve, reject) =>
+      scrypt(password.normalize('NFKC'), salt, KEY_LEN, options, (err, key) => (err ? reject(err) : resolve(key)))));
+  };
+  let decoy: Promise<string> | undefined;
+  const hash = async (password: string): Promise<string> => {
+    const salt = randomBytes(16);
+    const key = await derive(password, salt, params);
+    return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
+  };
+  return {
+    hash,
+    async verify(password, stored) {
+      const parsed = parse(stored);
+      if (!parsed) return false;
+      const key = await derive(password, parsed.salt, parsed.params);
+      return key.length === parsed.key.length && timingSafeEqual(key, parsed.key);
+    },
+    needsRehash(stored) {
+      const parsed = parse(stored);
+      if (!parsed) return true;
+      const { N, r, p } = parsed.params;
+      return N < params.N || r < params.r || p < params.p;
+    },
+    decoy() {
+      decoy ??= hash(randomBytes(16).toString('hex'));
+      return decoy;
+    },
+  };
 }

@@ -104,7 +104,7 @@ const ops: Record<string, Record<string, Op>> = {
       params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: an hour before `to`. The window is at most 90 days, and is widened to whole buckets.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now (the window then ends with the current minute).' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
   },
   '/ai/tenant': {
-    post: { summary: 'Create an AI tenant in an organization you are a member of', security: 'jwt', body: ref('TenantBody'), ok: ['200', 'The tenant', ref('Tenant')], errors: ['400', '401', '403', '409', '413', '415'] },
+    post: { summary: 'Create an AI tenant in an organization you are an admin or owner of', security: 'jwt', body: ref('TenantBody'), ok: ['200', 'The tenant', ref('Tenant')], errors: ['400', '401', '403', '409', '413', '415'] },
     get: { summary: 'List the tenants of an organization', security: 'jwt', ok: ['200', 'Tenants', list('Tenant')], errors: ['400', '401', '404'], params: [{ name: 'organizationId', in: 'query', required: true, schema: id }] },
   },
   '/ai/docs': {
@@ -120,29 +120,57 @@ const ops: Record<string, Record<string, Op>> = {
   '/auth/register': { post: { summary: 'Create an account', security: 'none', body: ref('RegisterBody'), ok: ['201', 'Account and token', ref('AuthResult')], errors: ['400', '409', '413', '415', '429'] } },
   '/auth/login': { post: { summary: 'Log in', security: 'none', body: ref('LoginBody'), ok: ['200', 'Token', ref('AuthResult')], errors: ['400', '401', '413', '415', '429'] } },
   '/auth/me': { get: { summary: 'You and your organizations', security: 'jwt', ok: ['200', 'Me', ref('Me')], errors: ['401'] } },
+  '/auth/logout': { post: { summary: 'Sign out everywhere: every token issued so far stops working', security: 'jwt', ok: ['204', 'Signed out'], errors: ['401'] } },
+  '/auth/password': {
+    post: { summary: 'Change your password: earlier tokens stop working; the answer carries a new one', security: 'jwt', body: ref('PasswordChangeBody'), ok: ['200', 'New token', ref('AuthResult')],
+      errors: ['400', '401', '403', '409', '413', '415', '429'], description: '403 when currentPassword is wrong. Rate limited per user.' },
+  },
   '/organizations': {
     post: { summary: 'Create an organization (you become its owner)', security: 'jwt', body: ref('OrganizationBody'), ok: ['201', 'Organization', ref('Organization')], errors: ['400', '401', '413', '415'] },
     get: { summary: 'Your organizations with your role', security: 'jwt', ok: ['200', 'Organizations', list('Organization')], errors: ['401'] },
   },
   '/organizations/{id}/members': {
-    post: { summary: 'Add a registered user to an organization (owners only)', security: 'jwt', body: ref('MemberBody'), ok: ['201', 'Member', ref('Member')], errors: ['400', '401', '403', '404', '409', '413', '415'],
-      description: 'The user must have registered. 409 when an owner would change their own role.', params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+    post: { summary: 'Invite someone by email to an organization (owners only)', security: 'jwt', body: ref('MemberBody'), ok: ['201', 'Invited', ref('Invited')], errors: ['400', '401', '403', '404', '413', '415', '429'],
+      description: 'Creates an invitation (valid 7 days) that the invitee accepts with POST /invitations/{id}/accept; until then nobody is added. '
+        + 'The answer is the same whether or not the email has an account. Inviting the same email again replaces the pending invitation. '
+        + 'Rate limited per inviting user.', params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+    get: { summary: 'Members of an organization with their roles (any member)', security: 'jwt', ok: ['200', 'Members', list('Member')], errors: ['400', '401', '404'],
+      params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+  },
+  '/organizations/{id}/members/{userId}': {
+    patch: { summary: 'Change a member\'s role (owners only)', security: 'jwt', body: ref('RoleBody'), ok: ['200', 'The member', ref('Member')], errors: ['400', '401', '403', '404', '409', '413', '415'],
+      description: '403 for anyone but an owner, and for a change to the creator\'s membership by anyone but the creator. 409 when the organization would be left without an owner.',
+      params: [{ name: 'id', in: 'path', required: true, schema: id }, { name: 'userId', in: 'path', required: true, schema: str }] },
+    delete: { summary: 'Remove a member (owners only), or leave (yourself)', security: 'jwt', ok: ['204', 'Removed'], errors: ['401', '403', '404', '409'],
+      description: 'The same rules as the role change: the creator is removed only by themselves, and the last owner not at all (409).',
+      params: [{ name: 'id', in: 'path', required: true, schema: id }, { name: 'userId', in: 'path', required: true, schema: str }] },
+  },
+  '/invitations': {
+    get: { summary: 'Your pending invitations (to your account\'s email), oldest first', security: 'jwt', ok: ['200', 'Invitations', list('Invitation')], errors: ['401'] },
+  },
+  '/invitations/{id}/accept': {
+    post: { summary: 'Accept an invitation: you become a member with its role', security: 'jwt', ok: ['200', 'Your membership', ref('Organization')], errors: ['401', '404'],
+      description: 'An existing member keeps their role. 404 for an invitation that is not yours, expired, or already used.',
+      params: [{ name: 'id', in: 'path', required: true, schema: str }] },
+  },
+  '/invitations/{id}/decline': {
+    post: { summary: 'Decline an invitation', security: 'jwt', ok: ['204', 'Declined'], errors: ['401', '404'], params: [{ name: 'id', in: 'path', required: true, schema: str }] },
   },
   '/projects': {
-    post: { summary: 'Create a project', security: 'jwt', body: ref('ProjectBody'), ok: ['201', 'Project', ref('Project')], errors: ['400', '401', '403', '413', '415'] },
+    post: { summary: 'Create a project (admins and owners)', security: 'jwt', body: ref('ProjectBody'), ok: ['201', 'Project', ref('Project')], errors: ['400', '401', '403', '413', '415'] },
     get: { summary: 'Projects of an organization', security: 'jwt', ok: ['200', 'Projects', list('Project')], errors: ['400', '401', '404'], params: [{ name: 'organizationId', in: 'query', required: true, schema: id }] },
   },
   '/applications': {
-    post: { summary: 'Create an application', security: 'jwt', body: ref('ApplicationBody'), ok: ['201', 'Application', ref('Application')], errors: ['400', '401', '403', '413', '415'] },
+    post: { summary: 'Create an application (admins and owners)', security: 'jwt', body: ref('ApplicationBody'), ok: ['201', 'Application', ref('Application')], errors: ['400', '401', '403', '413', '415'] },
     get: { summary: 'Applications of a project', security: 'jwt', ok: ['200', 'Applications', list('Application')], errors: ['400', '401', '404'], params: [{ name: 'projectId', in: 'query', required: true, schema: id }] },
   },
   '/applications/{id}/api-keys': {
-    post: { summary: 'Create an API key (the key is shown only in this response)', security: 'jwt', body: ref('ApiKeyBody'), bodyOptional: true, ok: ['201', 'Key', ref('ApiKeyCreated')], errors: ['400', '401', '404', '413', '415'],
+    post: { summary: 'Create an API key (admins and owners; the key is shown only in this response)', security: 'jwt', body: ref('ApiKeyBody'), bodyOptional: true, ok: ['201', 'Key', ref('ApiKeyCreated')], errors: ['400', '401', '403', '404', '413', '415'],
       description: 'Without a body (or without `name`) the key is named "default".', params: [{ name: 'id', in: 'path', required: true, schema: id }] },
-    get: { summary: 'API keys of an application (never the key itself)', security: 'jwt', ok: ['200', 'Keys', list('ApiKey')], errors: ['401', '404'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+    get: { summary: 'API keys of an application (admins and owners; never the key itself)', security: 'jwt', ok: ['200', 'Keys', list('ApiKey')], errors: ['401', '403', '404'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
   },
   '/api-keys/{id}': {
-    delete: { summary: 'Revoke an API key (ingest refuses it within 5 s)', security: 'jwt', ok: ['204', 'Revoked'], errors: ['401', '404'], params: [{ name: 'id', in: 'path', required: true, schema: str }] },
+    delete: { summary: 'Revoke an API key (admins and owners; ingest refuses it within 5 s)', security: 'jwt', ok: ['204', 'Revoked'], errors: ['401', '404'], params: [{ name: 'id', in: 'path', required: true, schema: str }] },
   },
 };
 

@@ -84,6 +84,27 @@ export interface Membership extends Organization {
   role: Role;
 }
 
+/** What each role may do: a role includes the powers of the roles below it (docs/api.md, "Roles"). */
+export const ROLE_RANK: Readonly<Record<Role, number>> = { member: 1, admin: 2, owner: 3 };
+
+/** A member of an organization, as its members see them. */
+export interface Member {
+  user: User;
+  role: Role;
+  /** The user who created the organization: only they can lower their own role or remove themselves. */
+  creator: boolean;
+}
+
+/** An invitation to join an organization, as the invitee sees it. */
+export interface Invitation {
+  id: string;
+  organization: Organization;
+  role: Role;
+  invitedBy: { name: string; email: string } | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
 export interface Project {
   id: number;
   name: string;

@@ -3,6 +3,7 @@ import compression from 'compression';
 import express, { type Express, type Router } from 'express';
 import { errorMiddleware, notFoundHandler } from './errors.js';
 import { requestLogger } from './request-log.js';
+import { securityHeaders } from './security-headers.js';
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -18,7 +19,7 @@ export interface ServiceAppOptions {
 }
 
 /**
- * The Express app every service shares: request log, response compression, health endpoints, the routers, 404 for
+ * The Express app every service shares: request log, security headers (security-headers.ts), response compression, health endpoints, the routers, 404 for
  * anything else, and the one error middleware. The embedded gateway passes every service's routers to one such app.
  */
 export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0, isStopping = () => false }: ServiceAppOptions): Express {
@@ -27,6 +28,7 @@ export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0,
   app.set('trust proxy', trustProxy);
   app.set('query parser', 'simple');
   app.use(requestLogger(logger));
+  app.use(securityHeaders());
   // Compressed for clients that accept it (br when offered, as browsers do; else gzip or deflate), on bodies over
   // 1 KiB: a 10,000-span trace read is 3.0 MB of JSON, about 0.3 MB compressed. Streamed reads stay streamed.
   app.use(compression({ threshold: 1024 }));

@@ -12,7 +12,10 @@ function bearer(header: string | undefined): string | null {
   return m ? m[1]! : null;
 }
 
-/** Bearer JWT endpoints: sets the caller's user id. An API key here is 401. */
+/**
+ * Bearer JWT endpoints: sets the caller's user id. An API key here is 401. The token's version is checked against
+ * the user's current one (through the token service's short cache), so signed-out and pre-password-change tokens are 401.
+ */
 export function requireUser(tokens: TokenService): RequestHandler {
   return (req, res, next) => {
     const token = bearer(req.headers.authorization);
@@ -20,10 +23,14 @@ export function requireUser(tokens: TokenService): RequestHandler {
       const hint = req.headers['x-api-key'] ? ' API keys are for the ingest endpoints only.' : '';
       return next(errors.unauthorized(`Send "Authorization: Bearer <token>" (from POST /auth/login).${hint}`));
     }
-    const userId = tokens.verify(token);
-    if (!userId) return next(errors.unauthorized('The token is invalid or expired: log in again.'));
-    res.locals['userId'] = userId;
-    next();
+    tokens.verify(token).then(
+      (userId) => {
+        if (!userId) return next(errors.unauthorized('The token is invalid, expired or revoked: log in again.'));
+        res.locals['userId'] = userId;
+        next();
+      },
+      (err: unknown) => next(err),
+    );
   };
 }
 

@@ -5,4 +5,5 @@ export * from './errors.js';
 export * from './query.js';
 export * from './rate-limit.js';
 export * from './request-log.js';
+export * from './security-headers.js';
 export * from './stream.js';

@@ -1,7 +1,7 @@
 import type { QuantileSketch } from '@lantern/domain';
 import type {
-  ApiKey, Application, DocumentRecord, LogBatchMessage, LogEntry, LogLevel, Membership, Organization, Project, Role,
-  SpanBatchMessage, Tenant, TraceRecord, User,
+  ApiKey, Application, DocumentRecord, Invitation, LogBatchMessage, LogEntry, LogLevel, Member, Membership, Organization,
+  Project, Role, SpanBatchMessage, Tenant, TraceRecord, User,
 } from '@lantern/domain';
 
 /**
@@ -13,7 +13,16 @@ import type {
 
 export interface StoredUser extends User {
   passwordHash: string;
+  /** Tokens carry it (`ver`); raising it revokes every earlier token. 0 for a new user. */
+  tokenVersion: number;
 }
+
+/**
+ * The outcome of an owner's change to a membership. `forbidden`: the actor is not an owner (or is changing the
+ * creator, who alone may lower their own role); `not_found`: the actor is not a member, or the target is not;
+ * `last_owner`: the organization would be left without an owner.
+ */
+export type MemberChange = 'done' | 'forbidden' | 'not_found' | 'last_owner';
 
 export interface StoredApiKey extends ApiKey {
   revokedAt: string | null;
@@ -24,23 +33,60 @@ export interface AccountsStore {
   createUser(input: { email: string; name: string; passwordHash: string }): Promise<User>;
   findUserByEmail(email: string): Promise<StoredUser | null>;
   getUser(id: string): Promise<User | null>;
+  /** The user with the password hash and token version. */
+  getStoredUser(id: string): Promise<StoredUser | null>;
+  /** The user's current token version; null if no such user. */
+  getTokenVersion(userId: string): Promise<number | null>;
+  /** Raises the token version by one (every earlier token is revoked); the new version, or null if no such user. */
+  revokeTokens(userId: string): Promise<number | null>;
+  /**
+   * Replaces the password hash only if it is still `expected` (a concurrent change wins). With `revokeTokens`, the
+   * token version rises in the same write. The token version after, or null if the hash was not `expected`.
+   */
+  setPasswordHash(userId: string, expected: string, next: string, options: { revokeTokens: boolean }): Promise<number | null>;
   /** True once any user exists (the embedded start says so when the store is empty). */
   hasUsers(): Promise<boolean>;
-  /** Creates the organization and makes `ownerId` its owner, in one step. */
+  /** Creates the organization and makes `ownerId` its owner and creator, in one step. */
   createOrganization(input: { name: string; ownerId: string }): Promise<Organization>;
   listMemberships(userId: string): Promise<Membership[]>;
   getRole(organizationId: number, userId: string): Promise<Role | null>;
-  /** Adds the member, or changes the role of an existing one. */
+  /** Adds the member, or changes the role of an existing one. No rule is checked: routes use the methods below. */
   addMember(organizationId: number, userId: string, role: Role): Promise<void>;
+  /** The members of the organization by user id, if `userId` is one of them; else []. */
+  listMembers(organizationId: number, userId: string): Promise<Member[]>;
+  /**
+   * `actorId` sets `targetId`'s role. Allowed to an owner, on anyone but the creator; the creator on themselves.
+   * Never leaves the organization without an owner. Checked and written atomically.
+   */
+  changeRole(organizationId: number, actorId: string, targetId: string, role: Role): Promise<MemberChange>;
+  /** `actorId` removes `targetId`: the same rules as changeRole, and any member may remove themselves (leave). */
+  removeMember(organizationId: number, actorId: string, targetId: string): Promise<MemberChange>;
+  /**
+   * An invitation of `email` (compared case-insensitively) to the organization with `role`, valid for `ttlMs`; a
+   * pending one for the same email and organization is replaced. Works the same whether the email is registered.
+   */
+  createInvitation(input: { organizationId: number; email: string; role: Role; invitedBy: string; ttlMs: number }): Promise<Invitation>;
+  /** The unexpired invitations of the user's email, oldest first. */
+  listInvitations(userId: string): Promise<Invitation[]>;
+  /**
+   * Accepts an unexpired invitation of the user's email: they become a member with its role (an existing member
+   * keeps their role), and the invitation is gone. The membership, or null if there is no such invitation.
+   */
+  acceptInvitation(id: string, userId: string): Promise<Membership | null>;
+  /** Deletes an invitation of the user's email; false if there is none. */
+  declineInvitation(id: string, userId: string): Promise<boolean>;
   createProject(input: { name: string; organizationId: number }): Promise<Project>;
-  /** The project, only if `userId` is a member of its organization. */
-  getProject(id: number, userId: string): Promise<Project | null>;
+  /** The project, only if `userId` is a member of its organization with at least `minRole` (default member). */
+  getProject(id: number, userId: string, minRole?: Role): Promise<Project | null>;
   listProjects(organizationId: number, userId: string): Promise<Project[]>;
   createApplication(input: { name: string; projectId: number }): Promise<Application>;
-  getApplication(id: number, userId: string): Promise<Application | null>;
+  /** The application, only if `userId` has at least `minRole` (default member) in its organization. */
+  getApplication(id: number, userId: string, minRole?: Role): Promise<Application | null>;
   listApplications(projectId: number, userId: string): Promise<Application[]>;
   createApiKey(input: { applicationId: number; projectId: number; name: string; prefix: string; hash: string }): Promise<StoredApiKey>;
+  /** The keys of the application, only if `userId` is an admin or owner of its organization; else []. */
   listApiKeys(applicationId: number, userId: string): Promise<StoredApiKey[]>;
+  /** The key, only if `userId` is an admin or owner of its organization. */
   getApiKey(id: string, userId: string): Promise<StoredApiKey | null>;
   /** Marks the key revoked (idempotent); returns false if no such key. */
   revokeApiKey(id: string): Promise<boolean>;

@@ -5,7 +5,7 @@ import { newId } from '@lantern/domain';
 import type { Application, Project } from '@lantern/domain';
 import type { Store } from '@lantern/store';
 import { createMongoStore } from '@lantern/store/mongo';
-import { HOUR, collect, cursorOf, logBatch, logEntry, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
+import { HOUR, collect, cursorOf, logBatch, logEntry, makeUser, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
 import type { World } from '../src/contract/fixtures.js';
 import { waitIndexed } from './mongo-wait.js';
 
@@ -294,6 +294,22 @@ describe('mongo store: accounts are read on an index', () => {
   it('memberships and roles: (userId, organizationId), organizations and roles by _id', async () => {
     await expectServed(() => store.listMemberships(w.user.id), ['memberships user_organization', 'organizations _id_']);
     await expectServed(() => store.getRole(w.org.id, w.user.id), ['memberships _id_']);
+  });
+
+  it('members of an organization and its owners: (organizationId, role); token versions by _id', async () => {
+    await expectServed(() => store.listMembers(w.org.id, w.user.id), ['memberships _id_', 'memberships organization_role', 'organizations _id_', 'users _id_'], { anyOrder: true });
+    await expectServed(() => store.getTokenVersion(w.user.id), ['users _id_']);
+    const member = await makeUser(store, 'plans-member');
+    await store.addMember(w.org.id, member.id, 'member');
+    await expectServed(() => store.changeRole(w.org.id, w.user.id, member.id, 'admin'),
+      ['organizations _id_', 'memberships _id_', 'memberships _id_', 'organizations _id_', 'memberships _id_', 'organizations _id_']);
+  });
+
+  it('invitations: of an email by (emailLower, createdAt); one by its id', async () => {
+    const invitee = await makeUser(store, 'plans-invitee');
+    const invitation = await store.createInvitation({ organizationId: w.org.id, email: invitee.email, role: 'member', invitedBy: w.user.id, ttlMs: HOUR });
+    await expectServed(() => store.listInvitations(invitee.id), ['users _id_', 'invitations email_created', 'organizations _id_', 'users _id_'], { anyOrder: true });
+    await expectServed(() => store.declineInvitation(invitation.id, invitee.id), ['users _id_', 'invitations id', 'invitations _id_']);
   });
 
   it('projects of an organization: (organizationId, _id); a project by _id', async () => {

@@ -1,9 +1,10 @@
-import type { TokenService } from '@lantern/auth';
+import { createPasswordHasher, type PasswordHasher, type TokenService } from '@lantern/auth';
 import { createServiceApp } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import type { AccountsStore } from '@lantern/store';
 import type { Express, Router } from 'express';
 import { authRoutes } from './routes/auth.js';
+import { invitationRoutes } from './routes/invitations.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { projectRoutes } from './routes/projects.js';
 
@@ -11,15 +12,17 @@ export interface AccountsDeps {
   store: AccountsStore;
   tokens: TokenService;
   logger: Logger;
-  /** Register and login attempts per client address per minute. */
+  /** Register and login attempts per client address per minute; password changes and invitations per user. */
   rateLimit?: { enabled: boolean; perMinute: number };
-  /** Override the password hash (tests use cheaper scrypt parameters). */
-  passwordHasher?: (password: string) => Promise<string>;
+  /** Override the password hasher (tests use cheaper scrypt parameters). */
+  passwordHasher?: PasswordHasher;
 }
 
-/** Users, organizations, members, projects, applications and API keys. */
+/** Users, organizations, members and invitations, projects, applications and API keys. */
 export function createAccountsRouters(deps: AccountsDeps): Router[] {
-  return [authRoutes(deps), organizationRoutes(deps), projectRoutes(deps)];
+  // One hasher per process: it bounds how many hashes run at once (memory).
+  const passwordHasher = deps.passwordHasher ?? createPasswordHasher();
+  return [authRoutes({ ...deps, passwordHasher }), organizationRoutes(deps), invitationRoutes(deps), projectRoutes(deps)];
 }
 
 export function createAccountsApp(deps: AccountsDeps & { checks?: Record<string, () => Promise<void>> }): Express {

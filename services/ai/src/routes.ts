@@ -30,7 +30,10 @@ export function createAiRouter({ store, blobs, tokens, logger }: AiDeps): Router
 
   router.post('/ai/tenant', auth, jsonBody({ limit: 16 * 1024 }), async (req, res) => {
     const input = tenantBody.assert(req.body);
-    if (!(await store.getRole(input.organizationId, userIdOf(res)))) throw errors.forbidden('You are not a member of this organization.');
+    const role = await store.getRole(input.organizationId, userIdOf(res));
+    if (!role) throw errors.forbidden('You are not a member of this organization.');
+    // A tenant is an organization's container, like a project: admins and owners create them (docs/api.md, "Roles").
+    if (role === 'member') throw errors.forbidden('Creating a tenant needs the admin or owner role in the organization.');
     res.status(200).json(await store.createTenant({ name: input.name.trim(), organizationId: input.organizationId }));
   });
 

@@ -18,6 +18,14 @@ export const loginBody = {
   properties: { email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 1024 } },
 } as const;
 
+export const passwordChangeBody = {
+  $id: 'PasswordChangeBody',
+  type: 'object',
+  additionalProperties: false,
+  required: ['currentPassword', 'newPassword'],
+  properties: { currentPassword: { type: 'string', maxLength: 1024 }, newPassword: { type: 'string', minLength: 8, maxLength: 1024 } },
+} as const;
+
 export const organizationBody = {
   $id: 'OrganizationBody',
   type: 'object',
@@ -32,6 +40,16 @@ export const memberBody = {
   additionalProperties: false,
   required: ['email'],
   properties: { email, role: { type: 'string', enum: ['member', 'admin', 'owner'], default: 'member' } },
+} as const;
+
+const role = { type: 'string', enum: ['member', 'admin', 'owner'] } as const;
+
+export const roleBody = {
+  $id: 'RoleBody',
+  type: 'object',
+  additionalProperties: false,
+  required: ['role'],
+  properties: { role },
 } as const;
 
 export const projectBody = {
@@ -85,11 +103,37 @@ export const me = {
   properties: { user: { $ref: 'User' }, organizations: { type: 'array', items: { $ref: 'Organization' } } },
 } as const;
 
+export const invited = {
+  $id: 'Invited',
+  type: 'object',
+  required: ['organizationId', 'email', 'role', 'expiresAt'],
+  description: 'The same answer whether or not the email belongs to an account: the invitee accepts it once registered.',
+  properties: { organizationId: positiveId, email: { type: 'string' }, role, expiresAt: timestamp },
+} as const;
+
 export const member = {
   $id: 'Member',
   type: 'object',
-  required: ['organizationId', 'user', 'role'],
-  properties: { organizationId: positiveId, user: { $ref: 'User' }, role: { type: 'string' } },
+  required: ['user', 'role', 'creator'],
+  properties: {
+    user: { $ref: 'User' },
+    role,
+    creator: { type: 'boolean', description: 'The creator of the organization: only they can lower their own role or remove themselves.' },
+  },
+} as const;
+
+export const invitation = {
+  $id: 'Invitation',
+  type: 'object',
+  required: ['id', 'organization', 'role', 'invitedBy', 'createdAt', 'expiresAt'],
+  properties: {
+    id: recordId,
+    organization: { type: 'object', required: ['id', 'name'], properties: { id: positiveId, name: { type: 'string' } } },
+    role,
+    invitedBy: { anyOf: [{ type: 'object', required: ['name', 'email'], properties: { name: { type: 'string' }, email: { type: 'string' } } }, { type: 'null' }] },
+    createdAt: timestamp,
+    expiresAt: timestamp,
+  },
 } as const;
 
 export const project = {

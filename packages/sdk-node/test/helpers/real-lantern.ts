@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashPassword } from '@lantern/auth';
+import { createPasswordHasher } from '@lantern/auth';
 import { createEmbedded } from '@lantern/gateway';
 import { createLogger } from '@lantern/logging';
 
@@ -25,7 +25,7 @@ export async function startRealLantern(): Promise<RealLantern> {
     trustProxy: 0,
     logger: createLogger({ service: 'sdk-test', silent: true }),
     storeFile: ':memory:',
-    passwordHasher: (password: string) => hashPassword(password, { N: 1024, r: 8, p: 1 }),
+    passwordHasher: createPasswordHasher({ N: 1024, r: 8, p: 1 }),
   });
   const server = http.createServer(embedded.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -25,12 +25,12 @@ export function accountsContract(ctx: StoreContext): void {
       await expect(attempt).rejects.toMatchObject({
         status: 409, code: 'conflict', message: 'An account with this email already exists.',
       });
-      expect(await ctx.store.findUserByEmail('ada@example.test')).toEqual({ ...first, passwordHash: 'h1' });
+      expect(await ctx.store.findUserByEmail('ada@example.test')).toEqual({ ...first, passwordHash: 'h1', tokenVersion: 0 });
     });
 
     it('finds a user by email in any case, with the password hash; null for an unknown email', async () => {
       const user = await ctx.store.createUser({ email: 'Grace@Example.test', name: 'Grace', passwordHash: 'scrypt$grace' });
-      expect(await ctx.store.findUserByEmail('grace@example.TEST')).toEqual({ ...user, passwordHash: 'scrypt$grace' });
+      expect(await ctx.store.findUserByEmail('grace@example.TEST')).toEqual({ ...user, passwordHash: 'scrypt$grace', tokenVersion: 0 });
       expect(await ctx.store.findUserByEmail('nobody@example.test')).toBeNull();
     });
   });

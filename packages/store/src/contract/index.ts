@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { newId } from '@lantern/domain';
 import { accountsContract } from './accounts.js';
 import { aiContract } from './ai.js';
+import { credentialsContract } from './credentials.js';
 import { useStore } from './fixtures.js';
 import type { OpenStore } from './fixtures.js';
 import { groupsContract } from './groups.js';
@@ -9,6 +10,7 @@ import { idempotencyContract } from './idempotency.js';
 import { isolationContract } from './isolation.js';
 import { logsContract } from './logs.js';
 import { maintenanceContract } from './maintenance.js';
+import { membersContract } from './members.js';
 import { metricsContract } from './metrics.js';
 import { metricsHoursContract } from './metrics-hours.js';
 import { traceQueriesContract } from './trace-queries.js';
@@ -25,6 +27,8 @@ export function describeStoreContract(adapterName: string, open: OpenStore): voi
   describe(`store contract: ${adapterName}`, () => {
     const ctx = useStore(open);
     accountsContract(ctx);
+    credentialsContract(ctx);
+    membersContract(ctx);
     isolationContract(ctx);
     tracesContract(ctx);
     traceQueriesContract(ctx);

@@ -1,3 +1,4 @@
+import { ROLE_RANK, type Role } from '@lantern/domain';
 import type { Collections, ProjectDoc } from './collections.js';
 import { memberKey } from './collections.js';
 
@@ -8,21 +9,24 @@ import { memberKey } from './collections.js';
  */
 export interface Access {
   isMember(organizationId: number, userId: string): Promise<boolean>;
-  /** The project, if `userId` is a member of its organization. */
-  visibleProject(projectId: number, userId: string): Promise<ProjectDoc | null>;
+  /** The project, if `userId` is a member of its organization with at least `minRole` (default member). */
+  visibleProject(projectId: number, userId: string, minRole?: Role): Promise<ProjectDoc | null>;
   /** Ids of the projects `userId` can see, optionally only `projectId`, ascending. */
   visibleProjects(userId: string, projectId?: number): Promise<number[]>;
 }
 
 export function createAccess(c: Collections): Access {
-  const isMember = async (organizationId: number, userId: string): Promise<boolean> =>
-    (await c.memberships.findOne({ _id: memberKey(organizationId, userId) }, { projection: { _id: 1 } })) !== null;
+  const roleOf = async (organizationId: number, userId: string): Promise<Role | null> =>
+    (await c.memberships.findOne({ _id: memberKey(organizationId, userId) }, { projection: { role: 1 } }))?.role ?? null;
+  const isMember = async (organizationId: number, userId: string): Promise<boolean> => (await roleOf(organizationId, userId)) !== null;
 
   return {
     isMember,
-    async visibleProject(projectId, userId) {
+    async visibleProject(projectId, userId, minRole = 'member') {
       const project = await c.projects.findOne({ _id: projectId });
-      return project !== null && (await isMember(project.organizationId, userId)) ? project : null;
+      if (project === null) return null;
+      const role = await roleOf(project.organizationId, userId);
+      return role !== null && ROLE_RANK[role] >= ROLE_RANK[minRole] ? project : null;
     },
     async visibleProjects(userId, projectId) {
       const memberships = await c.memberships.find({ userId }, { projection: { organizationId: 1 } }).toArray();

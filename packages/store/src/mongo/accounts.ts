@@ -1,8 +1,9 @@
 import { errors, newId, toIso } from '@lantern/domain';
-import type { Application, Membership, Project } from '@lantern/domain';
-import type { AccountsStore, StoredApiKey } from '../port.js';
-import type { ApiKeyDoc, ApplicationDoc, ProjectDoc, RecordStoreDeps } from './collections.js';
+import type { Application, Membership, Project, Role } from '@lantern/domain';
+import type { AccountsStore, StoredApiKey, StoredUser } from '../port.js';
+import type { ApiKeyDoc, ApplicationDoc, ProjectDoc, RecordStoreDeps, UserDoc } from './collections.js';
 import { memberKey } from './collections.js';
+import { createMembersStore } from './members.js';
 
 const EMAIL_TAKEN = 'An account with this email already exists.';
 
@@ -32,13 +33,15 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
   };
   const byId = { projection: { _id: 1 } };
 
-  /** The application with the project it belongs to, if `userId` is a member of that project's organization. */
-  async function visibleApplication(id: number, userId: string): Promise<ApplicationDoc | null> {
+  /** The application, if `userId` has at least `minRole` in the organization of its project. */
+  async function visibleApplication(id: number, userId: string, minRole: Role = 'member'): Promise<ApplicationDoc | null> {
     const app = await c.applications.findOne({ _id: id });
-    return app !== null && (await access.visibleProject(app.projectId, userId)) !== null ? app : null;
+    return app !== null && (await access.visibleProject(app.projectId, userId, minRole)) !== null ? app : null;
   }
+  const toStored = (u: UserDoc): StoredUser => ({ id: u._id, email: u.email, name: u.name, passwordHash: u.passwordHash, tokenVersion: u.tokenVersion ?? 0 });
 
   return {
+    ...createMembersStore({ c, guard, access, next, now }),
     createUser: ({ email, name, passwordHash }) => guard.run(async () => {
       const id = newId();
       await c.users.insertOne({ _id: id, email, emailLower: email.toLowerCase(), name, passwordHash, createdAt: new Date(now()) });
@@ -47,7 +50,28 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
 
     findUserByEmail: (email) => guard.run(async () => {
       const u = await c.users.findOne({ emailLower: email.toLowerCase() });
-      return u === null ? null : { id: u._id, email: u.email, name: u.name, passwordHash: u.passwordHash };
+      return u === null ? null : toStored(u);
+    }),
+
+    getStoredUser: (id) => guard.run(async () => {
+      const u = await c.users.findOne({ _id: id });
+      return u === null ? null : toStored(u);
+    }),
+
+    getTokenVersion: (userId) => guard.run(async () => {
+      const u = await c.users.findOne({ _id: userId }, { projection: { tokenVersion: 1 } });
+      return u === null ? null : (u.tokenVersion ?? 0);
+    }),
+
+    revokeTokens: (userId) => guard.run(async () => {
+      const u = await c.users.findOneAndUpdate({ _id: userId }, { $inc: { tokenVersion: 1 } }, { returnDocument: 'after', projection: { tokenVersion: 1 } });
+      return u === null ? null : (u.tokenVersion ?? 0);
+    }),
+
+    setPasswordHash: (userId, expected, nextHash, { revokeTokens }) => guard.run(async () => {
+      const u = await c.users.findOneAndUpdate({ _id: userId, passwordHash: expected },
+        { $set: { passwordHash: nextHash }, $inc: { tokenVersion: revokeTokens ? 1 : 0 } }, { returnDocument: 'after', projection: { tokenVersion: 1 } });
+      return u === null ? null : (u.tokenVersion ?? 0);
     }),
 
     getUser: (id) => guard.run(async () => {
@@ -61,7 +85,7 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
       await exists(c.users.findOne({ _id: ownerId }, byId), 'user');
       const id = await next('organizations');
       // The organization first, then its owner: a crash in between leaves an organization nobody sees.
-      await c.organizations.insertOne({ _id: id, name, createdAt: new Date(now()) });
+      await c.organizations.insertOne({ _id: id, name, createdAt: new Date(now()), createdBy: ownerId });
       await c.memberships.updateOne({ _id: memberKey(id, ownerId) },
         { $set: { role: 'owner' }, $setOnInsert: { organizationId: id, userId: ownerId } }, { upsert: true });
       return { id, name };
@@ -97,8 +121,8 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
       return { id, name, organizationId };
     }),
 
-    getProject: (id, userId) => guard.run(async () => {
-      const project = await access.visibleProject(id, userId);
+    getProject: (id, userId, minRole = 'member') => guard.run(async () => {
+      const project = await access.visibleProject(id, userId, minRole);
       return project === null ? null : toProject(project);
     }),
 
@@ -114,8 +138,8 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
       return { id, name, projectId };
     }),
 
-    getApplication: (id, userId) => guard.run(async () => {
-      const app = await visibleApplication(id, userId);
+    getApplication: (id, userId, minRole = 'member') => guard.run(async () => {
+      const app = await visibleApplication(id, userId, minRole);
       return app === null ? null : toApplication(app);
     }),
 
@@ -135,13 +159,13 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
     }),
 
     listApiKeys: (applicationId, userId) => guard.run(async () => {
-      if ((await visibleApplication(applicationId, userId)) === null) return [];
+      if ((await visibleApplication(applicationId, userId, 'admin')) === null) return [];
       return (await c.apiKeys.find({ applicationId }, { sort: { seq: 1 } }).toArray()).map(toApiKey);
     }),
 
     getApiKey: (id, userId) => guard.run(async () => {
       const key = await c.apiKeys.findOne({ _id: id });
-      return key !== null && (await access.visibleProject(key.projectId, userId)) !== null ? toApiKey(key) : null;
+      return key !== null && (await access.visibleProject(key.projectId, userId, 'admin')) !== null ? toApiKey(key) : null;
     }),
 
     revokeApiKey: (id) => guard.run(async () => {

@@ -27,12 +27,33 @@ export interface UserDoc {
   name: string;
   passwordHash: string;
   createdAt: Date;
+  /** The `ver` claim of the user's tokens; absent (0) in users stored before it existed. */
+  tokenVersion?: number;
 }
 
 export interface OrganizationDoc {
   _id: number;
   name: string;
   createdAt: Date;
+  /** The creator's user id; absent in organizations created before it was kept (every owner is equal there). */
+  createdBy?: string;
+  /** A lease on the organization's memberships while an owner changes one (members.ts): its holder and end. */
+  lock?: string;
+  lockUntil?: Date;
+}
+
+export interface InvitationDoc {
+  /** `invitationKey(organizationId, emailLower)`: one pending invitation per organization and email. */
+  _id: string;
+  /** The invitation's public id, new each time it is (re)issued. */
+  id: string;
+  organizationId: number;
+  emailLower: string;
+  role: Role;
+  invitedBy: string;
+  createdAt: Date;
+  /** A TTL index removes it once past. */
+  expiresAt: Date;
 }
 
 export interface MembershipDoc {
@@ -209,6 +230,7 @@ export interface Collections {
   projects: Collection<ProjectDoc>;
   applications: Collection<ApplicationDoc>;
   apiKeys: Collection<ApiKeyDoc>;
+  invitations: Collection<InvitationDoc>;
   spans: Collection<SpanDoc>;
   traces: Collection<TraceDoc>;
   logs: Collection<LogDoc>;
@@ -220,7 +242,7 @@ export interface Collections {
 }
 
 export const COLLECTION_NAMES = [
-  'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'spans', 'traces', 'logs',
+  'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'invitations', 'spans', 'traces', 'logs',
   'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents',
 ] as const satisfies readonly (keyof Collections)[];
 
@@ -238,6 +260,7 @@ export const rollupKey = (applicationId: number, minute: number): string => JSON
 export const idempotencyKeyId = (applicationId: number, kind: string, key: string): string => JSON.stringify([applicationId, kind, key]);
 /** The organization id is an integer, so the first colon always ends it: unambiguous. */
 export const memberKey = (organizationId: number, userId: string): string => `${organizationId}:${userId}`;
+export const invitationKey = (organizationId: number, emailLower: string): string => JSON.stringify([organizationId, emailLower]);
 
 /** What the accounts and AI parts of the store work with: the collections, the error guard, the membership
  * checks, the id counters and the clock. */

@@ -20,9 +20,19 @@ const DAY_SECONDS = 24 * 60 * 60;
  */
 export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
   users: [{ key: { emailLower: 1 }, name: 'emailLower', unique: true }],
-  memberships: [{ key: { userId: 1, organizationId: 1 }, name: 'user_organization' }],
+  memberships: [
+    { key: { userId: 1, organizationId: 1 }, name: 'user_organization' },
+    // The members of an organization, and its owners (counted before a role change).
+    { key: { organizationId: 1, role: 1 }, name: 'organization_role' },
+  ],
   projects: [{ key: { organizationId: 1, _id: 1 }, name: 'organization' }],
   applications: [{ key: { projectId: 1, _id: 1 }, name: 'project' }],
+  invitations: [
+    { key: { id: 1 }, name: 'id', unique: true },
+    { key: { emailLower: 1, createdAt: 1, id: 1 }, name: 'email_created' },
+    // Expired invitations go by themselves (the reads also skip them until then).
+    { key: { expiresAt: 1 }, name: 'expires', expireAfterSeconds: 0 },
+  ],
   apiKeys: [
     { key: { hash: 1 }, name: 'hash', unique: true },
     { key: { applicationId: 1, seq: 1 }, name: 'application_seq' },

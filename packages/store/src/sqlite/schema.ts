@@ -259,6 +259,33 @@ export const MIGRATIONS: readonly string[] = [
   END;
   CREATE INDEX logs_project_level_ts ON logs (project_id, level, ts, id);
   `,
+  // 7 (self-contained: it only adds objects of its own, if absent, so it can take any later place in this list):
+  // least privilege and revocable tokens. `user_tokens.version` is the `ver` claim of a user's tokens (raised by
+  // sign-out and password change; no row: version 0); `organization_creators` the creator of each organization
+  // created from now on (those created before have none: there every owner is equal); invitations wait for the
+  // invitee, one per organization and email.
+  `
+  CREATE TABLE IF NOT EXISTS user_tokens (
+    user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS organization_creators (
+    organization_id INTEGER PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS invitations (
+    id TEXT PRIMARY KEY,
+    organization_id INTEGER NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    email_lower TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+    invited_by TEXT REFERENCES users(id) ON DELETE SET NULL,
+    created_ms INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    UNIQUE (organization_id, email_lower)
+  );
+  CREATE INDEX IF NOT EXISTS invitations_email ON invitations (email_lower, created_ms);
+  CREATE INDEX IF NOT EXISTS invitations_expiry ON invitations (expires_ms);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,4 +1,4 @@
-import { decoyHash, hashPassword, verifyPassword, type TokenService } from '@lantern/auth';
+import { createPasswordHasher, type PasswordHasher, type TokenService } from '@lantern/auth';
 import { errors, schemas, validatorFor } from '@lantern/domain';
 import { jsonBody, rateLimit, requireUser, userIdOf } from '@lantern/http';
 import type { AccountsStore } from '@lantern/store';
@@ -6,41 +6,73 @@ import { Router } from 'express';
 
 const registerBody = validatorFor<{ email: string; password: string; name?: string }>(schemas.accounts.registerBody.$id);
 const loginBody = validatorFor<{ email: string; password: string }>(schemas.accounts.loginBody.$id);
+const passwordChangeBody = validatorFor<{ currentPassword: string; newPassword: string }>(schemas.accounts.passwordChangeBody.$id);
 
 export interface AuthRouteDeps {
   store: AccountsStore;
   tokens: TokenService;
-  /** Attempts per client address per minute on register and login (password guessing). */
+  /** Attempts per client address per minute on register and login (password guessing); per user on password change. */
   rateLimit?: { enabled: boolean; perMinute: number };
-  passwordHasher?: (password: string) => Promise<string>;
+  /** Tests pass one with cheap scrypt parameters; the default is OWASP's (passwords.ts). */
+  passwordHasher?: PasswordHasher;
 }
 
-export function authRoutes({ store, tokens, rateLimit: limit, passwordHasher = hashPassword }: AuthRouteDeps): Router {
+export function authRoutes({ store, tokens, rateLimit: limit, passwordHasher = createPasswordHasher() }: AuthRouteDeps): Router {
   const router = Router();
-  const throttle = rateLimit({ enabled: limit?.enabled ?? false, max: limit?.perMinute ?? 1, key: (req) => req.ip ?? 'unknown' });
+  const limits = { enabled: limit?.enabled ?? false, max: limit?.perMinute ?? 1 };
+  const throttle = rateLimit({ ...limits, key: (req) => req.ip ?? 'unknown' });
+  const throttleUser = rateLimit({ ...limits, key: (_req, res) => userIdOf(res) });
+  const auth = requireUser(tokens);
   const body = jsonBody({ limit: 16 * 1024 });
+  const passwords = passwordHasher;
 
   router.post('/auth/register', throttle, body, async (req, res) => {
     const input = registerBody.assert(req.body);
     const email = input.email.trim().toLowerCase();
-    const user = await store.createUser({ email, name: input.name?.trim() ?? email.split('@')[0]!, passwordHash: await passwordHasher(input.password) });
-    res.status(201).json({ token: tokens.issue(user.id), user });
+    const user = await store.createUser({ email, name: input.name?.trim() ?? email.split('@')[0]!, passwordHash: await passwords.hash(input.password) });
+    res.status(201).json({ token: tokens.issue(user.id, 0), user });
   });
 
   router.post('/auth/login', throttle, body, async (req, res) => {
     const input = loginBody.assert(req.body);
     const found = await store.findUserByEmail(input.email.trim().toLowerCase());
     // Same work and same answer whether the email exists or not.
-    const ok = await verifyPassword(input.password, found?.passwordHash ?? (await decoyHash()));
+    const ok = await passwords.verify(input.password, found?.passwordHash ?? (await passwords.decoy()));
     if (!found || !ok) throw errors.unauthorized('The email or password is wrong.');
-    res.json({ token: tokens.issue(found.id), user: { id: found.id, email: found.email, name: found.name } });
+    // A hash made with weaker parameters than today's is replaced now, while the password is at hand. Only if it
+    // is still the one verified: a password changed meanwhile stays changed.
+    if (passwords.needsRehash(found.passwordHash)) {
+      await store.setPasswordHash(found.id, found.passwordHash, await passwords.hash(input.password), { revokeTokens: false });
+    }
+    res.json({ token: tokens.issue(found.id, found.tokenVersion), user: { id: found.id, email: found.email, name: found.name } });
   });
 
-  router.get('/auth/me', requireUser(tokens), async (_req, res) => {
+  router.get('/auth/me', auth, async (_req, res) => {
     const userId = userIdOf(res);
     const user = await store.getUser(userId);
     if (!user) throw errors.unauthorized('This account no longer exists.');
     res.json({ user, organizations: await store.listMemberships(userId) });
+  });
+
+  // Sign out everywhere: every token issued so far stops working.
+  router.post('/auth/logout', auth, async (_req, res) => {
+    const userId = userIdOf(res);
+    if ((await store.revokeTokens(userId)) === null) throw errors.unauthorized('This account no longer exists.');
+    tokens.revoked(userId);
+    res.status(204).end();
+  });
+
+  // A new password revokes every earlier token; the answer carries a fresh one for this client.
+  router.post('/auth/password', auth, throttleUser, body, async (req, res) => {
+    const input = passwordChangeBody.assert(req.body);
+    const userId = userIdOf(res);
+    const user = await store.getStoredUser(userId);
+    if (!user) throw errors.unauthorized('This account no longer exists.');
+    if (!(await passwords.verify(input.currentPassword, user.passwordHash))) throw errors.forbidden('The current password is wrong.');
+    const version = await store.setPasswordHash(userId, user.passwordHash, await passwords.hash(input.newPassword), { revokeTokens: true });
+    if (version === null) throw errors.conflict('The password was changed meanwhile: log in again.');
+    tokens.revoked(userId);
+    res.json({ token: tokens.issue(userId, version), user: { id: user.id, email: user.email, name: user.name } });
   });
   return router;
 }

@@ -1,16 +1,41 @@
 import type { TokenService } from '@lantern/auth';
 import { errors, schemas, validatorFor, type Role } from '@lantern/domain';
-import { jsonBody, pathId, requireUser, userIdOf } from '@lantern/http';
-import type { AccountsStore } from '@lantern/store';
-import { Router } from 'express';
+import { jsonBody, pathId, rateLimit, requireUser, userIdOf } from '@lantern/http';
+import type { AccountsStore, MemberChange } from '@lantern/store';
+import { Router, type Request } from 'express';
 
 const organizationBody = validatorFor<{ name: string }>(schemas.accounts.organizationBody.$id);
 const memberBody = validatorFor<{ email: string; role?: Role }>(schemas.accounts.memberBody.$id);
+const roleBody = validatorFor<{ role: Role }>(schemas.accounts.roleBody.$id);
 
-export function organizationRoutes({ store, tokens }: { store: AccountsStore; tokens: TokenService }): Router {
+/** How long an invitation can be accepted. */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface OrganizationRouteDeps {
+  store: AccountsStore;
+  tokens: TokenService;
+  /** Invitations per inviting user per minute (the auth limit, counted per user). */
+  rateLimit?: { enabled: boolean; perMinute: number };
+}
+
+/** The member named in the path: a user id is a UUID; anything else names nobody. */
+function memberId(req: Request): string {
+  const id = String(req.params['userId'] ?? '');
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw errors.notFound('member');
+  return id.toLowerCase();
+}
+
+function answer(outcome: MemberChange): void {
+  if (outcome === 'not_found') throw errors.notFound('member');
+  if (outcome === 'forbidden') throw errors.forbidden('Only an owner can change members, and only the creator of the organization can change their own membership.');
+  if (outcome === 'last_owner') throw errors.conflict('The organization must keep an owner: make another member owner first.');
+}
+
+export function organizationRoutes({ store, tokens, rateLimit: limit }: OrganizationRouteDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
   const body = jsonBody({ limit: 16 * 1024 });
+  const throttleInvites = rateLimit({ enabled: limit?.enabled ?? false, max: limit?.perMinute ?? 1, key: (_req, res) => userIdOf(res) });
 
   router.post('/organizations', auth, body, async (req, res) => {
     const { name } = organizationBody.assert(req.body);
@@ -22,18 +47,40 @@ export function organizationRoutes({ store, tokens }: { store: AccountsStore; to
     res.json(await store.listMemberships(userIdOf(res)));
   });
 
-  router.post('/organizations/:id/members', auth, body, async (req, res) => {
+  // An invitation, never a membership: the invitee accepts it (routes/invitations.ts). The answer is the same
+  // whether the email has an account or not, and nothing about that account is looked up here.
+  router.post('/organizations/:id/members', auth, throttleInvites, body, async (req, res) => {
     const organizationId = pathId(req.params['id'] as string | undefined, 'organization');
     const input = memberBody.assert(req.body);
     const role = await store.getRole(organizationId, userIdOf(res));
     if (!role) throw errors.notFound('organization');
-    if (role !== 'owner') throw errors.forbidden('Only an owner of the organization can add members.');
-    const user = await store.findUserByEmail(input.email.trim().toLowerCase());
-    if (!user) throw errors.notFound('user with this email: they must register first');
-    // The caller is an owner; demoting themselves could leave the organization with no owner at all.
-    if (user.id === userIdOf(res) && (input.role ?? 'member') !== 'owner') throw errors.conflict('You cannot change your own role: you would leave the organization without this owner.');
-    await store.addMember(organizationId, user.id, input.role ?? 'member');
-    res.status(201).json({ organizationId, user: { id: user.id, email: user.email, name: user.name }, role: input.role ?? 'member' });
+    if (role !== 'owner') throw errors.forbidden('Only an owner of the organization can invite members.');
+    const email = input.email.trim().toLowerCase();
+    const invitation = await store.createInvitation({ organizationId, email, role: input.role ?? 'member', invitedBy: userIdOf(res), ttlMs: INVITATION_TTL_MS });
+    res.status(201).json({ organizationId, email, role: invitation.role, expiresAt: invitation.expiresAt });
+  });
+
+  router.get('/organizations/:id/members', auth, async (req, res) => {
+    const organizationId = pathId(req.params['id'] as string | undefined, 'organization');
+    const members = await store.listMembers(organizationId, userIdOf(res));
+    if (members.length === 0) throw errors.notFound('organization');
+    res.json(members);
+  });
+
+  router.patch('/organizations/:id/members/:userId', auth, body, async (req, res) => {
+    const organizationId = pathId(req.params['id'] as string | undefined, 'organization');
+    const target = memberId(req);
+    const { role } = roleBody.assert(req.body);
+    answer(await store.changeRole(organizationId, userIdOf(res), target, role));
+    const member = (await store.listMembers(organizationId, userIdOf(res))).find((m) => m.user.id === target);
+    if (!member) throw errors.notFound('member');
+    res.json(member);
+  });
+
+  router.delete('/organizations/:id/members/:userId', auth, async (req, res) => {
+    const organizationId = pathId(req.params['id'] as string | undefined, 'organization');
+    answer(await store.removeMember(organizationId, userIdOf(res), memberId(req)));
+    res.status(204).end();
   });
   return router;
 }

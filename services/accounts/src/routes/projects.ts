@@ -1,5 +1,5 @@
 import { generateApiKey, type TokenService } from '@lantern/auth';
-import { errors, schemas, validatorFor } from '@lantern/domain';
+import { errors, ROLE_RANK, schemas, validatorFor, type Application } from '@lantern/domain';
 import { jsonBody, pathId, queryId, requireUser, userIdOf } from '@lantern/http';
 import type { AccountsStore, StoredApiKey } from '@lantern/store';
 import { Router } from 'express';
@@ -13,7 +13,17 @@ function publicKey(k: StoredApiKey) {
   return { id: k.id, applicationId: k.applicationId, projectId: k.projectId, name: k.name, prefix: k.prefix, createdAt: k.createdAt, revokedAt: k.revokedAt };
 }
 
-/** Projects, applications and their API keys. */
+const ADMINS_ONLY = 'This needs the admin or owner role in the organization.';
+
+/** The application for an admin or owner: 404 when the caller cannot see it at all, 403 for a member. */
+async function adminApplication(store: AccountsStore, id: number, userId: string): Promise<Application> {
+  const app = await store.getApplication(id, userId, 'admin');
+  if (app) return app;
+  if (await store.getApplication(id, userId)) throw errors.forbidden(ADMINS_ONLY);
+  throw errors.notFound('application');
+}
+
+/** Projects, applications and their API keys: members read, admins and owners manage (docs/api.md, "Roles"). */
 export function projectRoutes({ store, tokens }: { store: AccountsStore; tokens: TokenService }): Router {
   const router = Router();
   const auth = requireUser(tokens);
@@ -21,7 +31,9 @@ export function projectRoutes({ store, tokens }: { store: AccountsStore; tokens:
 
   router.post('/projects', auth, body, async (req, res) => {
     const input = projectBody.assert(req.body);
-    if (!(await store.getRole(input.organizationId, userIdOf(res)))) throw errors.forbidden('You are not a member of this organization.');
+    const role = await store.getRole(input.organizationId, userIdOf(res));
+    if (!role) throw errors.forbidden('You are not a member of this organization.');
+    if (ROLE_RANK[role] < ROLE_RANK.admin) throw errors.forbidden(ADMINS_ONLY);
     res.status(201).json(await store.createProject({ name: input.name.trim(), organizationId: input.organizationId }));
   });
 
@@ -33,7 +45,7 @@ export function projectRoutes({ store, tokens }: { store: AccountsStore; tokens:
 
   router.post('/applications', auth, body, async (req, res) => {
     const input = applicationBody.assert(req.body);
-    if (!(await store.getProject(input.projectId, userIdOf(res)))) throw errors.forbidden('You are not a member of the organization of this project.');
+    if (!(await store.getProject(input.projectId, userIdOf(res), 'admin'))) throw errors.forbidden(`You are not a member of the organization of this project, or not an admin or owner. ${ADMINS_ONLY}`);
     res.status(201).json(await store.createApplication({ name: input.name.trim(), projectId: input.projectId }));
   });
 
@@ -46,8 +58,7 @@ export function projectRoutes({ store, tokens }: { store: AccountsStore; tokens:
   router.post('/applications/:id/api-keys', auth, jsonBody({ limit: 16 * 1024, optional: true }), async (req, res) => {
     const applicationId = pathId(req.params['id'] as string | undefined, 'application');
     const input = apiKeyBody.assert(req.body ?? {});
-    const app = await store.getApplication(applicationId, userIdOf(res));
-    if (!app) throw errors.notFound('application');
+    const app = await adminApplication(store, applicationId, userIdOf(res));
     const key = generateApiKey();
     const stored = await store.createApiKey({ applicationId, projectId: app.projectId, name: input.name?.trim() ?? 'default', prefix: key.prefix, hash: key.hash });
     res.status(201).json({ ...publicKey(stored), key: key.key });
@@ -55,12 +66,13 @@ export function projectRoutes({ store, tokens }: { store: AccountsStore; tokens:
 
   router.get('/applications/:id/api-keys', auth, async (req, res) => {
     const applicationId = pathId(req.params['id'] as string | undefined, 'application');
-    if (!(await store.getApplication(applicationId, userIdOf(res)))) throw errors.notFound('application');
+    await adminApplication(store, applicationId, userIdOf(res));
     res.json((await store.listApiKeys(applicationId, userIdOf(res))).map(publicKey));
   });
 
   router.delete('/api-keys/:id', auth, async (req, res) => {
     const id = String(req.params['id'] ?? '');
+    // Keys are visible to admins and owners only (the store's query): to a member, an unknown key.
     if (!(await store.getApiKey(id, userIdOf(res)))) throw errors.notFound('API key');
     await store.revokeApiKey(id);
     res.status(204).end();

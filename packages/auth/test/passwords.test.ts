@@ -1,0 +1,61 @@
+import { describe, expect, it } from '@jest/globals';
+import { createLimiter, createPasswordHasher, OWASP_SCRYPT } from '../src/index.js';
+
+describe('password hashing', () => {
+  it('hashes at OWASP\'s scrypt parameters by default (N=2^17, r=8, p=1) and verifies the password', async () => {
+    expect(OWASP_SCRYPT).toEqual({ N: 131072, r: 8, p: 1 });
+    const hasher = createPasswordHasher();
+    const hash = await hasher.hash('correct horse battery');
+    expect(hash).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    expect(await hasher.verify('correct horse battery', hash)).toBe(true);
+    expect(await hasher.verify('correct horse batterY', hash)).toBe(false);
+    expect(hasher.needsRehash(hash)).toBe(false);
+  });
+
+  it('verifies hashes made with other parameters, and says which are weaker than its own', async () => {
+    const current = createPasswordHasher({ N: 1024, r: 8, p: 1 });
+    const weaker = await createPasswordHasher({ N: 512, r: 8, p: 1 }).hash('pw-12345678');
+    expect(await current.verify('pw-12345678', weaker)).toBe(true);
+    expect(current.needsRehash(weaker)).toBe(true);
+    expect(current.needsRehash(await current.hash('pw-12345678'))).toBe(false);
+    expect(current.needsRehash(await createPasswordHasher({ N: 2048, r: 8, p: 1 }).hash('x'))).toBe(false);
+    expect(current.needsRehash('scrypt$1024$4$1$c2FsdA==$a2V5')).toBe(true);
+    for (const junk of ['', 'bcrypt$x', 'scrypt$a$b$c$d$e', 'scrypt$1024$8$1$only']) {
+      expect(current.needsRehash(junk)).toBe(true);
+      expect(await current.verify('x', junk)).toBe(false);
+    }
+  });
+
+  it('gives a decoy hash with its own parameters, made once', async () => {
+    const hasher = createPasswordHasher({ N: 1024, r: 8, p: 1 });
+    const decoy = await hasher.decoy();
+    expect(decoy.startsWith('scrypt$1024$8$1$')).toBe(true);
+    expect(await hasher.decoy()).toBe(decoy);
+  });
+});
+
+describe('createLimiter', () => {
+  it('runs at most `max` tasks at once and all of them in the end, in order of arrival', async () => {
+    const limit = createLimiter(2);
+    let running = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const task = (i: number) => limit(async () => {
+      started.push(i);
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running--;
+      return i;
+    });
+    expect(await Promise.all([0, 1, 2, 3, 4, 5, 6].map(task))).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(peak).toBe(2);
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('frees the slot of a task that fails', async () => {
+    const limit = createLimiter(1);
+    await expect(limit(async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    expect(await limit(async () => 'next')).toBe('next');
+  });
+});
