@@ -7,6 +7,7 @@ import type { OpenStore } from './fixtures.js';
 import { groupsContract } from './groups.js';
 import { idempotencyContract } from './idempotency.js';
 import { isolationContract } from './isolation.js';
+import { limitsContract } from './limits.js';
 import { logsContract } from './logs.js';
 import { maintenanceContract } from './maintenance.js';
 import { metricsContract } from './metrics.js';
@@ -35,6 +36,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore): voi
     metricsContract(ctx);
     metricsHoursContract(ctx);
     aiContract(ctx);
+    limitsContract(ctx);
 
     describe('lifecycle', () => {
       it('answers ping while open', async () => {

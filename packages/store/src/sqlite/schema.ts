@@ -259,6 +259,10 @@ export const MIGRATIONS: readonly string[] = [
   END;
   CREATE INDEX logs_project_level_ts ON logs (project_id, level, ts, id);
   `,
+  // Issue 18's upload dedupe: a tenant's document with the same bytes, found without reading its other rows.
+  `
+  CREATE INDEX documents_tenant_sha256 ON documents (tenant_id, sha256);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
