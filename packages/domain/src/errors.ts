@@ -50,8 +50,15 @@ export const errors = {
   conflict: (message: string) => new AppError(409, 'conflict', message),
   tooLarge: (message: string) => new AppError(413, 'payload_too_large', message),
   unsupportedMedia: (message: string) => new AppError(415, 'unsupported_media_type', message),
-  rateLimited: (retryAfter: number) =>
-    new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, undefined, retryAfter),
+  /** Over a rate limit; `scope` names what is limited ("this application"), `max` its allowance per window. */
+  rateLimited: (retryAfter: number, scope?: string, max?: number) =>
+    new AppError(
+      429,
+      'rate_limited',
+      scope ? `Too many requests for ${scope}; retry in ${retryAfter} s.` : `Too many requests; retry in ${retryAfter} s.`,
+      scope ? [{ limit: scope, ...(max !== undefined ? { max } : {}) }] : undefined,
+      retryAfter,
+    ),
   /** An upload that would take the organization's stored bytes past its quota (STORAGE_QUOTA_BYTES); nothing is kept. */
   quotaExceeded: (quotaBytes: number, usedBytes: number) =>
     new AppError(

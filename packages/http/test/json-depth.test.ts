@@ -39,7 +39,9 @@ describe('nestedDeeperThan', () => {
 });
 
 describe('jsonBody: the depth bound before parsing', () => {
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   it(`accepts ${limits.maxJsonDepth} levels and refuses ${limits.maxJsonDepth + 1} with 400 validation_failed`, async () => {
     await app().post('/echo').set('Content-Type', 'application/json').send(arrays(limits.maxJsonDepth)).expect(200);
