@@ -47,6 +47,7 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
           tokens: need(d.tokens, 'a token service', service),
           logger,
           rateLimit: { enabled: rateLimit.enabled, perMinute: rateLimit.authPerMinute },
+          maxApiKeysPerApplication: limits.maxApiKeysPerApplication,
           ...(d.passwordHasher ? { passwordHasher: d.passwordHasher } : {}),
         }),
       ];

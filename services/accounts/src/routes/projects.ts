@@ -1,7 +1,7 @@
 import { generateApiKey, type TokenService } from '@lantern/auth';
 import { errors, schemas, validatorFor } from '@lantern/domain';
 import { jsonBody, pathId, queryId, requireUser, userIdOf } from '@lantern/http';
-import type { AccountsStore, StoredApiKey } from '@lantern/store';
+import type { AccountsStore, LimitsStore, StoredApiKey } from '@lantern/store';
 import { Router } from 'express';
 
 const projectBody = validatorFor<{ name: string; organizationId: number }>(schemas.accounts.projectBody.$id);
@@ -14,7 +14,12 @@ function publicKey(k: StoredApiKey) {
 }
 
 /** Projects, applications and their API keys. */
-export function projectRoutes({ store, tokens }: { store: AccountsStore; tokens: TokenService }): Router {
+export function projectRoutes({ store, tokens, maxApiKeysPerApplication = 20 }: {
+  store: AccountsStore & Pick<LimitsStore, 'countActiveApiKeys'>;
+  tokens: TokenService;
+  /** Active keys an application may have (MAX_API_KEYS_PER_APPLICATION); one more is 429 too_many_keys. */
+  maxApiKeysPerApplication?: number;
+}): Router {
   const router = Router();
   const auth = requireUser(tokens);
   const body = jsonBody({ limit: 16 * 1024 });
@@ -48,6 +53,7 @@ export function projectRoutes({ store, tokens }: { store: AccountsStore; tokens:
     const input = apiKeyBody.assert(req.body ?? {});
     const app = await store.getApplication(applicationId, userIdOf(res));
     if (!app) throw errors.notFound('application');
+    if ((await store.countActiveApiKeys(applicationId)) >= maxApiKeysPerApplication) throw errors.tooManyKeys(maxApiKeysPerApplication);
     const key = generateApiKey();
     const stored = await store.createApiKey({ applicationId, projectId: app.projectId, name: input.name?.trim() ?? 'default', prefix: key.prefix, hash: key.hash });
     res.status(201).json({ ...publicKey(stored), key: key.key });
