@@ -70,7 +70,17 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
     case 'query':
       return [createQueryRouter({ store, tokens: need(d.tokens, 'a token service', service), logger, maxConcurrentReadsPerUser: limits.maxConcurrentReadsPerUser })];
     case 'ai':
-      return [createAiRouter({ store, blobs: need(d.blobs, 'a blob store', service), tokens: need(d.tokens, 'a token service', service), logger })];
+      return [
+        createAiRouter({
+          store, blobs: need(d.blobs, 'a blob store', service), tokens: need(d.tokens, 'a token service', service), logger,
+          limits: {
+            enabled: rateLimit.enabled,
+            perUserPerMinute: limits.uploadsPerUserPerMinute,
+            perOrganizationPerMinute: limits.uploadsPerOrganizationPerMinute,
+            storageQuotaBytes: limits.storageQuotaBytes,
+          },
+        }),
+      ];
     case 'writer':
       return [];
   }
