@@ -29,6 +29,13 @@ export interface RateLimitOptions {
   scope?: string;
   /** Called when the shared counter fails: the request is let through (a limit must not take the service down with its store). */
   onCounterError?: (err: unknown) => void;
+  /**
+   * How long a request waits for the shared counter (default 1000 ms) before it is let through as on a failure.
+   * After a failure the limit is not counted for `counterRestMs` (default 5 s), so requests do not each wait
+   * for a store that is down.
+   */
+  counterTimeoutMs?: number;
+  counterRestMs?: number;
 }
 
 /**
@@ -40,15 +47,27 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
   const { max, windowMs = 60_000, key, enabled = true, maxKeys = 50_000, now = Date.now, counter, scope, onCounterError } = options;
   const refuse = (windowEnd: number, t: number) => errors.rateLimited(Math.max(1, Math.ceil((windowEnd - t) / 1000)), scope, max);
   if (counter) {
+    const { counterTimeoutMs = 1000, counterRestMs = 5000 } = options;
+    let restUntil = 0;
     return (req, res, next) => {
       if (!enabled) return next();
       const id = key(req, res);
       if (id === undefined) return next();
       const t = now();
+      if (t < restUntil) return next();
       const start = t - (t % windowMs);
-      counter.countHit(id, start, windowMs).then(
-        (count) => next(count > max ? refuse(start + windowMs, t) : undefined),
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`the rate-limit counter did not answer within ${counterTimeoutMs} ms`)), counterTimeoutMs);
+      });
+      Promise.race([counter.countHit(id, start, windowMs), late]).then(
+        (count) => {
+          clearTimeout(timer);
+          next(count > max ? refuse(start + windowMs, t) : undefined);
+        },
         (err: unknown) => {
+          clearTimeout(timer);
+          restUntil = now() + counterRestMs;
           onCounterError?.(err);
           next();
         },

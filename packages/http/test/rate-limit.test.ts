@@ -111,14 +111,29 @@ describe('rateLimit with a shared counter', () => {
     expect(await hit(processB)).toBeUndefined();
   });
 
-  it('lets the request through, and says so, when the counter fails', async () => {
+  it('lets the request through, and says so, when the counter fails; then rests before asking it again', async () => {
     const failures: unknown[] = [];
+    let asked = 0;
+    let t = 0;
     const mw = rateLimit({
-      max: 1, key: () => 'k', onCounterError: (err) => failures.push(err),
-      counter: { countHit: async () => Promise.reject(new Error('store down')) },
+      max: 1, key: () => 'k', now: () => t, onCounterError: (err) => failures.push(err),
+      counter: { countHit: async () => { asked++; return Promise.reject(new Error('store down')); } },
     });
     expect(await hit(mw)).toBeUndefined();
     expect(await hit(mw)).toBeUndefined();
-    expect(failures).toHaveLength(2);
+    expect({ asked, failures: failures.length }).toEqual({ asked: 1, failures: 1 });
+    t = 5000;
+    expect(await hit(mw)).toBeUndefined();
+    expect({ asked, failures: failures.length }).toEqual({ asked: 2, failures: 2 });
+  });
+
+  it('lets the request through when the counter does not answer in time', async () => {
+    const failures: unknown[] = [];
+    const mw = rateLimit({
+      max: 1, key: () => 'k', counterTimeoutMs: 20, onCounterError: (err) => failures.push(err),
+      counter: { countHit: () => new Promise<number>(() => undefined) },
+    });
+    expect(await hit(mw)).toBeUndefined();
+    expect(String(failures[0])).toMatch(/did not answer within 20 ms/);
   });
 });
