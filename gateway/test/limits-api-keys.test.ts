@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError } from './accounts-helpers.js';
 import { bearer, createTenancy, log, logBatch, startLantern, type Lantern, type Tenancy } from './harness.js';
+import { expectDocumentedRefusal } from './limits-helpers.js';
 import { addApplication, sendLogs } from './telemetry-helpers.js';
 
 /** A cap on active (unrevoked) keys per application (issue 18): keys cannot be minted without limit. */
@@ -25,6 +26,7 @@ describe('API keys: at most MAX_API_KEYS_PER_APPLICATION active keys per applica
     expectError(res, 429, 'too_many_keys');
     expect(res.body.error.details).toEqual([{ maxActiveKeys: 3 }]);
     expect(res.headers['retry-after']).toBeUndefined();
+    expectDocumentedRefusal('POST', '/applications/{id}/api-keys', res);
     expect(await activeKeys(t.applicationId)).toBe(3);
 
     // Revoking one makes room for one; the revoked key does not count.

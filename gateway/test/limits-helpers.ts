@@ -1,4 +1,5 @@
 import { expect } from '@jest/globals';
+import { buildOpenApi } from '@lantern/domain';
 import type { Response } from 'supertest';
 import { expectError } from './accounts-helpers.js';
 
@@ -17,4 +18,16 @@ export function expectRateLimited(res: Response, scope: string): void {
   expect(res.body.error.details).toEqual([{ limit: scope, max: expect.any(Number) }]);
   const retryAfter = Number(res.headers['retry-after']);
   expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
+}
+
+type Operation = { responses: Record<string, { description: string; headers?: Record<string, unknown> }> };
+
+/** The OpenAPI document declares the refusal on the operation: its status, its code, and Retry-After when it is set. */
+export function expectDocumentedRefusal(method: string, path: string, res: Response): void {
+  const doc = buildOpenApi() as unknown as { paths: Record<string, Record<string, Operation>> };
+  const response = doc.paths[path]?.[method.toLowerCase()]?.responses[String(res.status)];
+  expect({ where: `${method} ${path} ${res.status}`, description: response?.description }).toEqual({
+    where: `${method} ${path} ${res.status}`, description: expect.stringContaining(res.body.error.code),
+  });
+  if (res.headers['retry-after'] !== undefined) expect(Object.keys(response?.headers ?? {})).toContain('Retry-After');
 }

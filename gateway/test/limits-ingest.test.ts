@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bearer, createTenancy, log, logBatch, span, startLantern, traceBatch, type Lantern, type Tenancy } from './harness.js';
-import { expectRateLimited, inOneWindow } from './limits-helpers.js';
+import { expectDocumentedRefusal, expectRateLimited, inOneWindow } from './limits-helpers.js';
 import { addProject, sendLogs, sendTraces, traceIdsOf, traces } from './telemetry-helpers.js';
 
 /** Ingest limits per application and per organization (issue 18): more keys do not buy more allowance. */
@@ -26,8 +26,12 @@ describe('ingest: rate limits per application and per organization', () => {
     for (const key of keys) await sendTraces(l, key, traceBatch([span()])).expect(200);
     const refused = span();
     for (const key of keys) {
-      expectRateLimited(await sendTraces(l, key, traceBatch([refused])), 'this application');
-      expectRateLimited(await sendLogs(l, key, logBatch([log()])), 'this application');
+      const traced = await sendTraces(l, key, traceBatch([refused]));
+      expectRateLimited(traced, 'this application');
+      expectDocumentedRefusal('POST', '/ingest/traces', traced);
+      const logged = await sendLogs(l, key, logBatch([log()]));
+      expectRateLimited(logged, 'this application');
+      expectDocumentedRefusal('POST', '/ingest/logs', logged);
     }
     expect(traceIdsOf(await traces(l, t))).not.toContain(refused['traceId']);
     // Another organization's application has its own allowances.

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError } from './accounts-helpers.js';
 import { bearer, createTenancy, listenOnPort, startLantern, type Lantern, type Tenancy } from './harness.js';
+import { expectDocumentedRefusal } from './limits-helpers.js';
 import { sendLogs } from './telemetry-helpers.js';
 
 const MAX = 4;
@@ -52,8 +53,9 @@ describe('query: at most MAX_CONCURRENT_READS_PER_USER reads in flight per user'
       held.push(read);
       expect(read.status).toBe(200);
     }
-    for (const path of ['/ingest/logs', `/logs/project?id=${t.projectId}`, '/metrics']) {
-      const res = await l.http.get(path).set(bearer(t.token));
+    for (const path of ['/ingest/logs', '/logs/project', '/metrics']) {
+      const res = await l.http.get(path).query(path === '/logs/project' ? { id: t.projectId } : {}).set(bearer(t.token));
+      expectDocumentedRefusal('GET', path, res);
       expectError(res, 429, 'too_many_reads');
       expect(res.headers['retry-after']).toBe('1');
       expect(res.body.error.details).toEqual([{ maxConcurrentReads: MAX }]);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError, register, type Registered } from './accounts-helpers.js';
 import { blobKeys, createAiTenant, expectNothingKept, listDocs, snapshot, upload } from './ai-helpers.js';
 import { bearer, createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
-import { expectRateLimited, inOneWindow } from './limits-helpers.js';
+import { expectDocumentedRefusal, expectRateLimited, inOneWindow } from './limits-helpers.js';
 
 /** Upload rate limits per user and per organization (issue 18). */
 describe('AI documents: upload rate limits', () => {
@@ -26,7 +26,9 @@ describe('AI documents: upload rate limits', () => {
     await inOneWindow();
     await upload(l, t.token, tenantId, 'one\n').expect(200);
     await upload(l, t.token, tenantId, 'two\n').expect(200);
-    expectRateLimited(await upload(l, t.token, tenantId, 'three\n'), 'your uploads');
+    const refused = await upload(l, t.token, tenantId, 'three\n');
+    expectRateLimited(refused, 'your uploads');
+    expectDocumentedRefusal('POST', '/ai/docs', refused);
     // Another member has their own allowance, within the organization's (3 a minute, 2 used).
     await upload(l, colleague.token, tenantId, 'four\n').expect(200);
     expectRateLimited(await upload(l, colleague.token, tenantId, 'five\n'), 'this organization\'s uploads');
@@ -58,6 +60,7 @@ describe('AI documents: the organization\'s storage quota', () => {
     const before = await snapshot(l, t.token, second);
     const res = await upload(l, t.token, second, text(41, 'b'));
     expectError(res, 413, 'quota_exceeded');
+    expectDocumentedRefusal('POST', '/ai/docs', res);
     expect(res.body.error.details).toEqual([{ quotaBytes: QUOTA, usedBytes: 60 }]);
     await expectNothingKept(l, t.token, second, before);
     // Exactly up to the quota is fine.
