@@ -1,7 +1,8 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError, register, type Registered } from './accounts-helpers.js';
 import { blobKeys, createAiTenant, expectNothingKept, listDocs, snapshot, upload } from './ai-helpers.js';
-import { bearer, createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
+import { bearer, createTenancy, listenOnPort, startLantern, type Lantern, type Tenancy } from './harness.js';
 import { expectDocumentedRefusal, expectRateLimited, inOneWindow } from './limits-helpers.js';
 
 /** Upload rate limits per user and per organization (issue 18). */
@@ -99,6 +100,34 @@ describe('AI documents: the organization\'s storage quota', () => {
     expect(bytes).toBeLessThanOrEqual(QUOTA);
     expect(kept).toHaveLength(1 + racing.filter((r) => r.status === 200).length);
     expect((await blobKeys(l)).filter((k) => k.includes(tenant))).toHaveLength(kept.length);
+  });
+
+  it('refuses before reading a body whose declared length cannot fit, keeping nothing', async () => {
+    const org = await createTenancy(l, 'lim-quota-declared');
+    const tenant = await createAiTenant(l, org.token, org.organizationId, 'declared');
+    const before = await snapshot(l, org.token, tenant);
+    // 1 MiB declared against a 100-byte quota, and not one byte of the body sent: the answer comes from the headers.
+    const server = await listenOnPort(l);
+    try {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request({
+          host: '127.0.0.1', port: server.port, method: 'POST', path: `/ai/docs?TenantId=${tenant}`,
+          headers: { Authorization: `Bearer ${org.token}`, 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': String(1024 * 1024) },
+        }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+        setTimeout(() => req.destroy(new Error('no answer without the body')), 10_000).unref();
+      });
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toEqual({ error: { code: 'quota_exceeded', message: expect.any(String), details: [{ quotaBytes: QUOTA, usedBytes: 0 }] } });
+    } finally {
+      await server.close();
+    }
+    await expectNothingKept(l, org.token, tenant, before);
   });
 
   it('leaves other organizations their own quota', async () => {

@@ -14,11 +14,22 @@ export interface AdmitDeps {
   quotaBytes: number;
 }
 
-/** Before the body is read: an organization already at its quota is refused at once (no byte would fit). */
+/**
+ * The most a multipart upload's body carries besides the file: up to 12 part headers of at most 16 KiB each
+ * (busboy's bound), 10 fields of at most 1 KiB (uploadMiddleware's limits), boundaries, with room to spare.
+ */
+const MULTIPART_OVERHEAD_BYTES = 256 * 1024;
+
+/**
+ * Before the body is read: refused at once when the organization is at its quota (no byte would fit), or when
+ * the declared Content-Length, less the most a form carries besides the file, cannot fit.
+ */
 export function quotaNotReached({ store, quotaBytes }: Pick<AdmitDeps, 'store' | 'quotaBytes'>): RequestHandler {
-  return async (_req, res, next) => {
+  return async (req, res, next) => {
     const used = await store.organizationStoredBytes(res.locals['organizationId'] as number);
-    if (used >= quotaBytes) throw errors.quotaExceeded(quotaBytes, used);
+    const declared = Number(req.headers['content-length']);
+    const fileAtLeast = Number.isSafeInteger(declared) ? Math.max(0, declared - MULTIPART_OVERHEAD_BYTES) : 0;
+    if (used >= quotaBytes || used + fileAtLeast > quotaBytes) throw errors.quotaExceeded(quotaBytes, used);
     next();
   };
 }
