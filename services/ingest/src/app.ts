@@ -1,4 +1,4 @@
-import type { ApiKeyResolver } from '@lantern/auth';
+import type { ApiKeyResolver, ResolvedKey } from '@lantern/auth';
 import type { Bus } from '@lantern/bus';
 import { AppError, errors, toIso } from '@lantern/domain';
 import { createServiceApp, jsonBody, originOf, rateLimit, requireApiKey, type RateCounter } from '@lantern/http';
@@ -30,17 +30,15 @@ export function createIngestRouter({ bus, keys, logger, rateLimit: limit, counte
   const router = Router();
   const enabled = limit?.enabled ?? false;
   const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; request let through', { error: (err as Error).message });
+  const limitBy = (scope: string, max: number | undefined, key: (origin: ResolvedKey) => string) =>
+    max === undefined ? [] : [rateLimit({ enabled, max, scope, key: (_req, res) => key(originOf(res)), ...(counter ? { counter, onCounterError } : {}) })];
   // Key, then application, then organization: a request refused at one level is not counted at the next, so an
   // application over its own limit does not use up its organization's allowance for the others.
   const guard = [
     requireApiKey(keys),
-    rateLimit({ enabled, max: limit?.perMinute ?? 1, key: (_req, res) => `ingest-key:${originOf(res).keyId}`, scope: 'this API key', ...(counter ? { counter, onCounterError } : {}) }),
-    ...(limit?.perApplicationPerMinute !== undefined
-      ? [rateLimit({ enabled, max: limit.perApplicationPerMinute, key: (_req, res) => `ingest-app:${originOf(res).applicationId}`, scope: 'this application', ...(counter ? { counter, onCounterError } : {}) })]
-      : []),
-    ...(limit?.perOrganizationPerMinute !== undefined
-      ? [rateLimit({ enabled, max: limit.perOrganizationPerMinute, key: (_req, res) => `ingest-org:${originOf(res).organizationId}`, scope: 'this organization', ...(counter ? { counter, onCounterError } : {}) })]
-      : []),
+    ...limitBy('this API key', limit?.perMinute ?? 1, (o) => `ingest-key:${o.keyId}`),
+    ...limitBy('this application', limit?.perApplicationPerMinute, (o) => `ingest-app:${o.applicationId}`),
+    ...limitBy('this organization', limit?.perOrganizationPerMinute, (o) => `ingest-org:${o.organizationId}`),
     jsonBody({ limit: ingestBodyLimit, checkSafety: false }),
   ];
   const receivedAt = () => toIso(Date.now());
