@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { createTokenService, type PasswordHasher } from '@lantern/auth';
-import type { Config } from '@lantern/config';
+import type { Config, LimitsConfig } from '@lantern/config';
 import { consoleDir } from '@lantern/console';
 import { createServiceApp } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
@@ -24,6 +24,8 @@ export interface Embedded {
 export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds' | 'rateLimit' | 'apiKeyCacheMs' | 'trustProxy'> &
   Partial<Pick<Config, 'adapters' | 'retentionDays'>> & {
   logger: Logger;
+  /** The fair limits (docs/api.md, "Limits"); what is left out takes its default. */
+  limits?: Partial<LimitsConfig>;
   /** SQLite file; defaults to DATA_DIR/lantern.db (tests pass ':memory:'). */
   storeFile?: string;
   passwordHasher?: PasswordHasher;
@@ -61,7 +63,7 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
   });
   // Token versions are looked up in the store (a signed-out token is refused at once in this process).
   const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds, versions: store });
-  const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, apiKeyCacheMs: options.apiKeyCacheMs, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
+  const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
   let stopping = false;
   const app = createServiceApp({
     logger,

@@ -3,7 +3,7 @@ import { createAiRouter } from '@lantern/ai';
 import { createApiKeyResolver, type PasswordHasher, type TokenService } from '@lantern/auth';
 import type { BlobStore } from '@lantern/blobs';
 import type { Bus } from '@lantern/bus';
-import type { Config } from '@lantern/config';
+import { DEFAULT_LIMITS, type Config, type LimitsConfig } from '@lantern/config';
 import { createIngestRouter } from '@lantern/ingest';
 import type { Logger } from '@lantern/logging';
 import { createQueryRouter } from '@lantern/query';
@@ -16,6 +16,8 @@ export type ServiceName = (typeof SERVICES)[number];
 export const isServiceName = (name: string | undefined): name is ServiceName => (SERVICES as readonly string[]).includes(name ?? '');
 
 export interface RouterDeps extends Pick<Config, 'rateLimit' | 'apiKeyCacheMs'> {
+  /** The fair limits (docs/api.md, "Limits"); what is left out takes its default. */
+  limits?: Partial<LimitsConfig>;
   store: Store;
   logger: Logger;
   tokens?: TokenService;
@@ -35,6 +37,7 @@ function need<T>(value: T | undefined, what: string, service: ServiceName): T {
  */
 export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
   const { store, logger, rateLimit } = d;
+  const limits: LimitsConfig = { ...DEFAULT_LIMITS, ...d.limits };
   switch (service) {
     case 'accounts':
       return [
@@ -44,6 +47,7 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
           tokens: need(d.tokens, 'a token service', service),
           logger,
           rateLimit: { enabled: rateLimit.enabled, perMinute: rateLimit.authPerMinute },
+          maxApiKeysPerApplication: limits.maxApiKeysPerApplication,
           ...(d.passwordHasher ? { passwordHasher: d.passwordHasher } : {}),
         }),
       ];
@@ -53,13 +57,30 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
           bus: need(d.bus, 'a bus', service),
           keys: createApiKeyResolver(store, { ttlMs: d.apiKeyCacheMs }),
           logger,
-          rateLimit: { enabled: rateLimit.enabled, perMinute: rateLimit.ingestPerMinute },
+          rateLimit: {
+            enabled: rateLimit.enabled,
+            perMinute: rateLimit.ingestPerMinute,
+            perApplicationPerMinute: limits.ingestPerApplicationPerMinute,
+            perOrganizationPerMinute: limits.ingestPerOrganizationPerMinute,
+          },
+          // The store counts the windows: with MongoDB every ingest process shares them (docs/deploy.md).
+          counter: store,
         }),
       ];
     case 'query':
-      return [createQueryRouter({ store, tokens: need(d.tokens, 'a token service', service), logger })];
+      return [createQueryRouter({ store, tokens: need(d.tokens, 'a token service', service), logger, maxConcurrentReadsPerUser: limits.maxConcurrentReadsPerUser })];
     case 'ai':
-      return [createAiRouter({ store, blobs: need(d.blobs, 'a blob store', service), tokens: need(d.tokens, 'a token service', service), logger })];
+      return [
+        createAiRouter({
+          store, blobs: need(d.blobs, 'a blob store', service), tokens: need(d.tokens, 'a token service', service), logger,
+          limits: {
+            enabled: rateLimit.enabled,
+            perUserPerMinute: limits.uploadsPerUserPerMinute,
+            perOrganizationPerMinute: limits.uploadsPerOrganizationPerMinute,
+            storageQuotaBytes: limits.storageQuotaBytes,
+          },
+        }),
+      ];
     case 'writer':
       return [];
   }

@@ -81,9 +81,11 @@ describe('AI documents: the fixtures', () => {
   });
 
   it('decides the type from the content, not the extension: a PDF named .txt is a PDF, a Markdown file named .pdf is text', async () => {
-    const pdf = await upload(l, t.token, tenantId, fixture('runbook.pdf'), 'report.txt').expect(200);
+    // A tenant of its own: in `tenantId` these bytes are stored already, and would answer that record (dedupe).
+    const fresh = await createAiTenant(l, t.token, t.organizationId, 'by content');
+    const pdf = await upload(l, t.token, fresh, fixture('runbook.pdf'), 'report.txt').expect(200);
     expect(pdf.body.contentType).toBe(PDF);
-    const md = await upload(l, t.token, tenantId, fixture('runbook.md'), 'runbook.pdf', PDF).expect(200);
+    const md = await upload(l, t.token, fresh, fixture('runbook.md'), 'runbook.pdf', PDF).expect(200);
     expect(md.body.contentType).toBe(utf8('text/plain'));
   });
 });
@@ -115,12 +117,18 @@ describe('AI documents: storage, listing and deletion', () => {
     expect(res.body.filename).toBe('secret-plan-Q3.txt');
   });
 
-  it('stores the same bytes uploaded twice as two documents with the same sha256', async () => {
+  it('answers the same bytes uploaded again to the tenant with the existing record, storing nothing twice', async () => {
+    const before = await blobKeys(l);
     const one = await upload(l, a.token, tenantId, 'same bytes\n', 'same.txt').expect(200);
-    const two = await upload(l, a.token, tenantId, 'same bytes\n', 'same.txt').expect(200);
-    expect(one.body.id).not.toBe(two.body.id);
-    expect(one.body.sha256).toBe(two.body.sha256);
-    for (const id of [one.body.id, two.body.id]) expect(await readFile(objectPath(l, tenantId, id), 'utf8')).toBe('same bytes\n');
+    const two = await upload(l, a.token, tenantId, 'same bytes\n', 'again.txt').expect(200);
+    expect(two.body).toEqual(one.body);
+    expect((await blobKeys(l)).filter((k) => !before.includes(k))).toEqual([`tenants/${tenantId}/documents/${one.body.id}`]);
+    expect((await listDocs(l, a.token, tenantId)).filter((d) => d['sha256'] === one.body.sha256)).toHaveLength(1);
+    // Another tenant keeps its own copy.
+    const elsewhere = await createAiTenant(l, a.token, a.organizationId, 'elsewhere');
+    const three = await upload(l, a.token, elsewhere, 'same bytes\n', 'same.txt').expect(200);
+    expect(three.body.id).not.toBe(one.body.id);
+    expect(await readFile(objectPath(l, elsewhere, three.body.id), 'utf8')).toBe('same bytes\n');
   });
 
   it('lists a tenant\'s documents newest first, each as the upload\'s record and never with the object key', async () => {

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPasswordHasher } from '@lantern/auth';
+import type { LimitsConfig } from '@lantern/config';
 import { createEmbedded, type Embedded } from '@lantern/gateway';
 import { createLogger, type Logger } from '@lantern/logging';
 import request from 'supertest';
@@ -22,6 +23,8 @@ export type HttpTarget = Pick<Lantern, 'http'>;
 
 export interface StartOptions {
   rateLimit?: { enabled: boolean; ingestPerMinute: number; authPerMinute: number };
+  /** The fair limits; what is left out takes its default. */
+  limits?: Partial<LimitsConfig>;
   apiKeyCacheMs?: number;
   /** Use a SQLite file under the data dir instead of memory. */
   fileStore?: boolean;
@@ -42,6 +45,7 @@ export async function startLantern(options: StartOptions = {}): Promise<Lantern>
     logger: options.logger ?? createLogger({ service: 'test', silent: true }),
     ...(options.fileStore ? {} : { storeFile: ':memory:' }),
     passwordHasher: fastHash,
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   return {
     ...embedded,

@@ -146,7 +146,7 @@ describe('ingest: hostile items in a mixed batch', () => {
     ['a key of 300 characters', { meta: { ['k'.repeat(300)]: 1 } }, 'too long'],
     ['nesting 17 levels deep', { meta: deep(16) }, 'nested deeper'],
     ['nesting 15 levels deep', { meta: deep(14) }, null],
-    ['nesting 3,000 levels deep', { meta: deep(3000) }, 'nested deeper'],
+    ['nesting 40 levels deep (under the whole body\'s bound of 64)', { meta: deep(40) }, 'nested deeper'],
     ['a timestamp past year 9999 in UTC', { timestamp: '9999-12-31T23:30:00-01:00' }, '/timestamp'],
     ['a timestamp before year 0000 in UTC', { timestamp: '0000-01-01T00:30:00+01:00' }, '/timestamp'],
     ['the last instant of year 9999', { timestamp: '9999-12-31T23:59:59.999Z' }, null],
@@ -199,6 +199,16 @@ describe('ingest: hostile items in a mixed batch', () => {
       }
     });
   }
+
+  it('refuses the whole batch (400, nothing stored) when one item nests past the body\'s bound, before parsing', async () => {
+    const before = (await traces(l, t)).length;
+    for (const kind of ['traces', 'logs'] as const) {
+      const res = await send(l, t.apiKey, kind, { timestamp: now(), [kind]: [item(kind), item(kind, { meta: deep(3000) })] });
+      expectError(res, 400, 'validation_failed');
+      expect(res.body.error.message).toContain('nested deeper than 64 levels');
+    }
+    expect((await traces(l, t)).length).toBe(before);
+  });
 
   it('answers 200 for a batch of 10,000 hostile items, rejecting each, storing none', async () => {
     const before = (await traces(l, t)).length;

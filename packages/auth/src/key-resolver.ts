@@ -4,15 +4,18 @@ import { hashApiKey, looksLikeApiKey } from './api-keys.js';
 export interface ApiKeyLookup {
   /** The key with this hash, or null; `revokedAt` set when revoked. */
   findApiKeyByHash(hash: string): Promise<{ id: string; applicationId: number; projectId: number; revokedAt: string | null } | null>;
+  /** The organization of a project, or null. */
+  findProjectOrganization(projectId: number): Promise<number | null>;
 }
 
-/** A valid key's application and project, and the key's own id (for per-key rate limits). */
+/** A valid key's application, project and organization, and the key's own id (for the rate limits of each). */
 export interface ResolvedKey extends Origin {
   keyId: string;
+  organizationId: number;
 }
 
 export interface ApiKeyResolver {
-  /** The application and project of a valid, unrevoked key, or null. */
+  /** The application, project and organization of a valid, unrevoked key, or null. */
   resolve(key: string): Promise<ResolvedKey | null>;
 }
 
@@ -32,7 +35,9 @@ export function createApiKeyResolver(
       const hit = cache.get(hash);
       if (hit && hit.expires > now()) return hit.origin;
       const row = await lookup.findApiKeyByHash(hash);
-      const origin = row && !row.revokedAt ? { keyId: row.id, applicationId: row.applicationId, projectId: row.projectId } : null;
+      // The organization is resolved once with the key and cached with it: the per-organization limit costs no lookup per request.
+      const organizationId = row && !row.revokedAt ? await lookup.findProjectOrganization(row.projectId) : null;
+      const origin = row && organizationId !== null ? { keyId: row.id, applicationId: row.applicationId, projectId: row.projectId, organizationId } : null;
       if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
       cache.delete(hash);
       cache.set(hash, { origin, expires: now() + ttlMs });

@@ -20,6 +20,34 @@ export interface RateLimitConfig {
   authPerMinute: number;
 }
 
+/** The limits that keep one tenant from taking what others need (docs/api.md, "Limits"). */
+export interface LimitsConfig {
+  /** Ingest requests per application per minute, whatever key sends them (RATE_LIMIT_ENABLED applies). */
+  ingestPerApplicationPerMinute: number;
+  /** Ingest requests per organization per minute, all its applications together (RATE_LIMIT_ENABLED applies). */
+  ingestPerOrganizationPerMinute: number;
+  /** Document uploads per user per minute (RATE_LIMIT_ENABLED applies). */
+  uploadsPerUserPerMinute: number;
+  /** Document uploads per organization per minute, all its members together (RATE_LIMIT_ENABLED applies). */
+  uploadsPerOrganizationPerMinute: number;
+  /** Active (unrevoked) API keys one application may have. */
+  maxApiKeysPerApplication: number;
+  /** Reads (traces, logs, metrics) one user may have in flight at once, per query process. */
+  maxConcurrentReadsPerUser: number;
+  /** Bytes of documents one organization may keep, all its tenants together. */
+  storageQuotaBytes: number;
+}
+
+export const DEFAULT_LIMITS: LimitsConfig = {
+  ingestPerApplicationPerMinute: 1200,
+  ingestPerOrganizationPerMinute: 6000,
+  uploadsPerUserPerMinute: 30,
+  uploadsPerOrganizationPerMinute: 120,
+  maxApiKeysPerApplication: 20,
+  maxConcurrentReadsPerUser: 4,
+  storageQuotaBytes: 1024 * 1024 * 1024,
+};
+
 export interface Config {
   port: number;
   host: string;
@@ -29,6 +57,7 @@ export interface Config {
   jwtTtlSeconds: number;
   logLevel: string;
   rateLimit: RateLimitConfig;
+  limits: LimitsConfig;
   apiKeyCacheMs: number;
   /** Trust X-Forwarded-For from this many proxies (for the client address of rate limits). */
   trustProxy: number;
@@ -56,6 +85,15 @@ export function loadConfig(env: Env = process.env): Config {
       enabled: r.bool('RATE_LIMIT_ENABLED', true),
       ingestPerMinute: r.int('RATE_LIMIT_INGEST_PER_MINUTE', 1200, 1, 10_000_000),
       authPerMinute: r.int('RATE_LIMIT_AUTH_PER_MINUTE', 20, 1, 1_000_000),
+    },
+    limits: {
+      ingestPerApplicationPerMinute: r.int('RATE_LIMIT_INGEST_APPLICATION_PER_MINUTE', DEFAULT_LIMITS.ingestPerApplicationPerMinute, 1, 10_000_000),
+      ingestPerOrganizationPerMinute: r.int('RATE_LIMIT_INGEST_ORGANIZATION_PER_MINUTE', DEFAULT_LIMITS.ingestPerOrganizationPerMinute, 1, 100_000_000),
+      uploadsPerUserPerMinute: r.int('RATE_LIMIT_UPLOADS_PER_MINUTE', DEFAULT_LIMITS.uploadsPerUserPerMinute, 1, 1_000_000),
+      uploadsPerOrganizationPerMinute: r.int('RATE_LIMIT_UPLOADS_ORGANIZATION_PER_MINUTE', DEFAULT_LIMITS.uploadsPerOrganizationPerMinute, 1, 10_000_000),
+      maxApiKeysPerApplication: r.int('MAX_API_KEYS_PER_APPLICATION', DEFAULT_LIMITS.maxApiKeysPerApplication, 1, 10_000),
+      maxConcurrentReadsPerUser: r.int('MAX_CONCURRENT_READS_PER_USER', DEFAULT_LIMITS.maxConcurrentReadsPerUser, 1, 1000),
+      storageQuotaBytes: r.int('STORAGE_QUOTA_BYTES', DEFAULT_LIMITS.storageQuotaBytes, 0, Number.MAX_SAFE_INTEGER),
     },
     apiKeyCacheMs: r.int('API_KEY_CACHE_MS', 5000, 0, 5000),
     trustProxy: r.int('TRUST_PROXY', 0, 0, 10),

@@ -8,8 +8,11 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
+  | 'quota_exceeded'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'too_many_keys'
+  | 'too_many_reads'
   | 'unavailable'
   | 'read_timeout'
   | 'internal';
@@ -47,8 +50,29 @@ export const errors = {
   conflict: (message: string) => new AppError(409, 'conflict', message),
   tooLarge: (message: string) => new AppError(413, 'payload_too_large', message),
   unsupportedMedia: (message: string) => new AppError(415, 'unsupported_media_type', message),
-  rateLimited: (retryAfter: number) =>
-    new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, undefined, retryAfter),
+  /** Over a rate limit; `scope` names what is limited ("this application"), `max` its allowance per window. */
+  rateLimited: (retryAfter: number, scope?: string, max?: number) =>
+    new AppError(
+      429,
+      'rate_limited',
+      scope ? `Too many requests for ${scope}; retry in ${retryAfter} s.` : `Too many requests; retry in ${retryAfter} s.`,
+      scope ? [{ limit: scope, ...(max !== undefined ? { max } : {}) }] : undefined,
+      retryAfter,
+    ),
+  /** An upload that would take the organization's stored bytes past its quota (STORAGE_QUOTA_BYTES); nothing is kept. */
+  quotaExceeded: (quotaBytes: number, usedBytes: number) =>
+    new AppError(
+      413,
+      'quota_exceeded',
+      `This upload would take the organization past its storage quota of ${quotaBytes} bytes (${usedBytes} in use); nothing was stored. Delete documents to make room.`,
+      [{ quotaBytes, usedBytes }],
+    ),
+  /** The application already has its most active keys (MAX_API_KEYS_PER_APPLICATION): retrying cannot help, revoking one can. */
+  tooManyKeys: (max: number) =>
+    new AppError(429, 'too_many_keys', `This application already has ${max} active API keys, the most allowed. Revoke one before creating another.`, [{ maxActiveKeys: max }]),
+  /** The caller has their most reads in flight (MAX_CONCURRENT_READS_PER_USER). */
+  tooManyReads: (max: number, retryAfter = 1) =>
+    new AppError(429, 'too_many_reads', `You already have ${max} reads in progress; retry in ${retryAfter} s, when one has finished.`, [{ maxConcurrentReads: max }], retryAfter),
   unavailable: (what: string, retryAfter = 5) =>
     new AppError(503, 'unavailable', `The ${what} is unavailable; nothing was written. Retry in ${retryAfter} s.`, undefined, retryAfter),
   /** A read that ran past its time budget (READ_BUDGET_MS, STREAM_BUDGET_MS): narrowing it is the fix, not retrying. */

@@ -10,6 +10,11 @@ export const limits = {
   maxUploadBytes: 10 * 1024 * 1024,
   /** Deepest nesting of extra fields inside a span or log. */
   maxDepth: 16,
+  /**
+   * Deepest nesting of arrays and objects in any JSON body, counted on the raw bytes before parsing (the body
+   * is refused whole, before JSON.parse runs). Items of a batch have their own, lower bound (`maxDepth`).
+   */
+  maxJsonDepth: 64,
   /** Largest accounts / AI JSON body. */
   maxJsonBodyBytes: 64 * 1024,
   /** Longest name (organization, project, application, tenant, key). */

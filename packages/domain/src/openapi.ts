@@ -37,6 +37,18 @@ const ERRORS: Record<string, Json> = {
   '503': { ...err('unavailable: a backing system is down; nothing was written'), headers: retryAfter },
 };
 
+/** The limits of docs/api.md ("Limits"): what 413 and 429 mean on the operations they apply to. */
+const ingestLimits = {
+  '400': err('invalid_json, validation_failed (also for a body nested deeper than 64 levels, refused before parsing) or missing_parameter'),
+  '429': { ...err('rate_limited: over the limit of the API key, of its application or of its organization (details name it)'), headers: retryAfter },
+};
+const readLimit = { '429': { ...err('too_many_reads: you already have MAX_CONCURRENT_READS_PER_USER (default 4) reads in flight'), headers: retryAfter } };
+const uploadLimits = {
+  '413': err('payload_too_large (a file over 10,485,760 bytes) or quota_exceeded (the organization would pass STORAGE_QUOTA_BYTES); nothing is kept'),
+  '429': { ...err('rate_limited: over your uploads per minute or your organization\'s (details name it)'), headers: retryAfter },
+};
+const keyCap = { '429': err('too_many_keys: the application has MAX_API_KEYS_PER_APPLICATION (default 20) active keys; revoke one (no Retry-After: waiting does not help)') };
+
 /** The headers of a page of a streamed read when `limit` is given and there is a next page. */
 const pageHeaders = {
   'X-Next-Cursor': { description: 'The `cursor` of the next page; absent on the last page.', schema: { type: 'string' } },
@@ -54,6 +66,8 @@ interface Op {
   params?: Array<{ name: string; in: 'query' | 'path' | 'header'; required?: boolean; schema: Json; description?: string }>;
   ok: [string, string, Json?];
   errors: string[];
+  /** What an error status means for this operation, where it says more than the shared one (its code). */
+  errorNotes?: Record<string, Json>;
   description?: string;
 }
 
@@ -83,24 +97,24 @@ const idempotencyKey: NonNullable<Op['params']>[number] = {
 const ops: Record<string, Record<string, Op>> = {
   '/ingest/traces': {
     post: { summary: 'Send a batch of spans', security: 'apiKey', body: ref('TraceBatch'), ok: ['200', 'Valid spans stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
-      params: [idempotencyKey] },
+      errorNotes: ingestLimits, params: [idempotencyKey] },
   },
   '/ingest/logs': {
     post: { summary: 'Send a batch of logs', security: 'apiKey', body: ref('LogBatch'), ok: ['200', 'Valid logs stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
-      params: [idempotencyKey] },
-    get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Log entries', list('LogEntry')], errors: ['400', '401', '404'],
+      errorNotes: ingestLimits, params: [idempotencyKey] },
+    get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Log entries', list('LogEntry')], errors: ['400', '401', '404', '429'], errorNotes: readLimit,
       params: [...readFilters, { name: 'level', in: 'query', schema: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] } }, { name: 'projectId', in: 'query', schema: id },
         contains('q', 'The log\'s `message`')] },
   },
   '/logs/project': {
-    get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Trace records', list('TraceRecord')], errors: ['400', '401', '404'],
+    get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Trace records', list('TraceRecord')], errors: ['400', '401', '404', '429'], errorNotes: readLimit,
       params: [{ name: 'id', in: 'query', required: true, schema: id, description: 'Project id.' }, ...readFilters,
         { name: 'minDurationMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs }, description: 'Root span duration at least this.' },
         { name: 'status', in: 'query', schema: { type: 'string', pattern: '^[1-5]([xX]{2}|[0-9]{2})$' }, description: 'Root span status: a code (404) or a class (5xx).' },
         contains('url', 'The root span\'s `requestURL`')] },
   },
   '/metrics': {
-    get: { summary: 'Request metrics per application from its entry (controller:) spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404'],
+    get: { summary: 'Request metrics per application from its entry (controller:) spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404', '429'], errorNotes: readLimit,
       params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: an hour before `to`. The window is at most 90 days, and is widened to whole buckets.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now (the window then ends with the current minute).' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
   },
   '/ai/tenant': {
@@ -108,7 +122,8 @@ const ops: Record<string, Record<string, Op>> = {
     get: { summary: 'List the tenants of an organization', security: 'jwt', ok: ['200', 'Tenants', list('Tenant')], errors: ['400', '401', '404'], params: [{ name: 'organizationId', in: 'query', required: true, schema: id }] },
   },
   '/ai/docs': {
-    post: { summary: 'Upload a document (multipart part "file", at most 10,485,760 bytes)', security: 'jwt', ok: ['200', 'The stored document', ref('Document')], errors: ['400', '401', '404', '413', '415', '503'],
+    post: { summary: 'Upload a document (multipart part "file", at most 10,485,760 bytes)', security: 'jwt', ok: ['200', 'The stored document, or the tenant\'s existing one with the same bytes', ref('Document')], errors: ['400', '401', '404', '413', '415', '429', '503'],
+      errorNotes: uploadLimits,
       body: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } } },
       params: [{ name: 'TenantId', in: 'query', required: true, schema: str }],
       description: 'Supported: PDF, DOCX, TXT, MD and other text (JSON, CSV, HTML, XML, YAML...), decided from the content. Text that is not UTF-8 is taken as ISO-8859-1.' },
@@ -165,7 +180,7 @@ const ops: Record<string, Record<string, Op>> = {
     get: { summary: 'Applications of a project', security: 'jwt', ok: ['200', 'Applications', list('Application')], errors: ['400', '401', '404'], params: [{ name: 'projectId', in: 'query', required: true, schema: id }] },
   },
   '/applications/{id}/api-keys': {
-    post: { summary: 'Create an API key (admins and owners; the key is shown only in this response)', security: 'jwt', body: ref('ApiKeyBody'), bodyOptional: true, ok: ['201', 'Key', ref('ApiKeyCreated')], errors: ['400', '401', '403', '404', '413', '415'],
+    post: { summary: 'Create an API key (admins and owners; the key is shown only in this response)', security: 'jwt', body: ref('ApiKeyBody'), bodyOptional: true, ok: ['201', 'Key', ref('ApiKeyCreated')], errors: ['400', '401', '403', '404', '413', '415', '429'], errorNotes: keyCap,
       description: 'Without a body (or without `name`) the key is named "default".', params: [{ name: 'id', in: 'path', required: true, schema: id }] },
     get: { summary: 'API keys of an application (admins and owners; never the key itself)', security: 'jwt', ok: ['200', 'Keys', list('ApiKey')], errors: ['401', '403', '404'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
   },
@@ -187,7 +202,7 @@ function operation(op: Op): Json {
   const success: Record<string, Json> = schema === undefined ? { description } : { description, ...json(schema) };
   if (op.headers) success['headers'] = op.headers;
   const responses: Record<string, Json> = { [code]: success };
-  for (const e of op.errors) responses[e] = ERRORS[e]!;
+  for (const e of op.errors) responses[e] = op.errorNotes?.[e] ?? ERRORS[e]!;
   out['responses'] = responses;
   return out;
 }

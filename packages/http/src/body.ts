@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { errors, findUnsafe } from '@lantern/domain';
+import { errors, findUnsafe, limits } from '@lantern/domain';
 import express, { type RequestHandler } from 'express';
+import { nestedDeeperThan } from './json-depth.js';
 
 /** True when the Content-Type is exactly application/json (parameters such as charset are fine). */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -17,14 +18,30 @@ export interface JsonBodyOptions {
   checkSafety?: boolean;
   /** A request without a body gets `{}` instead of a 400. */
   optional?: boolean;
+  /** Deepest nesting of arrays and objects, checked on the raw bytes before parsing (default `limits.maxJsonDepth`). */
+  maxDepth?: number;
 }
 
+/** The charsets a JSON body may declare: UTF-8 only (RFC 8259), so the raw depth scan reads the bytes right. */
+const isUtf8 = (charset: string | undefined) => charset === undefined || charset === 'utf-8' || charset === 'utf8';
+
 /**
- * Parses a JSON body: 415 unless `Content-Type: application/json`, 413 over `limit` (measured after
- * gzip/deflate decoding), 400 `invalid_json` when malformed or absent, 400 `validation_failed` when unsafe.
+ * Parses a JSON body: 415 unless `Content-Type: application/json` (UTF-8), 413 over `limit` (measured after
+ * gzip/deflate decoding), 400 `validation_failed` when nested deeper than `maxDepth` (found by a linear scan of
+ * the raw bytes, before JSON.parse runs), 400 `invalid_json` when malformed or absent, 400 `validation_failed`
+ * when unsafe.
  */
-export function jsonBody({ limit, checkSafety = true, optional = false }: JsonBodyOptions): RequestHandler {
-  const parse = express.json({ limit, strict: false, type: () => true, inflate: true });
+export function jsonBody({ limit, checkSafety = true, optional = false, maxDepth = limits.maxJsonDepth }: JsonBodyOptions): RequestHandler {
+  const parse = express.json({
+    limit, strict: false, type: () => true, inflate: true,
+    // body-parser calls this with the whole decoded body before JSON.parse; what it throws is the answer.
+    verify: (_req, _res, buf, encoding) => {
+      if (!isUtf8(encoding?.toLowerCase())) throw Object.assign(new Error('charset'), { type: 'charset.unsupported' });
+      if (nestedDeeperThan(buf, maxDepth)) {
+        throw errors.validation(`The request body is nested deeper than ${maxDepth} levels of arrays and objects.`, [{ path: '/', maxDepth }]);
+      }
+    },
+  });
   return (req, res, next) => {
     if (!hasBody(req.headers)) {
       if (optional) {

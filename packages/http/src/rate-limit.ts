@@ -1,6 +1,15 @@
 import { errors } from '@lantern/domain';
 import type { Request, RequestHandler, Response } from 'express';
 
+/**
+ * Fixed-window hit counts kept outside the process (the store's `countHit`): every process counting in the same
+ * windows, a limit holds across them.
+ */
+export interface RateCounter {
+  /** Adds one hit to `key`'s window `[windowStart, windowStart + windowMs)`; returns the window's count with it. */
+  countHit(key: string, windowStart: number, windowMs: number): Promise<number>;
+}
+
 export interface RateLimitOptions {
   /** Requests allowed per window for one key. */
   max: number;
@@ -8,16 +17,63 @@ export interface RateLimitOptions {
   /** The client identity to count by (API key hash, client address...). Undefined: not counted. */
   key: (req: Request, res: Response) => string | undefined;
   enabled?: boolean;
-  /** Bound on the number of keys tracked at once. */
+  /** Bound on the number of keys tracked at once (in-process counting only). */
   maxKeys?: number;
   now?: () => number;
+  /**
+   * Count in this shared counter instead of in the process, in windows aligned on multiples of `windowMs`.
+   * `key` must then name the limit too (`ingest-app:7`), since one counter serves every limit.
+   */
+  counter?: RateCounter;
+  /** What is limited, for the refusal's message ("this application"). */
+  scope?: string;
+  /** Called when the shared counter fails: the request is let through (a limit must not take the service down with its store). */
+  onCounterError?: (err: unknown) => void;
+  /**
+   * How long a request waits for the shared counter (default 1000 ms) before it is let through as on a failure.
+   * After a failure the limit is not counted for `counterRestMs` (default 5 s), so requests do not each wait
+   * for a store that is down.
+   */
+  counterTimeoutMs?: number;
+  counterRestMs?: number;
 }
 
 /**
- * A fixed-window counter per key: past `max` in the window the answer is 429 with `Retry-After` set to
- * the seconds until the window ends. Memory is bounded by `maxKeys` (oldest windows are dropped first).
+ * A fixed-window counter per key: past `max` in the window the answer is 429 `rate_limited` with `Retry-After`
+ * set to the seconds until the window ends. In-process (the default), memory is bounded by `maxKeys` (oldest
+ * windows are dropped first); with `counter`, the windows are shared by every process using it.
  */
-export function rateLimit({ max, windowMs = 60_000, key, enabled = true, maxKeys = 50_000, now = Date.now }: RateLimitOptions): RequestHandler {
+export function rateLimit(options: RateLimitOptions): RequestHandler {
+  const { max, windowMs = 60_000, key, enabled = true, maxKeys = 50_000, now = Date.now, counter, scope, onCounterError } = options;
+  const refuse = (windowEnd: number, t: number) => errors.rateLimited(Math.max(1, Math.ceil((windowEnd - t) / 1000)), scope, max);
+  if (counter) {
+    const { counterTimeoutMs = 1000, counterRestMs = 5000 } = options;
+    let restUntil = 0;
+    return (req, res, next) => {
+      if (!enabled) return next();
+      const id = key(req, res);
+      if (id === undefined) return next();
+      const t = now();
+      if (t < restUntil) return next();
+      const start = t - (t % windowMs);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`the rate-limit counter did not answer within ${counterTimeoutMs} ms`)), counterTimeoutMs);
+      });
+      Promise.race([counter.countHit(id, start, windowMs), late]).then(
+        (count) => {
+          clearTimeout(timer);
+          next(count > max ? refuse(start + windowMs, t) : undefined);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          restUntil = now() + counterRestMs;
+          onCounterError?.(err);
+          next();
+        },
+      );
+    };
+  }
   const windows = new Map<string, { start: number; count: number }>();
   return (req, res, next) => {
     if (!enabled) return next();
@@ -32,9 +88,7 @@ export function rateLimit({ max, windowMs = 60_000, key, enabled = true, maxKeys
       windows.set(id, w);
     }
     w.count++;
-    if (w.count > max) {
-      return next(errors.rateLimited(Math.max(1, Math.ceil((w.start + windowMs - t) / 1000))));
-    }
+    if (w.count > max) return next(refuse(w.start + windowMs, t));
     next();
   };
 }

@@ -70,3 +70,70 @@ describe('rateLimit', () => {
     expect(l.hit('a')?.status).toBe(429);
   });
 });
+
+describe('rateLimit with a shared counter', () => {
+  /** The counter port as a store implements it (one map standing for the shared database). */
+  function sharedCounter() {
+    const windows = new Map<string, number>();
+    const calls: Array<[string, number, number]> = [];
+    return {
+      calls,
+      counter: {
+        async countHit(key: string, windowStart: number, windowMs: number) {
+          calls.push([key, windowStart, windowMs]);
+          const id = `${windowStart}:${key}`;
+          windows.set(id, (windows.get(id) ?? 0) + 1);
+          return windows.get(id)!;
+        },
+      },
+    };
+  }
+
+  async function hit(mw: ReturnType<typeof rateLimit>, client = 'a'): Promise<AppError | undefined> {
+    const req = { headers: { 'x-client': client } } as unknown as Request;
+    return new Promise((resolve) => mw(req, {} as Response, (err?: unknown) => resolve(err as AppError | undefined)));
+  }
+
+  it('counts two limiters (two processes) in the same windows, aligned on multiples of windowMs', async () => {
+    const { counter, calls } = sharedCounter();
+    let t = 120_000 + 45_000;
+    const options = { max: 3, windowMs: 60_000, counter, scope: 'this application', now: () => t, key: (req: Request) => `app:${String(req.headers['x-client'])}` };
+    const processA = rateLimit(options);
+    const processB = rateLimit(options);
+    expect(await hit(processA)).toBeUndefined();
+    expect(await hit(processB)).toBeUndefined();
+    expect(await hit(processA)).toBeUndefined();
+    const refused = await hit(processB);
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 15, details: [{ limit: 'this application', max: 3 }] });
+    expect(refused?.message).toMatch(/this application/);
+    expect(calls[0]).toEqual(['app:a', 120_000, 60_000]);
+    t = 180_000;
+    expect(await hit(processB)).toBeUndefined();
+  });
+
+  it('lets the request through, and says so, when the counter fails; then rests before asking it again', async () => {
+    const failures: unknown[] = [];
+    let asked = 0;
+    let t = 0;
+    const mw = rateLimit({
+      max: 1, key: () => 'k', now: () => t, onCounterError: (err) => failures.push(err),
+      counter: { countHit: async () => { asked++; return Promise.reject(new Error('store down')); } },
+    });
+    expect(await hit(mw)).toBeUndefined();
+    expect(await hit(mw)).toBeUndefined();
+    expect({ asked, failures: failures.length }).toEqual({ asked: 1, failures: 1 });
+    t = 5000;
+    expect(await hit(mw)).toBeUndefined();
+    expect({ asked, failures: failures.length }).toEqual({ asked: 2, failures: 2 });
+  });
+
+  it('lets the request through when the counter does not answer in time', async () => {
+    const failures: unknown[] = [];
+    const mw = rateLimit({
+      max: 1, key: () => 'k', counterTimeoutMs: 20, onCounterError: (err) => failures.push(err),
+      counter: { countHit: () => new Promise<number>(() => undefined) },
+    });
+    expect(await hit(mw)).toBeUndefined();
+    expect(String(failures[0])).toMatch(/did not answer within 20 ms/);
+  });
+});

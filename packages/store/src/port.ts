@@ -240,7 +240,29 @@ export interface AiStore {
   deleteDocument(id: string): Promise<boolean>;
 }
 
-export interface Store extends AccountsStore, TelemetryStore, AiStore {
+/**
+ * What the fair limits count (docs/api.md, "Limits"). Internal reads, not scoped to a user: the routes have
+ * checked the caller's access first.
+ */
+export interface LimitsStore {
+  /** How many unrevoked keys the application has. */
+  countActiveApiKeys(applicationId: number): Promise<number>;
+  /** The organization a project belongs to, or null if no such project. */
+  findProjectOrganization(projectId: number): Promise<number | null>;
+  /** A document of the tenant with these bytes (sha256 in hex), the oldest if several; or null. */
+  findDocumentBySha256(tenantId: string, sha256: string): Promise<StoredDocument | null>;
+  /** The bytes of every document of every tenant of the organization. */
+  organizationStoredBytes(organizationId: number): Promise<number>;
+  /**
+   * Adds one hit to the fixed window `[windowStart, windowStart + windowMs)` of `key` and returns the window's
+   * count with it. Every process using the same store counts in the same windows (MongoDB), so a rate limit
+   * holds across processes; the SQLite store, which one process owns, counts in that process's memory. A window
+   * is forgotten once it has ended.
+   */
+  countHit(key: string, windowStart: number, windowMs: number): Promise<number>;
+}
+
+export interface Store extends AccountsStore, TelemetryStore, AiStore, LimitsStore {
   /** Throws if the store cannot answer (for /readyz). */
   ping(): Promise<void>;
   /** Deletes telemetry older than the cut-off (epoch ms); returns how many records went. */

@@ -1,7 +1,7 @@
 import { createPasswordHasher, type PasswordHasher, type TokenService } from '@lantern/auth';
 import { createServiceApp } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
-import type { AccountsStore } from '@lantern/store';
+import type { AccountsStore, LimitsStore } from '@lantern/store';
 import type { Express, Router } from 'express';
 import { authRoutes } from './routes/auth.js';
 import { invitationRoutes } from './routes/invitations.js';
@@ -9,8 +9,10 @@ import { organizationRoutes } from './routes/organizations.js';
 import { projectRoutes } from './routes/projects.js';
 
 export interface AccountsDeps {
-  store: AccountsStore;
+  store: AccountsStore & Pick<LimitsStore, 'countActiveApiKeys'>;
   tokens: TokenService;
+  /** Active API keys per application (MAX_API_KEYS_PER_APPLICATION). */
+  maxApiKeysPerApplication?: number;
   logger: Logger;
   /** Register and login attempts per client address per minute; password changes and invitations per user. */
   rateLimit?: { enabled: boolean; perMinute: number };

@@ -1,19 +1,36 @@
 import type { TokenService } from '@lantern/auth';
 import type { BlobStore } from '@lantern/blobs';
 import { errors, schemas, validatorFor } from '@lantern/domain';
-import { jsonBody, queryId, requireUser, requiredText, userIdOf } from '@lantern/http';
+import { jsonBody, queryId, rateLimit, requireUser, requiredText, userIdOf } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import type { Store, StoredDocument } from '@lantern/store';
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { admitDocument, quotaNotReached } from './admit.js';
 import { acceptUpload, uploadMiddleware, type StoredUpload } from './upload.js';
 
-export type AiStore = Pick<Store, 'getRole' | 'createTenant' | 'listTenants' | 'getTenant' | 'createDocument' | 'listDocuments' | 'getDocument' | 'deleteDocument'>;
+export type AiStore = Pick<
+  Store,
+  'getRole' | 'createTenant' | 'listTenants' | 'getTenant' | 'createDocument' | 'listDocuments' | 'getDocument' | 'deleteDocument'
+  | 'findDocumentBySha256' | 'organizationStoredBytes' | 'countHit'
+>;
+
+/** The upload limits (docs/api.md, "Limits"). */
+export interface UploadLimits {
+  /** The rate limits below apply (RATE_LIMIT_ENABLED). */
+  enabled: boolean;
+  perUserPerMinute: number;
+  perOrganizationPerMinute: number;
+  /** Bytes of documents one organization may keep, all its tenants together. */
+  storageQuotaBytes: number;
+}
 
 export interface AiDeps {
   store: AiStore;
   blobs: BlobStore;
   tokens: TokenService;
   logger: Logger;
+  /** Default: no rate limit, and a quota of 1 GiB per organization. */
+  limits?: UploadLimits;
 }
 
 const tenantBody = validatorFor<{ name: string; organizationId: number }>(schemas.ai.tenantBody.$id);
@@ -24,9 +41,16 @@ function publicDocument({ objectKey: _key, ...doc }: StoredDocument) {
 }
 
 /** Tenants and their documents. */
-export function createAiRouter({ store, blobs, tokens, logger }: AiDeps): Router {
+export function createAiRouter({ store, blobs, tokens, logger, limits }: AiDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
+  const quotaBytes = limits?.storageQuotaBytes ?? 1024 * 1024 * 1024;
+  // Counted in the store's windows, shared by every AI process (docs/deploy.md).
+  const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; request let through', { error: (err as Error).message });
+  const uploadLimit = (scope: string, max: number, key: (res: Response) => string) =>
+    rateLimit({ enabled: limits?.enabled ?? false, max, scope, counter: store, onCounterError, key: (_req, res) => key(res) });
+  const perUser = uploadLimit('your uploads', limits?.perUserPerMinute ?? 1, (res) => `upload-user:${userIdOf(res)}`);
+  const perOrganization = uploadLimit('this organization\'s uploads', limits?.perOrganizationPerMinute ?? 1, (res) => `upload-org:${String(res.locals['organizationId'])}`);
 
   router.post('/ai/tenant', auth, jsonBody({ limit: 16 * 1024 }), async (req, res) => {
     const input = tenantBody.assert(req.body);
@@ -45,8 +69,10 @@ export function createAiRouter({ store, blobs, tokens, logger }: AiDeps): Router
 
   const findTenant: RequestHandler = async (req, res, next) => {
     const tenantId = requiredText(req, 'TenantId');
-    if (!(await store.getTenant(tenantId, userIdOf(res)))) throw errors.notFound('tenant');
+    const tenant = await store.getTenant(tenantId, userIdOf(res));
+    if (!tenant) throw errors.notFound('tenant');
     res.locals['tenantId'] = tenantId;
+    res.locals['organizationId'] = tenant.organizationId;
     next();
   };
   const multipartOnly: RequestHandler = (req, _res, next) => {
@@ -54,19 +80,16 @@ export function createAiRouter({ store, blobs, tokens, logger }: AiDeps): Router
     next();
   };
 
-  router.post('/ai/docs', auth, findTenant, multipartOnly, uploadMiddleware(blobs), async (req, res) => {
+  const uploadChecks = [auth, perUser, findTenant, perOrganization, multipartOnly, quotaNotReached({ store, quotaBytes })];
+  router.post('/ai/docs', uploadChecks, uploadMiddleware(blobs), async (req: Request, res: Response) => {
     const tenantId = res.locals['tenantId'] as string;
     const file = req.file as (Express.Multer.File & StoredUpload) | undefined;
     if (!file) throw errors.validation('No file: send the document in a multipart part named "file".');
     const record = await acceptUpload(blobs, tenantId, file, file.originalname);
-    try {
-      await store.createDocument(record);
-    } catch (err) {
-      await blobs.delete(record.objectKey).catch(() => undefined);
-      throw err;
-    }
-    logger.info('document stored', { tenantId, documentId: record.id, size: record.size, contentType: record.contentType });
-    res.status(200).json(publicDocument(record));
+    const { document, existing } = await admitDocument({ store, blobs, logger, quotaBytes }, res.locals['organizationId'] as number, record);
+    if (existing) logger.info('document already stored', { tenantId, documentId: document.id, size: document.size });
+    else logger.info('document stored', { tenantId, documentId: document.id, size: document.size, contentType: document.contentType });
+    res.status(200).json(publicDocument(document));
   });
 
   router.get('/ai/docs', auth, findTenant, async (_req, res) => {

@@ -1,7 +1,7 @@
-import type { ApiKeyResolver } from '@lantern/auth';
+import type { ApiKeyResolver, ResolvedKey } from '@lantern/auth';
 import type { Bus } from '@lantern/bus';
 import { AppError, errors, toIso } from '@lantern/domain';
-import { createServiceApp, jsonBody, originOf, rateLimit, requireApiKey } from '@lantern/http';
+import { createServiceApp, jsonBody, originOf, rateLimit, requireApiKey, type RateCounter } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import { Router, type Express, type Request, type Response } from 'express';
 import { checkIdempotencyKey, ingestBodyLimit, prepareLogs, prepareSpans } from './batches.js';
@@ -10,8 +10,13 @@ export interface IngestDeps {
   bus: Bus;
   keys: ApiKeyResolver;
   logger: Logger;
-  /** Requests per API key per minute; omit or disable for benchmarks. */
-  rateLimit?: { enabled: boolean; perMinute: number };
+  /**
+   * Requests per minute per API key, and (when given) per application and per organization, whatever key sends
+   * them: three keys of one application share the application's allowance. Omit or disable for benchmarks.
+   */
+  rateLimit?: { enabled: boolean; perMinute: number; perApplicationPerMinute?: number; perOrganizationPerMinute?: number };
+  /** Where the application and organization windows are counted (the store: shared by every ingest process). */
+  counter?: RateCounter;
 }
 
 /** Publishing failed: the client must retry (503 + Retry-After); nothing was acknowledged. */
@@ -21,15 +26,19 @@ function busFailure(err: unknown): AppError {
 }
 
 /** POST /ingest/traces and POST /ingest/logs: API key -> validate -> publish -> 200 {accepted, rejected}. */
-export function createIngestRouter({ bus, keys, logger, rateLimit: limit }: IngestDeps): Router {
+export function createIngestRouter({ bus, keys, logger, rateLimit: limit, counter }: IngestDeps): Router {
   const router = Router();
+  const enabled = limit?.enabled ?? false;
+  const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; request let through', { error: (err as Error).message });
+  const limitBy = (scope: string, max: number | undefined, key: (origin: ResolvedKey) => string) =>
+    max === undefined ? [] : [rateLimit({ enabled, max, scope, key: (_req, res) => key(originOf(res)), ...(counter ? { counter, onCounterError } : {}) })];
+  // Key, then application, then organization: a request refused at one level is not counted at the next, so an
+  // application over its own limit does not use up its organization's allowance for the others.
   const guard = [
     requireApiKey(keys),
-    rateLimit({
-      enabled: limit?.enabled ?? false,
-      max: limit?.perMinute ?? 1,
-      key: (_req, res) => originOf(res).keyId,
-    }),
+    ...limitBy('this API key', limit?.perMinute ?? 1, (o) => `ingest-key:${o.keyId}`),
+    ...limitBy('this application', limit?.perApplicationPerMinute, (o) => `ingest-app:${o.applicationId}`),
+    ...limitBy('this organization', limit?.perOrganizationPerMinute, (o) => `ingest-org:${o.organizationId}`),
     jsonBody({ limit: ingestBodyLimit, checkSafety: false }),
   ];
   const receivedAt = () => toIso(Date.now());

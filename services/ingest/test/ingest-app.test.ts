@@ -7,7 +7,7 @@ import { createLogger } from '@lantern/logging';
 import request from 'supertest';
 import { createIngestApp } from '../src/index.js';
 
-const ORIGIN: ResolvedKey = { keyId: 'key-1', applicationId: 7, projectId: 3 };
+const ORIGIN: ResolvedKey = { keyId: 'key-1', applicationId: 7, projectId: 3, organizationId: 2 };
 const KEY = 'lk_test-key';
 
 /** Resolves KEY to ORIGIN and anything else to null, like an unknown key. */

@@ -4,6 +4,7 @@ import { createServiceApp, queryId, queryTime, requireUser, streamJsonArray, use
 import type { Logger } from '@lantern/logging';
 import type { Store } from '@lantern/store';
 import { Router, type Express, type Response } from 'express';
+import { concurrentReads } from './concurrent-reads.js';
 import { metricsReport } from './metrics.js';
 import { defined, encodeCursor, logFilters, traceFilters } from './params.js';
 import { metricsWindow } from './window.js';
@@ -14,6 +15,8 @@ export interface QueryDeps {
   store: QueryStore;
   tokens: TokenService;
   logger: Logger;
+  /** Reads one user may have in flight at once (MAX_CONCURRENT_READS_PER_USER, default 4). */
+  maxConcurrentReadsPerUser?: number;
 }
 
 /** A page of at most `limit` items (bounded), with `X-Next-Cursor` and a `Link: rel="next"` when there is more. */
@@ -38,9 +41,9 @@ async function sendPage<T>(res: Response, items: AsyncIterable<T>, limit: number
 }
 
 /** The JWT reads: traces of a project, logs, metrics. */
-export function createQueryRouter({ store, tokens }: QueryDeps): Router {
+export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4 }: QueryDeps): Router {
   const router = Router();
-  const auth = requireUser(tokens);
+  const auth = concurrentReads(requireUser(tokens), maxConcurrentReadsPerUser);
 
   router.get('/logs/project', auth, async (req, res) => {
     const userId = userIdOf(res);

@@ -8,6 +8,7 @@ import type { OpenStore } from './fixtures.js';
 import { groupsContract } from './groups.js';
 import { idempotencyContract } from './idempotency.js';
 import { isolationContract } from './isolation.js';
+import { limitsContract } from './limits.js';
 import { logsContract } from './logs.js';
 import { maintenanceContract } from './maintenance.js';
 import { membersContract } from './members.js';
@@ -39,6 +40,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore): voi
     metricsContract(ctx);
     metricsHoursContract(ctx);
     aiContract(ctx);
+    limitsContract(ctx);
 
     describe('lifecycle', () => {
       it('answers ping while open', async () => {

@@ -7,7 +7,7 @@ const NAME_TAKEN = 'This organization already has a tenant with that name.';
 
 const toTenant = (t: TenantDoc): Tenant => ({ id: t._id, name: t.name, organizationId: t.organizationId });
 
-function toDocument(d: DocumentDoc): StoredDocument {
+export function toDocument(d: DocumentDoc): StoredDocument {
   return {
     id: d._id,
     tenantId: d.tenantId,

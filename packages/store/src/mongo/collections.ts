@@ -222,6 +222,14 @@ export interface DocumentDoc {
   objectKey: string;
 }
 
+/** One fixed window of a rate limit (limits.ts): `_id` is the key and the window's start. */
+export interface RateWindowDoc {
+  _id: string;
+  count: number;
+  /** The window's end: the TTL index removes the document after it. */
+  expiresAt: Date;
+}
+
 export interface Collections {
   counters: Collection<CounterDoc>;
   users: Collection<UserDoc>;
@@ -239,11 +247,12 @@ export interface Collections {
   rollupHours: Collection<HourRollupDoc>;
   tenants: Collection<TenantDoc>;
   documents: Collection<DocumentDoc>;
+  rateWindows: Collection<RateWindowDoc>;
 }
 
 export const COLLECTION_NAMES = [
   'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'invitations', 'spans', 'traces', 'logs',
-  'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents',
+  'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'rateWindows',
 ] as const satisfies readonly (keyof Collections)[];
 
 export function collectionsOf(db: Db): Collections {

@@ -9,6 +9,7 @@ import { createCounters } from './counters.js';
 import { createGuard, toStoreError } from './errors.js';
 import { ensureIndexes } from './indexes.js';
 import { createIngestWriter } from './ingest.js';
+import { createLimitsStore } from './limits.js';
 import { indexLogsStep, legacyLogsMarked, markLegacyLogs, startMongoIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
@@ -104,6 +105,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
     ...createTraceReader(c, guard, access, pageSize),
     ...createLogReader(c, guard, access, pageSize),
     ...createAiStore(records),
+    ...createLimitsStore(records),
     async ping() {
       await guard.run(() => db.command({ ping: 1 }));
     },

@@ -72,7 +72,11 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { organizationId: 1, name: 1 }, name: 'organization_name', unique: true },
     { key: { organizationId: 1, seq: 1 }, name: 'organization_seq' },
   ],
-  documents: [{ key: { tenantId: 1, createdAt: -1, seq: -1 }, name: 'tenant_created' }],
+  documents: [
+    { key: { tenantId: 1, createdAt: -1, seq: -1 }, name: 'tenant_created' },
+    // The dedupe of uploads: a tenant's document with the same bytes.
+    { key: { tenantId: 1, sha256: 1 }, name: 'tenant_sha256' },
+  ],
 };
 
 /** TTL per data kind: telemetry after `retentionDays` (none when 0 or absent), idempotency keys after their window. */
@@ -90,6 +94,8 @@ export function ttlSeconds(retentionDays: number | undefined): { [K in keyof Col
     rollupHours: { field: 'hour', seconds: telemetry === null ? null : telemetry + 3600 + 60 },
     // A key older than the window can no longer skip a batch (the SQLite purge drops it too).
     idempotencyKeys: { field: 'createdAt', seconds: Math.round(IDEMPOTENCY_WINDOW_MS / 1000) },
+    // A rate-limit window goes once it has ended (its `expiresAt`).
+    rateWindows: { field: 'expiresAt', seconds: 0 },
   };
 }
 

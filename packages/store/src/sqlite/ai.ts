@@ -6,7 +6,7 @@ import { guard } from './errors.js';
 
 const NAME_TAKEN = 'This organization already has a tenant with that name.';
 
-interface DocumentRow {
+export interface DocumentRow {
   id: string;
   tenant_id: string;
   filename: string;
@@ -18,11 +18,11 @@ interface DocumentRow {
   object_key: string;
 }
 
-const DOC_COLUMNS = 'd.id, d.tenant_id, d.filename, d.content_type, d.size, d.sha256, d.status, d.created_ms, d.object_key';
+export const DOC_COLUMNS = 'd.id, d.tenant_id, d.filename, d.content_type, d.size, d.sha256, d.status, d.created_ms, d.object_key';
 /** Keeps only tenants of organizations `@userId` belongs to. */
 const MEMBER_OF_TENANT = 'JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = @userId';
 
-function toDocument(row: DocumentRow): StoredDocument {
+export function toDocument(row: DocumentRow): StoredDocument {
   return {
     id: row.id,
     tenantId: row.tenant_id,

@@ -4,6 +4,7 @@ import { createAccountsStore } from './accounts.js';
 import { createAiStore } from './ai.js';
 import { guard, toStoreError } from './errors.js';
 import { createIngestWriter } from './ingest.js';
+import { createLimitsStore } from './limits.js';
 import type { IngestWriter } from './ingest.js';
 import { createLogIndexer, startIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
@@ -78,6 +79,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     ...createTraceReader(connection, pageSize),
     ...createLogReader(connection, pageSize),
     ...createAiStore(connection, now),
+    ...createLimitsStore(connection),
     async ping() {
       guard(() => ping.get());
     },

@@ -286,6 +286,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS invitations_email ON invitations (email_lower, created_ms);
   CREATE INDEX IF NOT EXISTS invitations_expiry ON invitations (expires_ms);
   `,
+  // 8: issue 18's upload dedupe: a tenant's document with the same bytes, found without reading its other rows.
+  // IF NOT EXISTS: the migration tests take a database back to an earlier version by dropping later objects only.
+  `
+  CREATE INDEX IF NOT EXISTS documents_tenant_sha256 ON documents (tenant_id, sha256);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
