@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { expectError, register, type Registered } from './accounts-helpers.js';
+import { addMember, expectError, register, type Registered } from './accounts-helpers.js';
 import { blobKeys, createAiTenant, expectNothingKept, listDocs, snapshot, upload } from './ai-helpers.js';
 import { bearer, createTenancy, listenOnPort, startLantern, type Lantern, type Tenancy } from './harness.js';
 import { expectDocumentedRefusal, expectRateLimited, inOneWindow } from './limits-helpers.js';
@@ -18,7 +18,7 @@ describe('AI documents: upload rate limits', () => {
     });
     t = await createTenancy(l, 'lim-up');
     colleague = await register(l, 'lim-up-colleague');
-    await l.http.post(`/organizations/${t.organizationId}/members`).set(bearer(t.token)).send({ email: colleague.email }).expect(201);
+    await addMember(l, t.token, t.organizationId, colleague);
     tenantId = await createAiTenant(l, t.token, t.organizationId, 'uploads');
   });
   afterAll(() => l.stop());

@@ -199,10 +199,13 @@ describe('console journey', () => {
     expect(status).toBe(401);
     await screenshot(page, '11-applications-key-revoked');
 
-    // Sign out: back to the sign-in page, the token gone.
+    // Sign out: back to the sign-in page, the token gone from the browser and revoked on the server.
+    const sessionToken = await page.evaluate(() => localStorage.getItem('lantern.token'));
+    expect((await fetch(`${server.url}/auth/me`, { headers: { authorization: `Bearer ${sessionToken}` } })).status).toBe(200);
     await byTestId('sign-out').click();
     await byTestId('signin-form').waitFor();
     await expect(page.evaluate(() => localStorage.getItem('lantern.token'))).resolves.toBeNull();
+    expect((await fetch(`${server.url}/auth/me`, { headers: { authorization: `Bearer ${sessionToken}` } })).status).toBe(401);
     await screenshot(page, '12-signed-out');
 
     expect(problems.list()).toEqual([]);

@@ -50,9 +50,13 @@ function SignedIn() {
 function Shell() {
   const route = useRoute();
   const ws = useWorkspace();
+  // The server revokes the token (POST /auth/logout) before it is dropped here; when that fails (offline, already
+  // expired) the token is dropped all the same, and it lapses at its expiry.
   const signOut = () => {
-    setToken(null);
-    navigate('/signin', undefined, true);
+    void client.logout().catch(() => undefined).finally(() => {
+      setToken(null);
+      navigate('/signin', undefined, true);
+    });
   };
   return (
     <div className="shell">

@@ -9,6 +9,8 @@ export interface SessionAnswer { token: string; user: User }
 export const register = (email: string, password: string, name?: string) =>
   api<SessionAnswer>('POST', '/auth/register', { email, password, ...(name ? { name } : {}) });
 export const login = (email: string, password: string) => api<SessionAnswer>('POST', '/auth/login', { email, password });
+/** Signs out everywhere: the server refuses every token issued to this user before now (204). */
+export const logout = () => api<void>('POST', '/auth/logout');
 export const me = () => api<{ user: User; organizations: Organization[] }>('GET', '/auth/me');
 
 export const listOrganizations = () => api<Organization[]>('GET', '/organizations');
