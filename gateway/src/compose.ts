@@ -22,7 +22,7 @@ export interface Embedded {
 }
 
 export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds' | 'rateLimit' | 'apiKeyCacheMs' | 'trustProxy'> &
-  Partial<Pick<Config, 'adapters' | 'retentionDays'>> & {
+  Partial<Pick<Config, 'adapters' | 'retentionDays' | 'readBudgetMs' | 'streamBudgetMs'>> & {
   logger: Logger;
   /** SQLite file; defaults to DATA_DIR/lantern.db (tests pass ':memory:'). */
   storeFile?: string;
@@ -60,7 +60,8 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
     return { store, bus, blobs };
   });
   const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds });
-  const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, apiKeyCacheMs: options.apiKeyCacheMs, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
+  const budgets = { readBudgetMs: options.readBudgetMs ?? 10_000, streamBudgetMs: options.streamBudgetMs ?? 120_000 };
+  const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, apiKeyCacheMs: options.apiKeyCacheMs, budgets, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
   let stopping = false;
   const app = createServiceApp({
     logger,
