@@ -22,7 +22,7 @@ export interface Embedded {
 }
 
 export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds' | 'rateLimit' | 'apiKeyCacheMs' | 'trustProxy'> &
-  Partial<Pick<Config, 'adapters' | 'retentionDays' | 'readBudgetMs' | 'streamBudgetMs'>> & {
+  Partial<Pick<Config, 'adapters' | 'retentionDays' | 'readBudgetMs' | 'streamBudgetMs' | 'readWorkers'>> & {
   logger: Logger;
   /** SQLite file; defaults to DATA_DIR/lantern.db (tests pass ':memory:'). */
   storeFile?: string;
@@ -43,7 +43,7 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
   const retentionDays = options.retentionDays ?? 0;
   const closers = new Closers();
   const { store, bus, blobs } = await closers.guard(async () => {
-    const store = closers.add(await openStore(adapters.store, { dataDir, retentionDays, ...(options.storeFile ? { sqliteFile: options.storeFile } : {}) }));
+    const store = closers.add(await openStore(adapters.store, { dataDir, retentionDays, ...(options.storeFile ? { sqliteFile: options.storeFile } : {}), ...(options.readWorkers === undefined ? {} : { readWorkers: options.readWorkers }) }));
     const blobs = closers.add(await openBlobs(adapters.blobs, { dataDir }));
     const bus = await openBus(adapters.bus, { clientId: 'lantern', logger });
     const writer = createWriter({ bus, store, logger });

@@ -1,0 +1,136 @@
+import { Worker } from 'node:worker_threads';
+import { AppError, QuantileSketch, errors, type ErrorCode, type LogEntry, type TraceRecord } from '@lantern/domain';
+import type { LogQuery, MetricsCell, MetricsQuery, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
+import type { ReadFailure, ReadReply, ReadRequest, StreamMethod, WireCell } from './read-worker.js';
+import { workerFile } from './writer-thread.js';
+
+/**
+ * The telemetry reads of the SQLite store on a pool of worker threads (read-worker.ts), each with its own
+ * read-only connection, so that no read runs on the event loop that serves requests: a month of metrics or a
+ * whole-set stream costs the workers' time, not every other request's (docs/architecture.md, "Read workers").
+ * A stream is pinned to one worker (its iterator lives there) and comes back a batch at a time: the next batch is
+ * asked for only when the consumer has taken the last one (back-pressure; memory stays at a batch per stream).
+ * Each read goes to the worker with the fewest reads under way. A worker that dies fails its reads in flight with
+ * 503 unavailable and is started again by the next read.
+ */
+export interface ReadPool {
+  streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
+  streamLogs(query: LogQuery): AsyncIterable<LogEntry>;
+  streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
+  readMetrics(query: MetricsQuery): Promise<MetricsCell[]>;
+  close(): Promise<void>;
+}
+
+/** Items per batch of a stream: a page of the readers, about what a response writes per chunk. */
+const BATCH_ITEMS = 100;
+
+type Unsent = ReadRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
+interface Slot {
+  worker: Worker | undefined;
+  /** Reads under way on it (open streams and calls). */
+  load: number;
+  pending: Map<number, { resolve(reply: ReadReply): void; reject(err: Error): void }>;
+}
+
+function toError(failure: ReadFailure): Error {
+  if ('status' in failure) return new AppError(failure.status, failure.code as ErrorCode, failure.message, failure.details, failure.retryAfter);
+  return new Error(failure.message);
+}
+
+const toCell = (c: WireCell): MetricsCell => ({
+  projectId: c.projectId, applicationId: c.applicationId, bucket: c.bucket, requests: c.requests, errors: c.errors,
+  sketch: QuantileSketch.fromArray(c.sketch, c.alpha),
+});
+
+export function startReadPool(file: string, size: number, pageSize: number): ReadPool {
+  const slots: Slot[] = Array.from({ length: Math.max(1, size) }, () => ({ worker: undefined, load: 0, pending: new Map() }));
+  let nextId = 1;
+  let nextStream = 1;
+  let closed = false;
+
+  function spawn(slot: Slot): Worker {
+    const w = new Worker(workerFile('read-worker'), { workerData: { file, pageSize, batchItems: BATCH_ITEMS } });
+    w.unref();
+    w.on('message', (reply: ReadReply) => {
+      const p = slot.pending.get(reply.id);
+      if (!p) return;
+      slot.pending.delete(reply.id);
+      if (slot.pending.size === 0) w.unref();
+      if ('failure' in reply) p.reject(toError(reply.failure));
+      else p.resolve(reply);
+    });
+    const lost = () => {
+      if (slot.worker === w) slot.worker = undefined;
+      for (const p of slot.pending.values()) p.reject(errors.unavailable('store'));
+      slot.pending.clear();
+    };
+    w.on('error', lost);
+    w.on('exit', lost);
+    return w;
+  }
+
+  function call(slot: Slot, request: Unsent): Promise<ReadReply> {
+    if (closed) return Promise.reject(errors.unavailable('store'));
+    const w = (slot.worker ??= spawn(slot));
+    const id = nextId++;
+    return new Promise<ReadReply>((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject });
+      w.ref();
+      w.postMessage({ ...request, id });
+    });
+  }
+
+  const leastLoaded = (): Slot => slots.reduce((best, slot) => (slot.load < best.load ? slot : best));
+
+  async function* stream<T>(method: StreamMethod, query: object): AsyncGenerator<T> {
+    const slot = leastLoaded();
+    const id = nextStream++;
+    slot.load += 1;
+    let done = false;
+    try {
+      let reply = (await call(slot, { kind: 'open', stream: id, method, query })) as { items: T[]; done: boolean };
+      for (;;) {
+        done = reply.done;
+        for (const item of reply.items) yield item;
+        if (done) return;
+        reply = (await call(slot, { kind: 'next', stream: id })) as { items: T[]; done: boolean };
+      }
+    } catch (e) {
+      done = true; // a failed stream is gone from its worker
+      throw e;
+    } finally {
+      slot.load -= 1;
+      // A consumer that stopped early (a full page, a client gone): the worker drops the iterator.
+      if (!done && slot.worker && !closed) void call(slot, { kind: 'close', stream: id }).catch(() => undefined);
+    }
+  }
+
+  return {
+    streamTraces: (query) => stream<TraceRecord>('streamTraces', query),
+    streamLogs: (query) => stream<LogEntry>('streamLogs', query),
+    streamRootSpans: (query) => stream<RootSpanRow>('streamRootSpans', query),
+    async readMetrics(query) {
+      const slot = leastLoaded();
+      slot.load += 1;
+      try {
+        const reply = (await call(slot, { kind: 'metrics', query })) as { cells: WireCell[] };
+        return reply.cells.map(toCell);
+      } finally {
+        slot.load -= 1;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all(slots.map(async (slot) => {
+        const w = slot.worker;
+        if (!w) return;
+        const exited = new Promise((resolve) => w.once('exit', resolve));
+        w.ref();
+        w.postMessage('shutdown');
+        await exited;
+      }));
+    },
+  };
+}
