@@ -1,4 +1,4 @@
-import { AppError } from '@lantern/domain';
+import { AppError, jsonTexts } from '@lantern/domain';
 import type { Response } from 'express';
 
 /**
@@ -10,7 +10,8 @@ import type { Response } from 'express';
  * other error midway ends the connection abruptly (the client sees invalid JSON, never a silently short array).
  */
 export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>, headers: Record<string, string> = {}): Promise<void> {
-  const it = items[Symbol.asyncIterator]();
+  // Records serialised where they were read when the source offers it (the SQLite read workers), else here.
+  const it = jsonTexts(items)[Symbol.asyncIterator]();
   let next = await it.next();
   res.status(200);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -26,8 +27,10 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
   let first = true;
   try {
     while (!next.done) {
-      chunk += (first ? '' : ',') + JSON.stringify(next.value);
-      first = false;
+      if (next.value.length > 0) {
+        chunk += (first ? '' : ',') + next.value;
+        first = false;
+      }
       if (chunk.length >= 16_384) {
         // A client gone while the next item was read: 'close' has fired already, so waiting would never end.
         if (gone()) break;

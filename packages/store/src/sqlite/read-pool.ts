@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { AppError, QuantileSketch, errors, type ErrorCode, type LogEntry, type TraceRecord } from '@lantern/domain';
+import { AppError, JSON_BATCHES, QuantileSketch, errors, type ErrorCode, type JsonBatches, type LogEntry, type TraceRecord } from '@lantern/domain';
 import type { LogQuery, MetricsCell, MetricsQuery, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
 import type { ReadFailure, ReadReply, ReadRequest, StreamMethod, WireCell } from './read-worker.js';
 import { workerFile } from './writer-thread.js';
@@ -10,8 +10,12 @@ import { workerFile } from './writer-thread.js';
  * whole-set stream costs the workers' time, not every other request's (docs/architecture.md, "Read workers").
  * A stream is pinned to one worker (its iterator lives there) and comes back a batch at a time: the next batch is
  * asked for only when the consumer has taken the last one (back-pressure; memory stays at a batch per stream).
- * Each read goes to the worker with the fewest reads under way. A worker that dies fails its reads in flight with
- * 503 unavailable and is started again by the next read.
+ * A stream offers its batches serialised too (JSON_BATCHES): a whole-set response is then serialised by the
+ * worker, and the request thread only writes the text.
+ * A user's reads share one worker: a read goes to the worker that already runs reads of the same user, else to
+ * the worker with the fewest reads under way. So one user, however many reads they run at once, occupies one
+ * worker of the pool, and the others serve everyone else. A worker that dies fails its reads in flight with 503
+ * unavailable and is started again by the next read.
  */
 export interface ReadPool {
   streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
@@ -30,6 +34,8 @@ interface Slot {
   worker: Worker | undefined;
   /** Reads under way on it (open streams and calls). */
   load: number;
+  /** Of them, per user. */
+  users: Map<string, number>;
   pending: Map<number, { resolve(reply: ReadReply): void; reject(err: Error): void }>;
 }
 
@@ -44,7 +50,7 @@ const toCell = (c: WireCell): MetricsCell => ({
 });
 
 export function startReadPool(file: string, size: number, pageSize: number): ReadPool {
-  const slots: Slot[] = Array.from({ length: Math.max(1, size) }, () => ({ worker: undefined, load: 0, pending: new Map() }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, size) }, () => ({ worker: undefined, load: 0, users: new Map<string, number>(), pending: new Map() }));
   let nextId = 1;
   let nextStream = 1;
   let closed = false;
@@ -81,43 +87,70 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
     });
   }
 
-  const leastLoaded = (): Slot => slots.reduce((best, slot) => (slot.load < best.load ? slot : best));
+  // Every worker starts now, not at its first read: starting one (loading its modules) takes a moment that would
+  // fall on whichever request came first.
+  if (!closed) for (const slot of slots) slot.worker ??= spawn(slot);
 
-  async function* stream<T>(method: StreamMethod, query: object): AsyncGenerator<T> {
-    const slot = leastLoaded();
-    const id = nextStream++;
+  /** The worker of the user's reads under way, else the least loaded; counted until `release`. */
+  function acquire(userId: string): Slot {
+    const slot = slots.find((s) => (s.users.get(userId) ?? 0) > 0) ?? slots.reduce((best, s) => (s.load < best.load ? s : best));
     slot.load += 1;
+    slot.users.set(userId, (slot.users.get(userId) ?? 0) + 1);
+    return slot;
+  }
+
+  function release(slot: Slot, userId: string): void {
+    slot.load -= 1;
+    const n = (slot.users.get(userId) ?? 1) - 1;
+    if (n > 0) slot.users.set(userId, n);
+    else slot.users.delete(userId);
+  }
+
+  /** The stream's items, or with `json` its batches' JSON texts. */
+  async function* stream<T>(method: StreamMethod, query: { userId: string }, json: boolean): AsyncGenerator<T> {
+    const slot = acquire(query.userId);
+    const id = nextStream++;
     let done = false;
+    type Batch = { items: T[]; done: boolean } | { text: T; done: boolean };
     try {
-      let reply = (await call(slot, { kind: 'open', stream: id, method, query })) as { items: T[]; done: boolean };
+      let reply = (await call(slot, { kind: 'open', stream: id, method, query, json })) as Batch;
       for (;;) {
         done = reply.done;
-        for (const item of reply.items) yield item;
+        if ('text' in reply) {
+          if ((reply.text as string).length > 0) yield reply.text;
+        } else {
+          for (const item of reply.items) yield item;
+        }
         if (done) return;
-        reply = (await call(slot, { kind: 'next', stream: id })) as { items: T[]; done: boolean };
+        reply = (await call(slot, { kind: 'next', stream: id })) as Batch;
       }
     } catch (e) {
       done = true; // a failed stream is gone from its worker
       throw e;
     } finally {
-      slot.load -= 1;
+      release(slot, query.userId);
       // A consumer that stopped early (a full page, a client gone): the worker drops the iterator.
       if (!done && slot.worker && !closed) void call(slot, { kind: 'close', stream: id }).catch(() => undefined);
     }
   }
 
+  /** A read's records, that also offers its batches serialised by the worker. */
+  const readOf = <T>(method: StreamMethod, query: { userId: string }): AsyncIterable<T> & JsonBatches => ({
+    [Symbol.asyncIterator]: () => stream<T>(method, query, false),
+    [JSON_BATCHES]: () => stream<string>(method, query, true),
+  });
+
   return {
-    streamTraces: (query) => stream<TraceRecord>('streamTraces', query),
-    streamLogs: (query) => stream<LogEntry>('streamLogs', query),
-    streamRootSpans: (query) => stream<RootSpanRow>('streamRootSpans', query),
+    streamTraces: (query) => readOf<TraceRecord>('streamTraces', query),
+    streamLogs: (query) => readOf<LogEntry>('streamLogs', query),
+    streamRootSpans: (query) => readOf<RootSpanRow>('streamRootSpans', query),
     async readMetrics(query) {
-      const slot = leastLoaded();
-      slot.load += 1;
+      const slot = acquire(query.userId);
       try {
         const reply = (await call(slot, { kind: 'metrics', query })) as { cells: WireCell[] };
         return reply.cells.map(toCell);
       } finally {
-        slot.load -= 1;
+        release(slot, query.userId);
       }
     },
     async close() {

@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { AppError } from '@lantern/domain';
@@ -19,7 +21,7 @@ import { createTraceReader } from './traces.js';
 export type StreamMethod = 'streamTraces' | 'streamLogs' | 'streamRootSpans';
 
 export type ReadRequest =
-  | { id: number; kind: 'open'; stream: number; method: StreamMethod; query: object }
+  | { id: number; kind: 'open'; stream: number; method: StreamMethod; query: object; json: boolean }
   | { id: number; kind: 'next'; stream: number }
   | { id: number; kind: 'close'; stream: number }
   | { id: number; kind: 'metrics'; query: MetricsQuery };
@@ -38,11 +40,25 @@ export interface WireCell {
   alpha: number;
 }
 
+/** A stream's batch: its items, or with `json` their JSON joined by commas (serialised here, not on the request thread). */
 export type ReadReply =
   | { id: number; items: unknown[]; done: boolean }
+  | { id: number; text: string; done: boolean }
   | { id: number; cells: WireCell[] }
   | { id: number; failure: ReadFailure }
   | { id: number };
+
+/**
+ * The nice value of a read worker's thread (Linux: a thread is its own scheduling entity, named by its id in
+ * /proc/thread-self). On a saturated machine the request thread, the writer and the checkpointer go first, so a
+ * heavy read slows its own reader rather than ingest and small requests. Elsewhere (or if refused) the default.
+ */
+const READ_NICE = 5;
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), READ_NICE);
+} catch {
+  // not Linux, or not allowed: the reads keep the process's priority
+}
 
 const port = parentPort!;
 const { file, pageSize, batchItems } = workerData as { file: string; pageSize: number; batchItems: number };
@@ -55,7 +71,7 @@ if (version !== SCHEMA_VERSION) throw new Error(`The database is at schema versi
 
 const readers = { ...createTraceReader(db, pageSize), ...createLogReader(db, pageSize) };
 const readMetrics = createRollupReader(db);
-const streams = new Map<number, AsyncIterator<unknown>>();
+const streams = new Map<number, { it: AsyncIterator<unknown>; json: boolean }>();
 
 function failureOf(e: unknown): ReadFailure {
   const err = toStoreError(e);
@@ -66,40 +82,42 @@ function failureOf(e: unknown): ReadFailure {
   return { message: err instanceof Error ? err.message : String(err) };
 }
 
-/** The stream's next batch: up to `batchItems` items, and whether the stream has ended. */
-async function batch(stream: number): Promise<{ items: unknown[]; done: boolean }> {
-  const it = streams.get(stream);
-  if (it === undefined) return { items: [], done: true };
+/** The stream's next batch: up to `batchItems` items (or their JSON), and whether the stream has ended. */
+async function batch(stream: number): Promise<{ items: unknown[]; done: boolean } | { text: string; done: boolean }> {
+  const open = streams.get(stream);
+  if (open === undefined) return { items: [], done: true };
   const items: unknown[] = [];
+  let done = false;
   try {
     while (items.length < batchItems) {
-      const next = await it.next();
+      const next = await open.it.next();
       if (next.done) {
         streams.delete(stream);
-        return { items, done: true };
+        done = true;
+        break;
       }
       items.push(next.value);
     }
-    return { items, done: false };
   } catch (e) {
     streams.delete(stream);
     throw e;
   }
+  return open.json ? { text: items.map((item) => JSON.stringify(item)).join(','), done } : { items, done };
 }
 
 async function handle(request: ReadRequest): Promise<ReadReply> {
   switch (request.kind) {
     case 'open': {
       const read = readers[request.method] as (query: object) => AsyncIterable<unknown>;
-      streams.set(request.stream, read(request.query)[Symbol.asyncIterator]());
+      streams.set(request.stream, { it: read(request.query)[Symbol.asyncIterator](), json: request.json });
       return { id: request.id, ...(await batch(request.stream)) };
     }
     case 'next':
       return { id: request.id, ...(await batch(request.stream)) };
     case 'close': {
-      const it = streams.get(request.stream);
+      const open = streams.get(request.stream);
       streams.delete(request.stream);
-      await it?.return?.();
+      await open?.it.return?.();
       return { id: request.id };
     }
     case 'metrics': {
