@@ -12,7 +12,7 @@
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const { base, token, projectId, cursor, from, to, durationMs = 15_000, loops = 2 } = options;
-const headers = { Authorization: `Bearer ${token}`, ...(process.env.HEAVY_IDENTITY ? { 'accept-encoding': 'identity' } : {}) };
+const headers = { Authorization: `Bearer ${token}` };
 const enc = encodeURIComponent;
 
 const reads = [
