@@ -75,7 +75,7 @@ export class Deadline {
   }
 
   check(): void {
-    if (Date.now() > this.at) throw errors.readTimeout(this.budgetMs!);
+    if (Date.now() >= this.at) throw errors.readTimeout(this.budgetMs!);
   }
 }
 
