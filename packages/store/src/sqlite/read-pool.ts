@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { AppError, JSON_BATCHES, QuantileSketch, errors, type ErrorCode, type JsonBatches, type LogEntry, type TraceRecord } from '@lantern/domain';
 import type { LogQuery, MetricsCell, MetricsQuery, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
+import { logReadClass, metricsReadClass, traceReadClass, type ReadClass } from './read-class.js';
 import type { ReadFailure, ReadReply, ReadRequest, StreamMethod, WireCell } from './read-worker.js';
 import { workerFile } from './writer-thread.js';
 
@@ -12,10 +13,12 @@ import { workerFile } from './writer-thread.js';
  * asked for only when the consumer has taken the last one (back-pressure; memory stays at a batch per stream).
  * A stream offers its batches serialised too (JSON_BATCHES): a whole-set response is then serialised by the
  * worker, and the request thread only writes the text.
- * A user's reads share one worker: a read goes to the worker that already runs reads of the same user, else to
- * the worker with the fewest reads under way. So one user, however many reads they run at once, occupies one
- * worker of the pool, and the others serve everyone else. A worker that dies fails its reads in flight with 503
- * unavailable and is started again by the next read.
+ * With two workers or more, the first serves the light reads (read-class.ts: small pages, short metrics) at the
+ * normal priority and the others the heavy ones at a lower priority (nice, read-worker.ts), so that small reads
+ * never queue behind a heavy reader. Among the heavy workers a user's reads share one: a read goes to the worker
+ * that already runs heavy reads of the same user, else to the one with the fewest reads under way, so one user,
+ * however many heavy reads they run at once, occupies one worker. A worker that dies fails its reads in flight
+ * with 503 unavailable and is started again by the next read.
  */
 export interface ReadPool {
   streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
@@ -25,6 +28,9 @@ export interface ReadPool {
   close(): Promise<void>;
 }
 
+/** The nice value of the heavy reads' workers: on a saturated machine, the request thread and the writer go first. */
+const HEAVY_NICE = 5;
+
 /** Items per batch of a stream: a page of the readers, about what a response writes per chunk. */
 const BATCH_ITEMS = 100;
 
@@ -32,6 +38,8 @@ type Unsent = ReadRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> :
 
 interface Slot {
   worker: Worker | undefined;
+  /** Its thread's nice value (read-worker.ts): 0 for the light reads' worker. */
+  nice: number;
   /** Reads under way on it (open streams and calls). */
   load: number;
   /** Of them, per user. */
@@ -50,13 +58,19 @@ const toCell = (c: WireCell): MetricsCell => ({
 });
 
 export function startReadPool(file: string, size: number, pageSize: number): ReadPool {
-  const slots: Slot[] = Array.from({ length: Math.max(1, size) }, () => ({ worker: undefined, load: 0, users: new Map<string, number>(), pending: new Map() }));
+  // One worker serves every read at the normal priority; with more, the first is the light reads' (see above).
+  const count = Math.max(1, size);
+  const slots: Slot[] = Array.from({ length: count }, (_, i) => ({
+    worker: undefined, nice: count > 1 && i > 0 ? HEAVY_NICE : 0, load: 0, users: new Map<string, number>(), pending: new Map(),
+  }));
+  const light = slots[0]!;
+  const heavy = slots.length > 1 ? slots.slice(1) : slots;
   let nextId = 1;
   let nextStream = 1;
   let closed = false;
 
   function spawn(slot: Slot): Worker {
-    const w = new Worker(workerFile('read-worker'), { workerData: { file, pageSize, batchItems: BATCH_ITEMS } });
+    const w = new Worker(workerFile('read-worker'), { workerData: { file, pageSize, batchItems: BATCH_ITEMS, nice: slot.nice } });
     w.unref();
     w.on('message', (reply: ReadReply) => {
       const p = slot.pending.get(reply.id);
@@ -91,9 +105,10 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
   // fall on whichever request came first.
   if (!closed) for (const slot of slots) slot.worker ??= spawn(slot);
 
-  /** The worker of the user's reads under way, else the least loaded; counted until `release`. */
-  function acquire(userId: string): Slot {
-    const slot = slots.find((s) => (s.users.get(userId) ?? 0) > 0) ?? slots.reduce((best, s) => (s.load < best.load ? s : best));
+  /** A light read's worker; for a heavy one, the worker of the user's heavy reads under way, else the least loaded. */
+  function acquire(userId: string, kind: ReadClass): Slot {
+    const slot = kind === 'light' ? light
+      : heavy.find((s) => (s.users.get(userId) ?? 0) > 0) ?? heavy.reduce((best, s) => (s.load < best.load ? s : best));
     slot.load += 1;
     slot.users.set(userId, (slot.users.get(userId) ?? 0) + 1);
     return slot;
@@ -107,8 +122,8 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
   }
 
   /** The stream's items, or with `json` its batches' JSON texts. */
-  async function* stream<T>(method: StreamMethod, query: { userId: string }, json: boolean): AsyncGenerator<T> {
-    const slot = acquire(query.userId);
+  async function* stream<T>(method: StreamMethod, query: { userId: string }, kind: ReadClass, json: boolean): AsyncGenerator<T> {
+    const slot = acquire(query.userId, kind);
     const id = nextStream++;
     let done = false;
     type Batch = { items: T[]; done: boolean } | { text: T; done: boolean };
@@ -135,17 +150,17 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
   }
 
   /** A read's records, that also offers its batches serialised by the worker. */
-  const readOf = <T>(method: StreamMethod, query: { userId: string }): AsyncIterable<T> & JsonBatches => ({
-    [Symbol.asyncIterator]: () => stream<T>(method, query, false),
-    [JSON_BATCHES]: () => stream<string>(method, query, true),
+  const readOf = <T>(method: StreamMethod, query: { userId: string }, kind: ReadClass): AsyncIterable<T> & JsonBatches => ({
+    [Symbol.asyncIterator]: () => stream<T>(method, query, kind, false),
+    [JSON_BATCHES]: () => stream<string>(method, query, kind, true),
   });
 
   return {
-    streamTraces: (query) => readOf<TraceRecord>('streamTraces', query),
-    streamLogs: (query) => readOf<LogEntry>('streamLogs', query),
-    streamRootSpans: (query) => readOf<RootSpanRow>('streamRootSpans', query),
+    streamTraces: (query) => readOf<TraceRecord>('streamTraces', query, traceReadClass(query)),
+    streamLogs: (query) => readOf<LogEntry>('streamLogs', query, logReadClass(query)),
+    streamRootSpans: (query) => readOf<RootSpanRow>('streamRootSpans', query, 'heavy'),
     async readMetrics(query) {
-      const slot = acquire(query.userId);
+      const slot = acquire(query.userId, metricsReadClass(query));
       try {
         const reply = (await call(slot, { kind: 'metrics', query })) as { cells: WireCell[] };
         return reply.cells.map(toCell);

@@ -48,20 +48,22 @@ export type ReadReply =
   | { id: number; failure: ReadFailure }
   | { id: number };
 
-/**
- * The nice value of a read worker's thread (Linux: a thread is its own scheduling entity, named by its id in
- * /proc/thread-self). On a saturated machine the request thread, the writer and the checkpointer go first, so a
- * heavy read slows its own reader rather than ingest and small requests. Elsewhere (or if refused) the default.
- */
-const READ_NICE = 5;
-try {
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), READ_NICE);
-} catch {
-  // not Linux, or not allowed: the reads keep the process's priority
-}
-
 const port = parentPort!;
-const { file, pageSize, batchItems } = workerData as { file: string; pageSize: number; batchItems: number };
+const { file, pageSize, batchItems, nice } = workerData as { file: string; pageSize: number; batchItems: number; nice: number };
+
+/**
+ * The nice value of this worker's thread (Linux: a thread is its own scheduling entity, named by its id in
+ * /proc/thread-self): the heavy reads' workers run at a lower priority, so that on a saturated machine the request
+ * thread, the writer and the light reads go first and a heavy read slows its own reader. Elsewhere (or if
+ * refused) the process's priority.
+ */
+if (nice !== 0) {
+  try {
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), nice);
+  } catch {
+    // not Linux, or not allowed
+  }
+}
 const db = new Database(file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('temp_store = MEMORY');
