@@ -10,8 +10,10 @@ import { openSqliteStore, type Store } from '@lantern/store';
  * so the embedded start never loads them. Services see the ports (Store, Bus, BlobStore) only.
  */
 
-export async function openStore(config: StoreConfig, options: { dataDir: string; retentionDays: number; sqliteFile?: string }): Promise<Store> {
-  if (config.kind === 'sqlite') return openSqliteStore({ file: options.sqliteFile ?? join(options.dataDir, 'lantern.db'), writerThread: true });
+export async function openStore(config: StoreConfig, options: { dataDir: string; retentionDays: number; sqliteFile?: string; readWorkers?: number }): Promise<Store> {
+  if (config.kind === 'sqlite') {
+    return openSqliteStore({ file: options.sqliteFile ?? join(options.dataDir, 'lantern.db'), writerThread: true, readWorkers: options.readWorkers ?? 2 });
+  }
   const { createMongoStore } = await import('@lantern/store/mongo');
   return createMongoStore({ url: config.url, database: config.database, retentionDays: options.retentionDays });
 }

@@ -22,7 +22,7 @@ export interface Embedded {
 }
 
 export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds' | 'rateLimit' | 'apiKeyCacheMs' | 'trustProxy'> &
-  Partial<Pick<Config, 'adapters' | 'retentionDays'>> & {
+  Partial<Pick<Config, 'adapters' | 'retentionDays' | 'readBudgetMs' | 'streamBudgetMs' | 'readWorkers'>> & {
   logger: Logger;
   /** The fair limits (docs/api.md, "Limits"); what is left out takes its default. */
   limits?: Partial<LimitsConfig>;
@@ -45,7 +45,7 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
   const retentionDays = options.retentionDays ?? 0;
   const closers = new Closers();
   const { store, bus, blobs } = await closers.guard(async () => {
-    const store = closers.add(await openStore(adapters.store, { dataDir, retentionDays, ...(options.storeFile ? { sqliteFile: options.storeFile } : {}) }));
+    const store = closers.add(await openStore(adapters.store, { dataDir, retentionDays, ...(options.storeFile ? { sqliteFile: options.storeFile } : {}), ...(options.readWorkers === undefined ? {} : { readWorkers: options.readWorkers }) }));
     const blobs = closers.add(await openBlobs(adapters.blobs, { dataDir }));
     const bus = await openBus(adapters.bus, { clientId: 'lantern', logger });
     const writer = createWriter({ bus, store, logger });
@@ -63,7 +63,8 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
   });
   // Token versions are looked up in the store (a signed-out token is refused at once in this process).
   const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds, versions: store });
-  const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
+  const budgets = { readBudgetMs: options.readBudgetMs ?? 10_000, streamBudgetMs: options.streamBudgetMs ?? 120_000 };
+  const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, budgets, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
   let stopping = false;
   const app = createServiceApp({
     logger,

@@ -53,7 +53,7 @@ export async function initAccount(config: Pick<Config, 'dataDir' | 'jwtSecret' |
   const password = opts.password ?? randomBytes(12).toString('base64url');
   checkOptions(opts, password);
   await mkdir(config.dataDir, { recursive: true });
-  const store = await openStore(config.adapters?.store ?? { kind: 'sqlite' }, { dataDir: config.dataDir, retentionDays: config.retentionDays ?? 0, ...(storeFile ? { sqliteFile: storeFile } : {}) });
+  const store = await openStore(config.adapters?.store ?? { kind: 'sqlite' }, { dataDir: config.dataDir, retentionDays: config.retentionDays ?? 0, readWorkers: 0, ...(storeFile ? { sqliteFile: storeFile } : {}) });
   try {
     const email = opts.email.trim().toLowerCase();
     const user = await store.createUser({ email, name: email.split('@')[0]!, passwordHash: await createPasswordHasher().hash(password) });

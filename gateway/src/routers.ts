@@ -6,7 +6,7 @@ import type { Bus } from '@lantern/bus';
 import { DEFAULT_LIMITS, type Config, type LimitsConfig } from '@lantern/config';
 import { createIngestRouter } from '@lantern/ingest';
 import type { Logger } from '@lantern/logging';
-import { createQueryRouter } from '@lantern/query';
+import { createQueryRouter, type ReadBudgets } from '@lantern/query';
 import type { Store } from '@lantern/store';
 import type { Router } from 'express';
 import { openApiRouter } from './openapi-route.js';
@@ -24,6 +24,8 @@ export interface RouterDeps extends Pick<Config, 'rateLimit' | 'apiKeyCacheMs'> 
   bus?: Bus;
   blobs?: BlobStore;
   passwordHasher?: PasswordHasher;
+  /** The query service's read budgets (READ_BUDGET_MS, STREAM_BUDGET_MS); default: the configuration's defaults. */
+  budgets?: ReadBudgets;
 }
 
 function need<T>(value: T | undefined, what: string, service: ServiceName): T {
@@ -68,7 +70,7 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
         }),
       ];
     case 'query':
-      return [createQueryRouter({ store, tokens: need(d.tokens, 'a token service', service), logger, maxConcurrentReadsPerUser: limits.maxConcurrentReadsPerUser })];
+      return [createQueryRouter({ store, tokens: need(d.tokens, 'a token service', service), logger, maxConcurrentReadsPerUser: limits.maxConcurrentReadsPerUser, ...(d.budgets ? { budgets: d.budgets } : {}) })];
     case 'ai':
       return [
         createAiRouter({

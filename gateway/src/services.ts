@@ -56,7 +56,7 @@ export async function createServiceProcess(service: ServiceName, config: Config,
       await writer.start();
       retention.start();
     }
-    const routers = serviceRouters(service, { store, logger, ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, limits: config.limits, apiKeyCacheMs: config.apiKeyCacheMs, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
+    const routers = serviceRouters(service, { store, logger, ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, limits: config.limits, apiKeyCacheMs: config.apiKeyCacheMs, budgets: { readBudgetMs: config.readBudgetMs, streamBudgetMs: config.streamBudgetMs }, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
     return createServiceApp({ logger, trustProxy: config.trustProxy, isStopping: () => stopping, checks, routers });
   });
   return {

@@ -30,6 +30,9 @@ export interface StartOptions {
   fileStore?: boolean;
   /** Where the services log; silent by default. */
   logger?: Logger;
+  /** READ_BUDGET_MS and STREAM_BUDGET_MS (default 10 s and 120 s); tests of the budgets make them tiny. */
+  readBudgetMs?: number;
+  streamBudgetMs?: number;
 }
 
 /** The whole embedded Lantern (every service, real SQLite, in-process bus, filesystem blobs) for supertest. */
@@ -46,6 +49,8 @@ export async function startLantern(options: StartOptions = {}): Promise<Lantern>
     ...(options.fileStore ? {} : { storeFile: ':memory:' }),
     passwordHasher: fastHash,
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.readBudgetMs === undefined ? {} : { readBudgetMs: options.readBudgetMs }),
+    ...(options.streamBudgetMs === undefined ? {} : { streamBudgetMs: options.streamBudgetMs }),
   });
   return {
     ...embedded,

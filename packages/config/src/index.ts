@@ -68,6 +68,8 @@ export interface Config {
   readBudgetMs: number;
   /** Time budget of a whole-set stream (the seed's unpaged reads), in ms; past it the array ends with an error element. */
   streamBudgetMs: number;
+  /** Read worker threads of the SQLite store (each with its own read-only connection); 0 reads on the event loop. */
+  readWorkers: number;
   /** Which store, bus and blob store the process uses, and where they are. */
   adapters: AdapterConfig;
 }
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: r.int('RETENTION_DAYS', 30, 0, 36_500),
     readBudgetMs: r.int('READ_BUDGET_MS', 10_000, 100, 3_600_000),
     streamBudgetMs: r.int('STREAM_BUDGET_MS', 120_000, 100, 3_600_000),
+    readWorkers: r.int('READ_WORKERS', 2, 0, 64),
     adapters: adapterConfig(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -42,6 +42,12 @@ describe('loadConfig: read budgets', () => {
     expect(loadConfig({ READ_BUDGET_MS: '2500', STREAM_BUDGET_MS: '60000' })).toMatchObject({ readBudgetMs: 2500, streamBudgetMs: 60_000 });
     expect(() => loadConfig({ READ_BUDGET_MS: '5' })).toThrow(/READ_BUDGET_MS/);
   });
+
+  it('READ_WORKERS is 2 by default, 0 reads on the request thread, and a negative count is refused with the name', () => {
+    expect(loadConfig({}).readWorkers).toBe(2);
+    expect(loadConfig({ READ_WORKERS: '0' }).readWorkers).toBe(0);
+    expect(() => loadConfig({ READ_WORKERS: '-1' })).toThrow(/READ_WORKERS/);
+  });
 });
 
 describe('loadConfig: fair limits', () => {

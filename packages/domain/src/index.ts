@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './ids.js';
+export * from './json-batches.js';
 export * from './limits.js';
 export * from './normalize.js';
 export * from './safety.js';

@@ -49,6 +49,20 @@ const uploadLimits = {
 };
 const keyCap = { '429': err('too_many_keys: the application has MAX_API_KEYS_PER_APPLICATION (default 20) active keys; revoke one (no Retry-After: waiting does not help)') };
 
+/** The 503 of a telemetry read: its budget (docs/api.md, "Read budgets"), or the store down. */
+const READ_503: Json = {
+  ...err('read_timeout: the read ran past its time budget (READ_BUDGET_MS for a page, a search or metrics; STREAM_BUDGET_MS for a '
+    + 'whole-set stream) before its first record; narrow it or page with the cursor, retrying as is will not help. Or unavailable: the '
+    + 'store is down (with Retry-After).'),
+  headers: retryAfter,
+};
+
+/** What a streamed read's 200 says of the end marker. */
+const streamed = (what: string): string => `${what}, newest first. Without \`limit\` the whole set is streamed; a stream that runs past `
+  + 'its budget (STREAM_BUDGET_MS) ends the array with one last element, the end marker: the error body '
+  + '`{"error":{"code":"read_timeout","message":"...","details":[{"budgetMs":...}]}}`, so the JSON stays valid (a record never has a '
+  + 'top-level `error` field).';
+
 /** The headers of a page of a streamed read when `limit` is given and there is a next page. */
 const pageHeaders = {
   'X-Next-Cursor': { description: 'The `cursor` of the next page; absent on the last page.', schema: { type: 'string' } },
@@ -69,6 +83,8 @@ interface Op {
   /** What an error status means for this operation, where it says more than the shared one (its code). */
   errorNotes?: Record<string, Json>;
   description?: string;
+  /** A telemetry read: its 503 is the read budget's (READ_503). */
+  read?: boolean;
 }
 
 const id = { type: 'integer', minimum: 1 };
@@ -86,7 +102,8 @@ const readFilters: Op['params'] = [
 const contains = (name: string, field: string): NonNullable<Op['params']>[number] => ({
   name, in: 'query', schema: { type: 'string', minLength: 1, maxLength: limits.maxSearchLength },
   description: `${field} contains this text: literal (\`%\`, \`_\`, \`*\` and regular-expression characters are plain characters), `
-    + 'ASCII letters compared without regard to case, other characters exactly. No index serves it: it narrows the rows the other filters select.',
+    + 'ASCII letters compared without regard to case, other characters exactly. It narrows the rows the other filters select (for `q`, '
+    + 'a trigram index finds rare texts); the read budget bounds it: past it, 503 read_timeout.',
 });
 
 const idempotencyKey: NonNullable<Op['params']>[number] = {
@@ -102,19 +119,19 @@ const ops: Record<string, Record<string, Op>> = {
   '/ingest/logs': {
     post: { summary: 'Send a batch of logs', security: 'apiKey', body: ref('LogBatch'), ok: ['200', 'Valid logs stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
       errorNotes: ingestLimits, params: [idempotencyKey] },
-    get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Log entries', list('LogEntry')], errors: ['400', '401', '404', '429'], errorNotes: readLimit,
+    get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Log entries'), list('LogEntry')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       params: [...readFilters, { name: 'level', in: 'query', schema: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] } }, { name: 'projectId', in: 'query', schema: id },
         contains('q', 'The log\'s `message`')] },
   },
   '/logs/project': {
-    get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', 'Trace records', list('TraceRecord')], errors: ['400', '401', '404', '429'], errorNotes: readLimit,
+    get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Trace records'), list('TraceRecord')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       params: [{ name: 'id', in: 'query', required: true, schema: id, description: 'Project id.' }, ...readFilters,
         { name: 'minDurationMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs }, description: 'Root span duration at least this.' },
         { name: 'status', in: 'query', schema: { type: 'string', pattern: '^[1-5]([xX]{2}|[0-9]{2})$' }, description: 'Root span status: a code (404) or a class (5xx).' },
         contains('url', 'The root span\'s `requestURL`')] },
   },
   '/metrics': {
-    get: { summary: 'Request metrics per application from its entry (controller:) spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404', '429'], errorNotes: readLimit,
+    get: { summary: 'Request metrics per application from its entry (controller:) spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: an hour before `to`. The window is at most 90 days, and is widened to whole buckets.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now (the window then ends with the current minute).' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
   },
   '/ai/tenant': {
@@ -202,7 +219,7 @@ function operation(op: Op): Json {
   const success: Record<string, Json> = schema === undefined ? { description } : { description, ...json(schema) };
   if (op.headers) success['headers'] = op.headers;
   const responses: Record<string, Json> = { [code]: success };
-  for (const e of op.errors) responses[e] = op.errorNotes?.[e] ?? ERRORS[e]!;
+  for (const e of op.errors) responses[e] = op.errorNotes?.[e] ?? (e === '503' && op.read ? READ_503 : ERRORS[e]!);
   out['responses'] = responses;
   return out;
 }

@@ -1,13 +1,17 @@
+import { AppError, jsonTexts } from '@lantern/domain';
 import type { Response } from 'express';
 
 /**
  * Streams an async iterable as a JSON array, honouring back-pressure, so memory does not grow with the
  * size of the set. The first item is read before the status is sent, so an error before any data still gets
- * the contract's error body; an error midway ends the connection abruptly (the client sees invalid JSON,
- * never a silently short array).
+ * the contract's error body (a read past its budget: 503 read_timeout). A read past its budget midway ends the
+ * array with one last element, its error body `{"error":{"code":"read_timeout",...}}` (docs/api.md, "Read
+ * budgets": the JSON stays valid and says why the array ends there); any
+ * other error midway ends the connection abruptly (the client sees invalid JSON, never a silently short array).
  */
 export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>, headers: Record<string, string> = {}): Promise<void> {
-  const it = items[Symbol.asyncIterator]();
+  // Records serialised where they were read when the source offers it (the SQLite read workers), else here.
+  const it = jsonTexts(items)[Symbol.asyncIterator]();
   let next = await it.next();
   res.status(200);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -23,8 +27,10 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
   let first = true;
   try {
     while (!next.done) {
-      chunk += (first ? '' : ',') + JSON.stringify(next.value);
-      first = false;
+      if (next.value.length > 0) {
+        chunk += (first ? '' : ',') + next.value;
+        first = false;
+      }
       if (chunk.length >= 16_384) {
         // A client gone while the next item was read: 'close' has fired already, so waiting would never end.
         if (gone()) break;
@@ -41,6 +47,10 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
     }
     res.end(`${chunk}]`);
   } catch (err) {
+    if (err instanceof AppError && err.code === 'read_timeout' && !gone()) {
+      res.end(`${chunk}${first ? '' : ','}${JSON.stringify(err.toBody())}]`);
+      return;
+    }
     res.destroy(err instanceof Error ? err : new Error(String(err)));
     throw err;
   } finally {

@@ -92,6 +92,22 @@ describe('streamJsonArray', () => {
 });
 
 describe('streamJsonArray with a client that compresses, pauses or leaves', () => {
+  it('a read_timeout midway ends the array with the error body as its last element: the JSON stays valid', async () => {
+    const many = Array.from({ length: 3000 }, (_, i) => ({ i, pad: 'x'.repeat(20) }));
+    const res = await rawGet(serviceApp(() => from(many, 2500, errors.readTimeout(50))), '/items');
+    expect(res.status).toBe(200);
+    expect(res.complete).toBe(true);
+    const items = JSON.parse(res.text) as unknown[];
+    expect(items).toHaveLength(2501);
+    expect(items.slice(0, 2500)).toEqual(many.slice(0, 2500));
+    expect(items[2500]).toEqual({ error: { code: 'read_timeout', message: expect.stringContaining('50 ms'), details: [{ budgetMs: 50 }] } });
+  });
+
+  it('a read_timeout before the first item is the normal 503 error body', async () => {
+    const res = await appStreaming(() => from([1, 2], 0, errors.readTimeout(50))).get('/items').expect(503);
+    expect(res.body.error.code).toBe('read_timeout');
+  });
+
   it('a long gzip stream, read slowly, adds no listeners per chunk and arrives whole', async () => {
     const values = Array.from({ length: 20_000 }, (_, i) => ({ i, pad: `${i}`.repeat(30) }));
     let waits = 0;

@@ -18,3 +18,10 @@ describeStoreContract('sqlite (file, writer thread)', async () => {
   const store = await openSqliteStore({ file: join(dir, 'lantern.db'), writerThread: true });
   return { store, cleanup: () => rm(dir, { recursive: true, force: true }) };
 });
+
+// The embedded server's reads: on read worker threads, each with a read-only connection of its own.
+describeStoreContract('sqlite (file, writer thread, read workers)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'lantern-store-'));
+  const store = await openSqliteStore({ file: join(dir, 'lantern.db'), writerThread: true, readWorkers: 2 });
+  return { store, cleanup: () => rm(dir, { recursive: true, force: true }) };
+});

@@ -11,13 +11,25 @@ import { metricsWindow } from './window.js';
 
 export type QueryStore = Pick<Store, 'getProject' | 'streamTraces' | 'streamLogs' | 'readMetrics'>;
 
+/** The time budgets of reads (docs/api.md, "Read budgets"), in ms: config READ_BUDGET_MS and STREAM_BUDGET_MS. */
+export interface ReadBudgets {
+  /** A page (`limit`), a metrics window, a search. */
+  readBudgetMs: number;
+  /** A whole-set stream (the seed's unpaged reads). */
+  streamBudgetMs: number;
+}
+
 export interface QueryDeps {
   store: QueryStore;
   tokens: TokenService;
   logger: Logger;
   /** Reads one user may have in flight at once (MAX_CONCURRENT_READS_PER_USER, default 4). */
   maxConcurrentReadsPerUser?: number;
+  /** Default: the configuration's defaults, 10 s and 120 s. */
+  budgets?: ReadBudgets;
 }
+
+const DEFAULT_BUDGETS: ReadBudgets = { readBudgetMs: 10_000, streamBudgetMs: 120_000 };
 
 /** A page of at most `limit` items (bounded), with `X-Next-Cursor` and a `Link: rel="next"` when there is more. */
 async function sendPage<T>(res: Response, items: AsyncIterable<T>, limit: number, position: (item: T) => { ts: number; id: string }) {
@@ -41,16 +53,18 @@ async function sendPage<T>(res: Response, items: AsyncIterable<T>, limit: number
 }
 
 /** The JWT reads: traces of a project, logs, metrics. */
-export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4 }: QueryDeps): Router {
+export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4, budgets = DEFAULT_BUDGETS }: QueryDeps): Router {
   const router = Router();
   const auth = concurrentReads(requireUser(tokens), maxConcurrentReadsPerUser);
+  // A page is one read of at most MAX_PAGE records: the read budget. The whole set streams for longer.
+  const budgetOf = (limit: number | undefined): number => (limit ? budgets.readBudgetMs : budgets.streamBudgetMs);
 
   router.get('/logs/project', auth, async (req, res) => {
     const userId = userIdOf(res);
     const projectId = queryId(req, 'id', true);
     const filters = traceFilters(req);
     if (!(await store.getProject(projectId, userId))) throw errors.notFound('project');
-    const traces = store.streamTraces(defined({ userId, projectId, ...filters, limit: filters.limit && filters.limit + 1 }));
+    const traces = store.streamTraces(defined({ userId, projectId, ...filters, limit: filters.limit && filters.limit + 1, budgetMs: budgetOf(filters.limit) }));
     if (filters.limit) return sendPage(res, traces, filters.limit, (t: TraceRecord) => ({ ts: Date.parse(t.timestamp), id: t.id }));
     await streamJsonArray(res, traces);
   });
@@ -59,7 +73,7 @@ export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4
     const userId = userIdOf(res);
     const filters = logFilters(req);
     if (filters.projectId !== undefined && !(await store.getProject(filters.projectId, userId))) throw errors.notFound('project');
-    const logs = store.streamLogs(defined({ userId, ...filters, limit: filters.limit && filters.limit + 1 }));
+    const logs = store.streamLogs(defined({ userId, ...filters, limit: filters.limit && filters.limit + 1, budgetMs: budgetOf(filters.limit) }));
     if (filters.limit) return sendPage(res, logs, filters.limit, (l: LogEntry) => ({ ts: Date.parse(l.timestamp), id: l.id }));
     await streamJsonArray(res, logs);
   });
@@ -70,7 +84,7 @@ export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4
     const projectId = queryId(req, 'projectId');
     const applicationId = queryId(req, 'applicationId');
     if (projectId !== undefined && !(await store.getProject(projectId, userId))) throw errors.notFound('project');
-    res.json(metricsReport(await store.readMetrics(defined({ userId, projectId, applicationId, ...window })), window));
+    res.json(metricsReport(await store.readMetrics(defined({ userId, projectId, applicationId, ...window, budgetMs: budgets.readBudgetMs })), window));
   });
   return router;
 }

@@ -10,6 +10,7 @@ import { createLogIndexer, startIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
+import { startReadPool } from './read-pool.js';
 import { createRollupReader } from './rollup-reader.js';
 import { configure, migrate } from './schema.js';
 import { createTraceReader } from './traces.js';
@@ -28,6 +29,12 @@ export interface SqliteStoreOptions {
    * to its connection), and with the system clock (the thread cannot share `now`).
    */
   writerThread?: boolean;
+  /**
+   * Read worker threads (read-pool.ts), each with a read-only connection of its own, that serve the telemetry
+   * reads (traces, logs, entry spans, metrics) off the event loop that serves requests (READ_WORKERS). Only for a
+   * file. Default 0: the reads run on this thread, with a turn of the event loop between their statements.
+   */
+  readWorkers?: number;
 }
 
 /** The writer, kicking the log indexer once its logs are stored. */
@@ -63,7 +70,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const purge = createPurger(connection, now);
   const threaded = options.writerThread === true && options.file !== ':memory:' && options.now === undefined;
   const writer = threaded ? startWriterThread(options.file) : undefined;
-  const readMetrics = createRollupReader(connection);
+  const pool = options.file !== ':memory:' && (options.readWorkers ?? 0) > 0 ? startReadPool(options.file, options.readWorkers!, pageSize) : undefined;
+  const readMetrics = pool?.readMetrics ?? createRollupReader(connection);
   // The log search index is filled after the write (log-indexer.ts): by the writer thread (started at once if logs
   // wait for the index, and looking for them whenever it starts), or here, in the turns this event loop has free.
   const indexing = writer ? undefined : startIndexLoop(createLogIndexer(connection), () => false);
@@ -78,6 +86,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     ...ingest,
     ...createTraceReader(connection, pageSize),
     ...createLogReader(connection, pageSize),
+    ...(pool ? { streamTraces: pool.streamTraces, streamLogs: pool.streamLogs, streamRootSpans: pool.streamRootSpans } : {}),
     ...createAiStore(connection, now),
     ...createLimitsStore(connection),
     async ping() {
@@ -93,6 +102,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     purgeTelemetryBefore: purge,
     async close() {
       indexing?.stop();
+      await pool?.close();
       await writer?.close();
       if (connection.open) connection.close();
     },

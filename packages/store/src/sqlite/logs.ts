@@ -5,7 +5,7 @@ import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
 import { chooseLogPlan, logsFrom, trigramQuery } from './log-search.js';
 import type { LogPlan } from './log-search.js';
-import { StatementCache, Where, afterCursor, remainingOf, visibleJoin, visibleProjects } from './paging.js';
+import { Deadline, SLICE_ROWS, StatementCache, Where, newestFirst, remainingOf, turn, visibleJoin, visibleProjects } from './paging.js';
 
 interface LogRow {
   id: string;
@@ -13,6 +13,8 @@ interface LogRow {
   application_id: number;
   ts: number;
   data: string;
+  /** 1 when the row passes the filters no index serves (always 1 without them). */
+  hit: number;
 }
 
 /** One project's stream: a page of rows read ahead, and where the next page starts. */
@@ -40,25 +42,33 @@ function toLog(row: LogRow): LogEntry {
 }
 
 /**
- * The SQL of one page of one project's logs, newest first, and its parameters. Exported for the test that reads
- * its query plan.
+ * The SQL of one statement of one project's logs, newest first from `after`, its parameters and how many rows it
+ * visits at most. The index (the project's, its level's or its trace's) is bounded by the window and the cursor
+ * (newestFirst). The filters no index serves (`applicationId`, and the text on the `scan` plan) are not in the
+ * WHERE clause: the statement visits the next `sliceRows` logs of the index and marks those that pass (`hit`), so
+ * that no statement walks a whole project for a rare match. On the `index` plan the candidates come from logs_fts
+ * (at most the plan's bound of them, log-search.ts), whatever the depth. Exported for the tests of its query plan.
  */
-export function logPageSql(query: LogQuery, search: Search, projectId: number, after: Cursor | undefined, limit: number): { sql: string; params: unknown[] } {
+export function logPageSql(query: LogQuery, search: Search, projectId: number, after: Cursor | undefined, limit: number,
+  sliceRows = SLICE_ROWS): { sql: string; params: unknown[]; visits: number } {
   const where = new Where()
     .add('l.project_id = ?', projectId)
-    .maybe('l.ts >= ?', query.from)
-    .maybe('l.ts < ?', query.to)
-    .maybe('l.application_id = ?', query.applicationId)
     .maybe('l.trace_id = ?', query.traceId)
     .maybe('l.level = ?', query.level);
+  newestFirst(where, 'l', query, after);
+  const filter = new Where().maybe('l.application_id = ?', query.applicationId);
   // As the url filter of traces: literal, ASCII-case-insensitive, read from the stored JSON. Whichever plan
   // found the candidates (log-search.ts), this exact test decides.
-  if (query.messageContains !== undefined) where.add("instr(lower(json_extract(l.data, '$.message')), ?) > 0", asciiLower(query.messageContains));
-  afterCursor(where, 'l', after);
+  if (query.messageContains !== undefined) filter.add("instr(lower(json_extract(l.data, '$.message')), ?) > 0", asciiLower(query.messageContains));
   const from = logsFrom(search.plan, query.level !== undefined && query.traceId === undefined, search.match);
-  const sql = `SELECT l.id, l.project_id, l.application_id, l.ts, l.data FROM ${from.sql} ${visibleJoin('l')}
+  // On the index plan the candidates are few (the plan's bound): the filter narrows them in the WHERE clause.
+  const sliced = filter.conditions.length > 0 && search.plan === 'scan';
+  if (!sliced && filter.conditions.length > 0) where.add(filter.conditions.join(' AND '), ...filter.params);
+  const hit = sliced ? `coalesce(${filter.conditions.join(' AND ')}, 0)` : '1';
+  const visits = sliced ? Math.max(limit, sliceRows) : limit;
+  const sql = `SELECT l.id, l.project_id, l.application_id, l.ts, l.data, ${hit} AS hit FROM ${from.sql} ${visibleJoin('l')}
     ${where.sql} ORDER BY l.ts DESC, l.id DESC LIMIT ?`;
-  return { sql, params: [...from.params, query.userId, ...where.params, limit] };
+  return { sql, params: [...(sliced ? filter.params : []), ...from.params, query.userId, ...where.params, visits], visits };
 }
 
 export interface LogReader {
@@ -73,22 +83,35 @@ export interface LogReader {
 export function createLogReader(db: Database, pageSize: number): LogReader {
   const cache = new StatementCache(db);
 
-  function page(query: LogQuery, search: Search, projectId: number, after: Cursor | undefined, limit: number): LogRow[] {
-    const { sql, params } = logPageSql(query, search, projectId, after, limit);
-    return cache.get<LogRow>(sql).all(...params);
-  }
-
-  function refill(query: LogQuery, search: Search, source: Source, limit: number): void {
-    const rows = guard(() => page(query, search, source.projectId, source.after, limit));
-    source.rows = rows;
+  /**
+   * The next rows of one project's stream: statements until one gives rows or the project has no more, with the
+   * budget checked before each and a turn of the event loop before each (a rare text may take many slices).
+   */
+  async function refill(query: LogQuery, search: Search, source: Source, limit: number, deadline: Deadline): Promise<void> {
+    source.rows = [];
     source.next = 0;
-    source.exhausted = rows.length < limit;
-    const last = rows[rows.length - 1];
-    if (last) source.after = { ts: last.ts, id: last.id };
+    while (source.rows.length === 0 && !source.exhausted) {
+      await turn();
+      deadline.check();
+      const page = logPageSql(query, search, source.projectId, source.after, limit);
+      const visited = guard(() => cache.get<LogRow>(page.sql).all(...page.params));
+      let last = visited[visited.length - 1];
+      for (const row of visited) {
+        if (!row.hit) continue;
+        source.rows.push(row);
+        if (source.rows.length === limit) {
+          last = row;
+          break;
+        }
+      }
+      source.exhausted = visited.length < page.visits && last === visited[visited.length - 1];
+      if (last) source.after = { ts: last.ts, id: last.id };
+    }
   }
 
   return {
     async *streamLogs(query) {
+      const deadline = new Deadline(query.budgetMs);
       let remaining = remainingOf(query.limit);
       if (remaining === 0) return;
       const projects = guard(() => visibleProjects(cache, query.userId, query.projectId));
@@ -106,7 +129,7 @@ export function createLogReader(db: Database, pageSize: number): LogReader {
         for (const source of sources) {
           if (source.next >= source.rows.length) {
             if (source.exhausted) continue;
-            refill(query, search, source, Math.min(perSource, remaining));
+            await refill(query, search, source, Math.min(perSource, remaining), deadline);
             if (source.rows.length === 0) continue;
           }
           if (best === undefined || comesBefore(source.rows[source.next]!, best.rows[best.next]!)) best = source;

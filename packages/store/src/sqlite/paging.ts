@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { Cursor } from '../port.js';
+import { errors } from '@lantern/domain';
+import type { Cursor, TimeWindow } from '../port.js';
 
 /** Rows per page read by the streams; each page is read with `.all()` so no cursor stays open across a yield. */
 export const DEFAULT_PAGE_SIZE = 200;
@@ -44,10 +45,42 @@ export class Where {
   }
 }
 
-/** Newest-first keyset: rows strictly after `cursor`, i.e. older, or as old with a smaller id. */
-export function afterCursor(where: Where, alias: string, cursor: Cursor | undefined): Where {
-  return cursor ? where.add(`(${alias}.ts, ${alias}.id) < (?, ?)`, cursor.ts, cursor.id) : where;
+/**
+ * Index rows a sliced read visits per statement (a read whose filters no index serves: `url`, `minDurationMs`,
+ * `status`, a log's `applicationId` or text on the scan plan). Each statement walks at most this many rows of the
+ * time index and the read goes on from the last one visited, so a filter that matches nothing costs a few
+ * milliseconds per statement, with the budget checked and the event loop free between them, not one long scan.
+ */
+export const SLICE_ROWS = 2000;
+
+/**
+ * The time bounds of a newest-first keyset read: rows of the window strictly after `cursor` (older, or as old
+ * with a smaller id). The cursor, when inside the window, replaces `to` as the index's upper bound (one of the two
+ * always implies the other), so SQLite starts the index scan at the cursor, not at the window's edge: the page
+ * at 95 % depth visits as many rows as the first (with both, the planner bounds the scan by `ts < to` and filters
+ * the cursor row by row: quadratic paging).
+ */
+export function newestFirst(where: Where, alias: string, window: TimeWindow, cursor: Cursor | undefined): Where {
+  where.maybe(`${alias}.ts >= ?`, window.from);
+  if (cursor && (window.to === undefined || cursor.ts < window.to)) return where.add(`(${alias}.ts, ${alias}.id) < (?, ?)`, cursor.ts, cursor.id);
+  return where.maybe(`${alias}.ts < ?`, window.to);
 }
+
+/** The moment a read must stop (docs/api.md, "Read budgets"): `check` throws 503 read_timeout past it. */
+export class Deadline {
+  private readonly at: number;
+
+  constructor(private readonly budgetMs: number | undefined, now = Date.now()) {
+    this.at = budgetMs === undefined ? Number.POSITIVE_INFINITY : now + budgetMs;
+  }
+
+  check(): void {
+    if (Date.now() >= this.at) throw errors.readTimeout(this.budgetMs!);
+  }
+}
+
+/** A turn of the event loop: what a read on the main thread gives other requests between its statements. */
+export const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Clamps a caller's limit: undefined means no limit; negative means none at all. */
 export function remainingOf(limit: number | undefined): number {

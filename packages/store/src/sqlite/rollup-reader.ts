@@ -3,7 +3,7 @@ import type { MetricsCell, MetricsQuery } from '../port.js';
 import { planRollupRead } from '../rollup-plan.js';
 import type { CellRange } from '../rollup-plan.js';
 import { CellMerger } from '../rollups.js';
-import { StatementCache, Where, visibleProjects } from './paging.js';
+import { Deadline, StatementCache, Where, turn, visibleProjects } from './paging.js';
 import { ROLLUP_TABLES, mergeStored } from './rollups.js';
 import type { CellRow, RollupTable } from './rollups.js';
 
@@ -15,22 +15,22 @@ interface RollupRow extends CellRow {
   start: number;
 }
 
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /**
  * GET /metrics from the rollups: per visible project, whole hours from the hour rows and the rest of the window
  * (its partial edges, or all of it for buckets under an hour) from the minute rows (rollup-plan.ts), each range of
  * the primary key read in pages of `pageRows` rows with a turn of the event loop between pages, so that a month's
  * read never holds the server: other requests are served between its pages. The pages are separate reads: a batch
  * committed during the read may show in the cells read after it and not in those read before (each cell is whole).
+ * The query's budget is checked before each page: past it the read throws 503 read_timeout.
  */
 export function createRollupReader(db: Database, pageRows = ROLLUP_PAGE_ROWS): (query: MetricsQuery) => Promise<MetricsCell[]> {
   const cache = new StatementCache(db);
   const [minutes, hours] = ROLLUP_TABLES;
 
-  async function readRange(merger: CellMerger, query: MetricsQuery, projectId: number, table: RollupTable, range: CellRange): Promise<void> {
+  async function readRange(merger: CellMerger, query: MetricsQuery, projectId: number, table: RollupTable, range: CellRange, deadline: Deadline): Promise<void> {
     let after: { start: number; applicationId: number } | undefined;
     for (;;) {
+      deadline.check();
       const where = new Where().add('project_id = ?', projectId).add(`${table.start} < ?`, range.to)
         .maybe('application_id = ?', query.applicationId);
       if (after === undefined) where.add(`${table.start} >= ?`, range.from);
@@ -47,11 +47,12 @@ export function createRollupReader(db: Database, pageRows = ROLLUP_PAGE_ROWS): (
   }
 
   return async (query) => {
+    const deadline = new Deadline(query.budgetMs);
     const merger = new CellMerger(query);
     const plan = planRollupRead(query);
     for (const projectId of visibleProjects(cache, query.userId, query.projectId)) {
-      for (const range of plan.hours) await readRange(merger, query, projectId, hours, range);
-      for (const range of plan.minutes) await readRange(merger, query, projectId, minutes, range);
+      for (const range of plan.hours) await readRange(merger, query, projectId, hours, range, deadline);
+      for (const range of plan.minutes) await readRange(merger, query, projectId, minutes, range, deadline);
     }
     return merger.result();
   };

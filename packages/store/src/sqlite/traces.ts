@@ -4,7 +4,7 @@ import type { Span, TraceRecord } from '@lantern/domain';
 import type { Cursor, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
 import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
-import { StatementCache, Where, afterCursor, remainingOf, visibleJoin, visibleProjects } from './paging.js';
+import { Deadline, SLICE_ROWS, StatementCache, Where, newestFirst, remainingOf, turn, visibleJoin, visibleProjects } from './paging.js';
 
 interface TraceRow {
   id: string;
@@ -12,6 +12,8 @@ interface TraceRow {
   application_id: number;
   trace_id: string;
   ts: number;
+  /** 1 when the row passes the filters no index serves (always 1 without them). */
+  hit: number;
 }
 
 interface SpanRow {
@@ -26,6 +28,15 @@ interface RootRow {
   ts: number;
   durationMs: number | null;
   responseStatus: number | null;
+  hit: number;
+}
+
+/** The SQL of one statement of a read, its parameters, and how many index rows it visits at most. */
+export interface PageSql {
+  sql: string;
+  params: unknown[];
+  /** The statement's LIMIT: fewer rows back means the read is done. */
+  visits: number;
 }
 
 const traceKey = (applicationId: number, traceId: string): string => `${applicationId}\u0000${traceId}`;
@@ -35,6 +46,57 @@ export interface TraceReader {
   streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
 }
 
+/**
+ * One statement of a trace read, newest first from `cursor`. The time index (the project's, or the application's)
+ * is bounded by the window and the cursor (newestFirst). Without a filter no index serves, it reads `limit`
+ * records; with `minDurationMs`, `status` or `url` it visits the next `sliceRows` records of the index and marks
+ * those that pass (`hit`), so that no statement walks the whole project looking for a rare match.
+ * Exported for the tests that read its query plan and count the rows it visits.
+ */
+export function tracePageSql(query: TraceQuery, cursor: Cursor | undefined, limit: number, sliceRows = SLICE_ROWS): PageSql {
+  // With an application or a trace id, the unary `+` keeps the planner off the project's whole index:
+  // the application's index (or the primary key, for a trace id) is far narrower.
+  const narrower = query.applicationId !== undefined || query.traceId !== undefined;
+  const where = new Where().add(narrower ? '+t.project_id = ?' : 't.project_id = ?', query.projectId)
+    .maybe('t.application_id = ?', query.applicationId);
+  // One trace id has at most a record per application of the project: looked up by primary key.
+  if (query.traceId !== undefined) {
+    where.add('t.trace_id = ? AND t.application_id IN (SELECT a.id FROM applications a WHERE a.project_id = ?)',
+      query.traceId, query.projectId);
+  }
+  newestFirst(where, 't', query, cursor);
+  const filter = new Where().maybe('t.root_duration_ms >= ?', query.minDurationMs);
+  if (query.status) filter.add('t.root_status BETWEEN ? AND ?', query.status.min, query.status.max);
+  // Literal and ASCII-case-insensitive (../text.ts): instr has no wildcards, lower() folds ASCII only. No index
+  // serves a substring: the slices bound it, and the read's budget ends it.
+  if (query.urlContains !== undefined) filter.add('instr(lower(t.root_url), ?) > 0', asciiLower(query.urlContains));
+  const sliced = filter.conditions.length > 0;
+  const hit = sliced ? `coalesce(${filter.conditions.join(' AND ')}, 0)` : '1';
+  const visits = sliced ? Math.max(limit, sliceRows) : limit;
+  const sql = `SELECT t.id, t.project_id, t.application_id, t.trace_id, t.ts, ${hit} AS hit FROM traces t ${visibleJoin('t')}
+    ${where.sql} ORDER BY t.ts DESC, t.id DESC LIMIT ?`;
+  return { sql, params: [...filter.params, query.userId, ...where.params, visits], visits };
+}
+
+/**
+ * One statement of the entry spans of a project, oldest first after `after` (ts, rowid): the cursor bounds the
+ * controller index from below (it replaces `from`, which it implies). An entry span's test and the application
+ * filter are not in the index: each statement visits `limit` controller spans and marks the entry spans (`hit`).
+ */
+export function rootPageSql(query: RootSpanQuery, projectId: number, after: { ts: number; r: number } | undefined, limit: number): PageSql {
+  const where = new Where().add('s.project_id = ?', projectId).add('s.controller = 1');
+  if (after) where.add('(s.ts, s.rowid) > (?, ?)', after.ts, after.r);
+  else where.add('s.ts >= ?', query.from);
+  where.add('s.ts < ?', query.to);
+  const filter = new Where().maybe('s.application_id = ?', query.applicationId)
+    .add(`(s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans parent
+      WHERE parent.application_id = s.application_id AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))`);
+  const sql = `SELECT s.rowid AS r, s.application_id AS applicationId, s.ts, s.duration_ms AS durationMs,
+      s.status AS responseStatus, coalesce(${filter.conditions.join(' AND ')}, 0) AS hit
+    FROM spans s ${visibleJoin('s')} ${where.sql} ORDER BY s.ts, s.rowid LIMIT ?`;
+  return { sql, params: [...filter.params, query.userId, ...where.params, limit], visits: limit };
+}
+
 export function createTraceReader(db: Database, pageSize: number): TraceReader {
   const cache = new StatementCache(db);
   // The spans of one page of traces, in one query: (application, trace) pairs go in as a JSON array.
@@ -42,30 +104,6 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
     FROM json_each(?) j JOIN spans s
       ON s.application_id = json_extract(j.value, '$[0]') AND s.trace_id = json_extract(j.value, '$[1]')
     ORDER BY s.application_id, s.trace_id, s.ts, s.span_id`);
-
-  function tracePage(query: TraceQuery, cursor: Cursor | undefined, limit: number): TraceRow[] {
-    // With an application or a trace id, the unary `+` keeps the planner off the project's whole index:
-    // the application's index (or the primary key, for a trace id) is far narrower.
-    const narrower = query.applicationId !== undefined || query.traceId !== undefined;
-    const where = new Where().add(narrower ? '+t.project_id = ?' : 't.project_id = ?', query.projectId)
-      .maybe('t.ts >= ?', query.from)
-      .maybe('t.ts < ?', query.to)
-      .maybe('t.application_id = ?', query.applicationId)
-      .maybe('t.root_duration_ms >= ?', query.minDurationMs);
-    if (query.status) where.add('t.root_status BETWEEN ? AND ?', query.status.min, query.status.max);
-    // Literal and ASCII-case-insensitive (../text.ts): instr has no wildcards, lower() folds ASCII only. No index
-    // serves a substring: it narrows the rows the other conditions select.
-    if (query.urlContains !== undefined) where.add('instr(lower(t.root_url), ?) > 0', asciiLower(query.urlContains));
-    // One trace id has at most a record per application of the project: looked up by primary key.
-    if (query.traceId !== undefined) {
-      where.add('t.trace_id = ? AND t.application_id IN (SELECT a.id FROM applications a WHERE a.project_id = ?)',
-        query.traceId, query.projectId);
-    }
-    afterCursor(where, 't', cursor);
-    const sql = `SELECT t.id, t.project_id, t.application_id, t.trace_id, t.ts FROM traces t ${visibleJoin('t')}
-      ${where.sql} ORDER BY t.ts DESC, t.id DESC LIMIT ?`;
-    return cache.get<TraceRow>(sql).all(query.userId, ...where.params, limit);
-  }
 
   function spansOf(rows: TraceRow[]): Map<string, Span[]> {
     const byTrace = new Map<string, Span[]>();
@@ -79,60 +117,66 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
     return byTrace;
   }
 
-  function rootPage(query: RootSpanQuery, projectId: number, after: { ts: number; r: number } | undefined, limit: number) {
-    // An entry span: a controller span without parent, or whose parent is a span of another application.
-    const where = new Where().add('s.project_id = ?', projectId).add('s.controller = 1')
-      .add('s.ts >= ?', query.from).add('s.ts < ?', query.to)
-      .maybe('s.application_id = ?', query.applicationId)
-      .add(`(s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans parent
-        WHERE parent.application_id = s.application_id AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))`);
-    if (after) where.add('(s.ts, s.rowid) > (?, ?)', after.ts, after.r);
-    const sql = `SELECT s.rowid AS r, s.application_id AS applicationId, s.ts, s.duration_ms AS durationMs,
-        s.status AS responseStatus
-      FROM spans s ${visibleJoin('s')} ${where.sql} ORDER BY s.ts, s.rowid LIMIT ?`;
-    return cache.get<RootRow>(sql).all(query.userId, ...where.params, limit);
-  }
-
   return {
     async *streamTraces(query) {
+      const deadline = new Deadline(query.budgetMs);
       let remaining = remainingOf(query.limit);
       let cursor = query.cursor;
-      while (remaining > 0) {
+      for (let statement = 0; remaining > 0; statement++) {
+        if (statement > 0) await turn();
+        deadline.check();
         const want = Math.min(pageSize, remaining);
-        const rows = guard(() => tracePage(query, cursor, want));
-        if (rows.length === 0) return;
-        const spans = guard(() => spansOf(rows));
-        for (const row of rows) {
-          yield {
-            id: row.id,
-            projectId: row.project_id,
-            applicationId: row.application_id,
-            traceId: row.trace_id,
-            timestamp: toIso(row.ts),
-            telemetry: spans.get(traceKey(row.application_id, row.trace_id)) ?? [],
-          };
+        const page = tracePageSql(query, cursor, want);
+        const visited = guard(() => cache.get<TraceRow>(page.sql).all(...page.params));
+        // The hits, at most `want`; the next statement starts after the last row taken, or else the last visited.
+        const rows: TraceRow[] = [];
+        let last = visited[visited.length - 1];
+        for (const row of visited) {
+          if (!row.hit) continue;
+          rows.push(row);
+          if (rows.length === want) {
+            last = row;
+            break;
+          }
         }
-        remaining -= rows.length;
-        if (rows.length < want) return;
-        const last = rows[rows.length - 1]!;
-        cursor = { ts: last.ts, id: last.id };
+        if (rows.length > 0) {
+          const spans = guard(() => spansOf(rows));
+          for (const row of rows) {
+            yield {
+              id: row.id,
+              projectId: row.project_id,
+              applicationId: row.application_id,
+              traceId: row.trace_id,
+              timestamp: toIso(row.ts),
+              telemetry: spans.get(traceKey(row.application_id, row.trace_id)) ?? [],
+            };
+          }
+          remaining -= rows.length;
+        }
+        if (visited.length < page.visits && last === visited[visited.length - 1]) return;
+        cursor = { ts: last!.ts, id: last!.id };
       }
     },
 
     /** Project by project (ascending id), each in ascending `ts`. */
     async *streamRootSpans(query) {
+      const deadline = new Deadline(query.budgetMs);
       const projects = guard(() => visibleProjects(cache, query.userId, query.projectId));
       for (const projectId of projects) {
         let after: { ts: number; r: number } | undefined;
         for (;;) {
-          const rows = guard(() => rootPage(query, projectId, after, pageSize));
+          deadline.check();
+          const page = rootPageSql(query, projectId, after, pageSize);
+          const rows = guard(() => cache.get<RootRow>(page.sql).all(...page.params));
           for (const row of rows) {
+            if (!row.hit) continue;
             yield { projectId, applicationId: row.applicationId, ts: row.ts, durationMs: row.durationMs ?? 0,
               responseStatus: row.responseStatus };
           }
-          if (rows.length < pageSize) break;
+          if (rows.length < page.visits) break;
           const last = rows[rows.length - 1]!;
           after = { ts: last.ts, r: last.r };
+          await turn();
         }
       }
     },

@@ -23,7 +23,7 @@ export interface WriterThread extends IngestWriter {
  * The worker's compiled file beside this one. Under jest this module runs from its TypeScript source, and the
  * worker from the build (`pnpm test` builds first): a worker thread has no TypeScript loader.
  */
-function workerFile(name: 'writer-worker' | 'checkpoint-worker'): string {
+export function workerFile(name: 'writer-worker' | 'checkpoint-worker' | 'read-worker'): string {
   const here = fileURLToPath(import.meta.url);
   return here.endsWith('.ts')
     ? here.replace(/\/src\/sqlite\/writer-thread\.ts$/, `/dist/sqlite/${name}.js`)

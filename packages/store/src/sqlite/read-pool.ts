@@ -1,0 +1,184 @@
+import { Worker } from 'node:worker_threads';
+import { AppError, JSON_BATCHES, QuantileSketch, errors, type ErrorCode, type JsonBatches, type LogEntry, type TraceRecord } from '@lantern/domain';
+import type { LogQuery, MetricsCell, MetricsQuery, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
+import { logReadClass, metricsReadClass, traceReadClass, type ReadClass } from './read-class.js';
+import type { ReadFailure, ReadReply, ReadRequest, StreamMethod, WireCell } from './read-worker.js';
+import { workerFile } from './writer-thread.js';
+
+/**
+ * The telemetry reads of the SQLite store on a pool of worker threads (read-worker.ts), each with its own
+ * read-only connection, so that no read runs on the event loop that serves requests: a month of metrics or a
+ * whole-set stream costs the workers' time, not every other request's (docs/architecture.md, "Read workers").
+ * A stream is pinned to one worker (its iterator lives there) and comes back a batch at a time: the next batch is
+ * asked for only when the consumer has taken the last one (back-pressure; memory stays at a batch per stream).
+ * A stream offers its batches serialised too (JSON_BATCHES): a whole-set response is then serialised by the
+ * worker, and the request thread only writes the text.
+ * With two workers or more, the first serves the light reads (read-class.ts: small pages, short metrics) at the
+ * normal priority and the others the heavy ones at a lower priority (nice, read-worker.ts), so that small reads
+ * never queue behind a heavy reader. Among the heavy workers a user's reads share one: a read goes to the worker
+ * that already runs heavy reads of the same user, else to the one with the fewest reads under way, so one user,
+ * however many heavy reads they run at once, occupies one worker. A worker that dies fails its reads in flight
+ * with 503 unavailable and is started again by the next read.
+ */
+export interface ReadPool {
+  streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
+  streamLogs(query: LogQuery): AsyncIterable<LogEntry>;
+  streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
+  readMetrics(query: MetricsQuery): Promise<MetricsCell[]>;
+  close(): Promise<void>;
+}
+
+/** The nice value of the heavy reads' workers: on a saturated machine, the request thread and the writer go first. */
+const HEAVY_NICE = 5;
+
+/** Items per batch of a stream: a page of the readers, about what a response writes per chunk. */
+const BATCH_ITEMS = 100;
+
+type Unsent = ReadRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
+interface Slot {
+  worker: Worker | undefined;
+  /** Its thread's nice value (read-worker.ts): 0 for the light reads' worker. */
+  nice: number;
+  /** Reads under way on it (open streams and calls). */
+  load: number;
+  /** Of them, per user. */
+  users: Map<string, number>;
+  pending: Map<number, { resolve(reply: ReadReply): void; reject(err: Error): void }>;
+}
+
+function toError(failure: ReadFailure): Error {
+  if ('status' in failure) return new AppError(failure.status, failure.code as ErrorCode, failure.message, failure.details, failure.retryAfter);
+  return new Error(failure.message);
+}
+
+const toCell = (c: WireCell): MetricsCell => ({
+  projectId: c.projectId, applicationId: c.applicationId, bucket: c.bucket, requests: c.requests, errors: c.errors,
+  sketch: QuantileSketch.fromArray(c.sketch, c.alpha),
+});
+
+export function startReadPool(file: string, size: number, pageSize: number): ReadPool {
+  // One worker serves every read at the normal priority; with more, the first is the light reads' (see above).
+  const count = Math.max(1, size);
+  const slots: Slot[] = Array.from({ length: count }, (_, i) => ({
+    worker: undefined, nice: count > 1 && i > 0 ? HEAVY_NICE : 0, load: 0, users: new Map<string, number>(), pending: new Map(),
+  }));
+  const light = slots[0]!;
+  const heavy = slots.length > 1 ? slots.slice(1) : slots;
+  let nextId = 1;
+  let nextStream = 1;
+  let closed = false;
+
+  function spawn(slot: Slot): Worker {
+    const w = new Worker(workerFile('read-worker'), { workerData: { file, pageSize, batchItems: BATCH_ITEMS, nice: slot.nice } });
+    w.unref();
+    w.on('message', (reply: ReadReply) => {
+      const p = slot.pending.get(reply.id);
+      if (!p) return;
+      slot.pending.delete(reply.id);
+      if (slot.pending.size === 0) w.unref();
+      if ('failure' in reply) p.reject(toError(reply.failure));
+      else p.resolve(reply);
+    });
+    const lost = () => {
+      if (slot.worker === w) slot.worker = undefined;
+      for (const p of slot.pending.values()) p.reject(errors.unavailable('store'));
+      slot.pending.clear();
+    };
+    w.on('error', lost);
+    w.on('exit', lost);
+    return w;
+  }
+
+  function call(slot: Slot, request: Unsent): Promise<ReadReply> {
+    if (closed) return Promise.reject(errors.unavailable('store'));
+    const w = (slot.worker ??= spawn(slot));
+    const id = nextId++;
+    return new Promise<ReadReply>((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject });
+      w.ref();
+      w.postMessage({ ...request, id });
+    });
+  }
+
+  // Every worker starts now, not at its first read: starting one (loading its modules) takes a moment that would
+  // fall on whichever request came first.
+  if (!closed) for (const slot of slots) slot.worker ??= spawn(slot);
+
+  /** A light read's worker; for a heavy one, the worker of the user's heavy reads under way, else the least loaded. */
+  function acquire(userId: string, kind: ReadClass): Slot {
+    const slot = kind === 'light' ? light
+      : heavy.find((s) => (s.users.get(userId) ?? 0) > 0) ?? heavy.reduce((best, s) => (s.load < best.load ? s : best));
+    slot.load += 1;
+    slot.users.set(userId, (slot.users.get(userId) ?? 0) + 1);
+    return slot;
+  }
+
+  function release(slot: Slot, userId: string): void {
+    slot.load -= 1;
+    const n = (slot.users.get(userId) ?? 1) - 1;
+    if (n > 0) slot.users.set(userId, n);
+    else slot.users.delete(userId);
+  }
+
+  /** The stream's items, or with `json` its batches' JSON texts. */
+  async function* stream<T>(method: StreamMethod, query: { userId: string }, kind: ReadClass, json: boolean): AsyncGenerator<T> {
+    const slot = acquire(query.userId, kind);
+    const id = nextStream++;
+    let done = false;
+    type Batch = { items: T[]; done: boolean } | { text: T; done: boolean };
+    try {
+      let reply = (await call(slot, { kind: 'open', stream: id, method, query, json })) as Batch;
+      for (;;) {
+        done = reply.done;
+        if ('text' in reply) {
+          if ((reply.text as string).length > 0) yield reply.text;
+        } else {
+          for (const item of reply.items) yield item;
+        }
+        if (done) return;
+        reply = (await call(slot, { kind: 'next', stream: id })) as Batch;
+      }
+    } catch (e) {
+      done = true; // a failed stream is gone from its worker
+      throw e;
+    } finally {
+      release(slot, query.userId);
+      // A consumer that stopped early (a full page, a client gone): the worker drops the iterator.
+      if (!done && slot.worker && !closed) void call(slot, { kind: 'close', stream: id }).catch(() => undefined);
+    }
+  }
+
+  /** A read's records, that also offers its batches serialised by the worker. */
+  const readOf = <T>(method: StreamMethod, query: { userId: string }, kind: ReadClass): AsyncIterable<T> & JsonBatches => ({
+    [Symbol.asyncIterator]: () => stream<T>(method, query, kind, false),
+    [JSON_BATCHES]: () => stream<string>(method, query, kind, true),
+  });
+
+  return {
+    streamTraces: (query) => readOf<TraceRecord>('streamTraces', query, traceReadClass(query)),
+    streamLogs: (query) => readOf<LogEntry>('streamLogs', query, logReadClass(query)),
+    streamRootSpans: (query) => readOf<RootSpanRow>('streamRootSpans', query, 'heavy'),
+    async readMetrics(query) {
+      const slot = acquire(query.userId, metricsReadClass(query));
+      try {
+        const reply = (await call(slot, { kind: 'metrics', query })) as { cells: WireCell[] };
+        return reply.cells.map(toCell);
+      } finally {
+        release(slot, query.userId);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all(slots.map(async (slot) => {
+        const w = slot.worker;
+        if (!w) return;
+        const exited = new Promise((resolve) => w.once('exit', resolve));
+        w.ref();
+        w.postMessage('shutdown');
+        await exited;
+      }));
+    },
+  };
+}
