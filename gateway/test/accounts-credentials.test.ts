@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError, HARNESS_SECRET, jwt, PASSWORD } from './accounts-helpers.js';
 import { bearer, createTenancy, fastHash, span, startLantern, traceBatch, type Lantern, type Tenancy } from './harness.js';
+import { inOneWindow } from './limits-helpers.js';
 
 /** Every JWT endpoint of the accounts service, with a body that would be valid. */
 function jwtEndpoints(t: Tenancy): Array<[string, string, object?]> {
@@ -97,6 +98,8 @@ describe('accounts: rate limit on register and login', () => {
   let l: Lantern;
   const email = 'limited@example.com';
   beforeAll(async () => {
+    // The limit counts in windows aligned on the minute (shared across processes): start well inside one.
+    await inOneWindow(8_000);
     l = await startLantern({ rateLimit: { enabled: true, ingestPerMinute: 1000, authPerMinute: 3 } });
     await l.store.createUser({ email, name: 'limited', passwordHash: await fastHash.hash(PASSWORD) });
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ISO_MS, expectError, register, type Registered } from './accounts-helpers.js';
 import { bearer, createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
+import { inOneWindow } from './limits-helpers.js';
 
 describe('accounts: invitations the invitee accepts', () => {
   let l: Lantern;
@@ -107,6 +108,7 @@ describe('accounts: invitations are rate limited per inviting user', () => {
   afterAll(() => l.stop());
 
   it('answers 429 rate_limited with Retry-After past the limit, for known and unknown emails alike, and counts each owner apart', async () => {
+    await inOneWindow(8_000); // the limit's windows are aligned on the minute
     const one = await createTenancy(l, 'rl-one');
     const two = await createTenancy(l, 'rl-two');
     const invite = (t: Tenancy, i: number) => l.http.post(`/organizations/${t.organizationId}/members`).set(bearer(t.token)).send({ email: `n${i}-${randomUUID().slice(0, 6)}@example.com` });

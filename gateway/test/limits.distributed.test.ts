@@ -35,7 +35,7 @@ describe('distributed: rate limits hold across processes sharing MongoDB', () =>
         dataDir,
         jwtSecret: HARNESS_SECRET,
         jwtTtlSeconds: 3600,
-        rateLimit: { enabled: true, ingestPerMinute: 1000, authPerMinute: 1000 },
+        rateLimit: { enabled: true, ingestPerMinute: 1000, authPerMinute: 6 },
         limits: { ingestPerApplicationPerMinute: 4, uploadsPerUserPerMinute: 3 },
         apiKeyCacheMs: 0,
         trustProxy: 0,
@@ -82,5 +82,21 @@ describe('distributed: rate limits hold across processes sharing MongoDB', () =>
     await upload(b, t.token, tenantId, 'two\n').expect(200);
     await upload(a, t.token, tenantId, 'three\n').expect(200);
     expectRateLimited(await upload(b, t.token, tenantId, 'four\n'), 'your uploads');
+  });
+
+  it('refuses logins from one address past the auth limit, counting both accounts processes together', async () => {
+    const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
+    await inOneWindow();
+    // Six a minute in all. Counted per process, seven attempts alternating between two processes would never
+    // reach it (four and three); counted together, the sixth or seventh (after beforeAll's register) is refused.
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 7; i++) {
+      last = await (i % 2 ? b : a).http.post('/auth/login').send({ email: t.email, password: 'wrong password' });
+      statuses.push(last.status);
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses).toContain(429);
+    expectRateLimited(last!, 'your address');
   });
 });

@@ -4,12 +4,14 @@ import type { Logger } from '@lantern/logging';
 import type { AccountsStore, LimitsStore } from '@lantern/store';
 import type { Express, Router } from 'express';
 import { authRoutes } from './routes/auth.js';
+import { accountThrottles } from './routes/throttles.js';
 import { invitationRoutes } from './routes/invitations.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { projectRoutes } from './routes/projects.js';
 
 export interface AccountsDeps {
-  store: AccountsStore & Pick<LimitsStore, 'countActiveApiKeys'>;
+  /** `countHit`: the rate limits below count in the store's windows, shared by every accounts process. */
+  store: AccountsStore & Pick<LimitsStore, 'countActiveApiKeys' | 'countHit'>;
   tokens: TokenService;
   /** Active API keys per application (MAX_API_KEYS_PER_APPLICATION). */
   maxApiKeysPerApplication?: number;
@@ -24,7 +26,8 @@ export interface AccountsDeps {
 export function createAccountsRouters(deps: AccountsDeps): Router[] {
   // One hasher per process: it bounds how many hashes run at once (memory).
   const passwordHasher = deps.passwordHasher ?? createPasswordHasher();
-  return [authRoutes({ ...deps, passwordHasher }), organizationRoutes(deps), invitationRoutes(deps), projectRoutes(deps)];
+  const throttles = accountThrottles(deps);
+  return [authRoutes({ ...deps, passwordHasher, throttles }), organizationRoutes({ ...deps, throttles }), invitationRoutes(deps), projectRoutes(deps)];
 }
 
 export function createAccountsApp(deps: AccountsDeps & { checks?: Record<string, () => Promise<void>> }): Express {

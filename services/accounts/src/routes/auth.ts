@@ -1,8 +1,9 @@
 import { createPasswordHasher, type PasswordHasher, type TokenService } from '@lantern/auth';
 import { errors, schemas, validatorFor } from '@lantern/domain';
-import { jsonBody, rateLimit, requireUser, userIdOf } from '@lantern/http';
+import { jsonBody, requireUser, userIdOf } from '@lantern/http';
 import type { AccountsStore } from '@lantern/store';
 import { Router } from 'express';
+import type { AccountThrottles } from './throttles.js';
 
 const registerBody = validatorFor<{ email: string; password: string; name?: string }>(schemas.accounts.registerBody.$id);
 const loginBody = validatorFor<{ email: string; password: string }>(schemas.accounts.loginBody.$id);
@@ -11,17 +12,15 @@ const passwordChangeBody = validatorFor<{ currentPassword: string; newPassword: 
 export interface AuthRouteDeps {
   store: AccountsStore;
   tokens: TokenService;
-  /** Attempts per client address per minute on register and login (password guessing); per user on password change. */
-  rateLimit?: { enabled: boolean; perMinute: number };
+  /** Register and login per client address, password changes per user (throttles.ts). */
+  throttles: AccountThrottles;
   /** Tests pass one with cheap scrypt parameters; the default is OWASP's (passwords.ts). */
   passwordHasher?: PasswordHasher;
 }
 
-export function authRoutes({ store, tokens, rateLimit: limit, passwordHasher = createPasswordHasher() }: AuthRouteDeps): Router {
+export function authRoutes({ store, tokens, throttles, passwordHasher = createPasswordHasher() }: AuthRouteDeps): Router {
   const router = Router();
-  const limits = { enabled: limit?.enabled ?? false, max: limit?.perMinute ?? 1 };
-  const throttle = rateLimit({ ...limits, key: (req) => req.ip ?? 'unknown' });
-  const throttleUser = rateLimit({ ...limits, key: (_req, res) => userIdOf(res) });
+  const { perAddress: throttle, perUser: throttleUser } = throttles;
   const auth = requireUser(tokens);
   const body = jsonBody({ limit: 16 * 1024 });
   const passwords = passwordHasher;

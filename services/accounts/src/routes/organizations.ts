@@ -1,8 +1,9 @@
 import type { TokenService } from '@lantern/auth';
 import { errors, schemas, validatorFor, type Role } from '@lantern/domain';
-import { jsonBody, pathId, rateLimit, requireUser, userIdOf } from '@lantern/http';
+import { jsonBody, pathId, requireUser, userIdOf } from '@lantern/http';
 import type { AccountsStore, MemberChange } from '@lantern/store';
 import { Router, type Request } from 'express';
+import type { AccountThrottles } from './throttles.js';
 
 const organizationBody = validatorFor<{ name: string }>(schemas.accounts.organizationBody.$id);
 const memberBody = validatorFor<{ email: string; role?: Role }>(schemas.accounts.memberBody.$id);
@@ -14,8 +15,8 @@ export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export interface OrganizationRouteDeps {
   store: AccountsStore;
   tokens: TokenService;
-  /** Invitations per inviting user per minute (the auth limit, counted per user). */
-  rateLimit?: { enabled: boolean; perMinute: number };
+  /** Invitations per inviting user per minute (the auth limit, counted per user; throttles.ts). */
+  throttles: Pick<AccountThrottles, 'invitations'>;
 }
 
 /** The member named in the path: a user id is a UUID; anything else names nobody. */
@@ -31,11 +32,11 @@ function answer(outcome: MemberChange): void {
   if (outcome === 'last_owner') throw errors.conflict('The organization must keep an owner: make another member owner first.');
 }
 
-export function organizationRoutes({ store, tokens, rateLimit: limit }: OrganizationRouteDeps): Router {
+export function organizationRoutes({ store, tokens, throttles }: OrganizationRouteDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
   const body = jsonBody({ limit: 16 * 1024 });
-  const throttleInvites = rateLimit({ enabled: limit?.enabled ?? false, max: limit?.perMinute ?? 1, key: (_req, res) => userIdOf(res) });
+  const throttleInvites = throttles.invitations;
 
   router.post('/organizations', auth, body, async (req, res) => {
     const { name } = organizationBody.assert(req.body);
