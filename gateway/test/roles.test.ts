@@ -66,14 +66,15 @@ describe('roles: every JWT route for a member, an admin and an owner of the orga
     // Documents are the members' working content: they upload and delete them.
     ['POST /ai/docs', (r) => upload(r), { member: ok(200), admin: ok(200), owner: ok(200) }],
     ['DELETE /ai/docs/{docId}', async (r) => as(r).del(`/ai/docs/${await freshDoc()}`), { member: ok(204), admin: ok(204), owner: ok(204) }],
-    // Admins and owners manage projects, applications, keys and tenants.
+    // Admins and owners manage projects, applications and keys.
     ['POST /projects', (r) => as(r).post('/projects', { name: `p ${r}`, organizationId: org.organizationId }), { member: forbidden, admin: ok(201), owner: ok(201) }],
     ['POST /applications', (r) => as(r).post('/applications', { name: `a ${r}`, projectId: org.projectId }), { member: forbidden, admin: ok(201), owner: ok(201) }],
     ['POST /applications/{id}/api-keys', (r) => as(r).post(`/applications/${org.applicationId}/api-keys`, { name: r }), { member: forbidden, admin: ok(201), owner: ok(201) }],
     ['GET /applications/{id}/api-keys', (r) => as(r).get(`/applications/${org.applicationId}/api-keys`), { member: forbidden, admin: ok(200), owner: ok(200) }],
     // A member sees no key at all: an unknown key, as for anyone who cannot see it.
     ['DELETE /api-keys/{id}', async (r) => as(r).del(`/api-keys/${await freshKey()}`), { member: [404, 'not_found'], admin: ok(204), owner: ok(204) }],
-    ['POST /ai/tenant', (r) => as(r).post('/ai/tenant', { name: `t ${r} ${randomUUID()}`, organizationId: org.organizationId }), { member: forbidden, admin: ok(200), owner: ok(200) }],
+    // contract.md: any member of the organization creates tenants.
+    ['POST /ai/tenant', (r) => as(r).post('/ai/tenant', { name: `t ${r} ${randomUUID()}`, organizationId: org.organizationId }), { member: ok(200), admin: ok(200), owner: ok(200) }],
     // Owners manage members.
     ['POST /organizations/{id}/members', (r) => as(r).post(`/organizations/${org.organizationId}/members`, { email: `x-${randomUUID().slice(0, 8)}@example.com` }),
       { member: forbidden, admin: forbidden, owner: ok(201) }],
@@ -90,19 +91,18 @@ describe('roles: every JWT route for a member, an admin and an owner of the orga
       else expect({ status: res.status, body: res.status === status ? 'ok' : res.body }).toEqual({ status, body: 'ok' });
     });
 
-  it('changes nothing when a member is refused: no project, application, key or tenant appears, no key is revoked', async () => {
+  it('changes nothing when a member is refused: no project, application or key appears, no key is revoked', async () => {
     const count = async (p: string) => ((await l.http.get(p).set(bearer(org.token)).expect(200)).body as unknown[]).length;
     const before = await Promise.all([`/projects?organizationId=${org.organizationId}`, `/applications?projectId=${org.projectId}`,
-      `/applications/${org.applicationId}/api-keys`, `/ai/tenant?organizationId=${org.organizationId}`].map(count));
+      `/applications/${org.applicationId}/api-keys`].map(count));
     const key = await freshKey();
     await as('member').post('/projects', { name: 'no', organizationId: org.organizationId }).expect(403);
     await as('member').post('/applications', { name: 'no', projectId: org.projectId }).expect(403);
     await as('member').post(`/applications/${org.applicationId}/api-keys`, { name: 'no' }).expect(403);
-    await as('member').post('/ai/tenant', { name: 'no', organizationId: org.organizationId }).expect(403);
     await as('member').del(`/api-keys/${key}`).expect(404);
     const after = await Promise.all([`/projects?organizationId=${org.organizationId}`, `/applications?projectId=${org.projectId}`,
-      `/applications/${org.applicationId}/api-keys`, `/ai/tenant?organizationId=${org.organizationId}`].map(count));
-    expect(after).toEqual([before[0], before[1], before[2]! + 1, before[3]]);
+      `/applications/${org.applicationId}/api-keys`].map(count));
+    expect(after).toEqual([before[0], before[1], before[2]! + 1]);
     const keys = (await l.http.get(`/applications/${org.applicationId}/api-keys`).set(bearer(org.token)).expect(200)).body as Array<{ id: string; revokedAt: string | null }>;
     expect(keys.find((k) => k.id === key)?.revokedAt).toBeNull();
   });
