@@ -36,10 +36,14 @@ function parse(stored: string): { params: ScryptParams; salt: Buffer; key: Buffe
 /**
  * scrypt hashing. At most `maxConcurrent` derivations run at once (default 2, one per core of a small host):
  * at N = 2^17 each holds 128 MiB, so a burst of parallel logins waits its turn instead of exhausting memory;
- * the bound is at most maxConcurrent * 128 * N * r bytes. Create one hasher per process.
+ * the bound is at most maxConcurrent * 128 * N * r bytes. At most `maxWaiting` (default 32, a few seconds of
+ * hashing) wait; one more is 503 `unavailable` with Retry-After 1 at once. Create one hasher per process.
  */
-export function createPasswordHasher(params: ScryptParams = OWASP_SCRYPT, { maxConcurrent = 2 }: { maxConcurrent?: number } = {}): PasswordHasher {
-  const limit = createLimiter(maxConcurrent);
+export function createPasswordHasher(
+  params: ScryptParams = OWASP_SCRYPT,
+  { maxConcurrent = 2, maxWaiting = 32 }: { maxConcurrent?: number; maxWaiting?: number } = {},
+): PasswordHasher {
+  const limit = createLimiter(maxConcurrent, { maxWaiting, what: 'password service (too many sign-ins at once)' });
   const derive = (password: string, salt: Buffer, at: ScryptParams): Promise<Buffer> => {
     // scrypt refuses more than maxmem (32 MiB by default); 128 * N * r is what it needs, twice that is headroom.
     const options: ScryptOptions = { ...at, maxmem: 2 * 128 * at.N * at.r };

@@ -53,6 +53,17 @@ describe('createLimiter', () => {
     expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
+  it('refuses a task past `maxWaiting` at once with 503 unavailable and Retry-After 1, and runs the ones admitted', async () => {
+    const limit = createLimiter(1, { maxWaiting: 2, what: 'password service' });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const admitted = [limit(() => gate.then(() => 'a')), limit(async () => 'b'), limit(async () => 'c')];
+    await expect(limit(async () => 'd')).rejects.toMatchObject({ status: 503, code: 'unavailable', retryAfter: 1 });
+    release();
+    expect(await Promise.all(admitted)).toEqual(['a', 'b', 'c']);
+    expect(await limit(async () => 'e')).toBe('e');
+  });
+
   it('frees the slot of a task that fails', async () => {
     const limit = createLimiter(1);
     await expect(limit(async () => { throw new Error('boom'); })).rejects.toThrow('boom');

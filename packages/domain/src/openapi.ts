@@ -135,7 +135,7 @@ const ops: Record<string, Record<string, Op>> = {
       params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: an hour before `to`. The window is at most 90 days, and is widened to whole buckets.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now (the window then ends with the current minute).' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
   },
   '/ai/tenant': {
-    post: { summary: 'Create an AI tenant in an organization you are an admin or owner of', security: 'jwt', body: ref('TenantBody'), ok: ['200', 'The tenant', ref('Tenant')], errors: ['400', '401', '403', '409', '413', '415'] },
+    post: { summary: 'Create an AI tenant in an organization you are a member of', security: 'jwt', body: ref('TenantBody'), ok: ['200', 'The tenant', ref('Tenant')], errors: ['400', '401', '403', '409', '413', '415'] },
     get: { summary: 'List the tenants of an organization', security: 'jwt', ok: ['200', 'Tenants', list('Tenant')], errors: ['400', '401', '404'], params: [{ name: 'organizationId', in: 'query', required: true, schema: id }] },
   },
   '/ai/docs': {
