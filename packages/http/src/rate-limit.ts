@@ -27,11 +27,14 @@ export interface RateLimitOptions {
   counter?: RateCounter;
   /** What is limited, for the refusal's message ("this application"). */
   scope?: string;
-  /** Called when the shared counter fails: the request is let through (a limit must not take the service down with its store). */
+  /**
+   * Called when the shared counter fails: the request is then counted in the process alone (a limit must not take
+   * the service down with its store, nor vanish with it).
+   */
   onCounterError?: (err: unknown) => void;
   /**
-   * How long a request waits for the shared counter (default 1000 ms) before it is let through as on a failure.
-   * After a failure the limit is not counted for `counterRestMs` (default 5 s), so requests do not each wait
+   * How long a request waits for the shared counter (default 1000 ms) before it is counted as on a failure.
+   * After a failure the process counts alone for `counterRestMs` (default 5 s), so requests do not each wait
    * for a store that is down.
    */
   counterTimeoutMs?: number;
@@ -46,49 +49,66 @@ export interface RateLimitOptions {
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   const { max, windowMs = 60_000, key, enabled = true, maxKeys = 50_000, now = Date.now, counter, scope, onCounterError } = options;
   const refuse = (windowEnd: number, t: number) => errors.rateLimited(Math.max(1, Math.ceil((windowEnd - t) / 1000)), scope, max);
-  if (counter) {
-    const { counterTimeoutMs = 1000, counterRestMs = 5000 } = options;
-    let restUntil = 0;
+  const local = localWindows(windowMs, maxKeys, counter !== undefined);
+  if (!counter) {
     return (req, res, next) => {
       if (!enabled) return next();
       const id = key(req, res);
       if (id === undefined) return next();
       const t = now();
-      if (t < restUntil) return next();
-      const start = t - (t % windowMs);
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`the rate-limit counter did not answer within ${counterTimeoutMs} ms`)), counterTimeoutMs);
-      });
-      Promise.race([counter.countHit(id, start, windowMs), late]).then(
-        (count) => {
-          clearTimeout(timer);
-          next(count > max ? refuse(start + windowMs, t) : undefined);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          restUntil = now() + counterRestMs;
-          onCounterError?.(err);
-          next();
-        },
-      );
+      const w = local(id, t);
+      next(w.count > max ? refuse(w.end, t) : undefined);
     };
   }
-  const windows = new Map<string, { start: number; count: number }>();
+  const { counterTimeoutMs = 1000, counterRestMs = 5000 } = options;
+  let restUntil = 0;
   return (req, res, next) => {
     if (!enabled) return next();
     const id = key(req, res);
     if (id === undefined) return next();
     const t = now();
+    // The shared counter failed a moment ago: this process counts alone meanwhile (the limit holds per process,
+    // N times over N processes, rather than not at all).
+    const alone = () => {
+      const w = local(id, t);
+      next(w.count > max ? refuse(w.end, t) : undefined);
+    };
+    if (t < restUntil) return alone();
+    const start = t - (t % windowMs);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`the rate-limit counter did not answer within ${counterTimeoutMs} ms`)), counterTimeoutMs);
+    });
+    Promise.race([counter.countHit(id, start, windowMs), late]).then(
+      (count) => {
+        clearTimeout(timer);
+        next(count > max ? refuse(start + windowMs, t) : undefined);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        restUntil = now() + counterRestMs;
+        onCounterError?.(err);
+        alone();
+      },
+    );
+  };
+}
+
+/**
+ * In-process fixed windows per key, at most `maxKeys` at once (the oldest dropped first). `aligned`: windows start
+ * on multiples of `windowMs`, as the shared counter's do; otherwise at a key's first hit.
+ */
+function localWindows(windowMs: number, maxKeys: number, aligned: boolean): (id: string, t: number) => { count: number; end: number } {
+  const windows = new Map<string, { start: number; count: number }>();
+  return (id, t) => {
     let w = windows.get(id);
     if (!w || t - w.start >= windowMs) {
       windows.delete(id);
       if (windows.size >= maxKeys) windows.delete(windows.keys().next().value!);
-      w = { start: t, count: 0 };
+      w = { start: aligned ? t - (t % windowMs) : t, count: 0 };
       windows.set(id, w);
     }
     w.count++;
-    if (w.count > max) return next(refuse(w.start + windowMs, t));
-    next();
+    return { count: w.count, end: w.start + windowMs };
   };
 }

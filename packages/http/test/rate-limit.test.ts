@@ -111,23 +111,28 @@ describe('rateLimit with a shared counter', () => {
     expect(await hit(processB)).toBeUndefined();
   });
 
-  it('lets the request through, and says so, when the counter fails; then rests before asking it again', async () => {
+  it('counts in the process alone, and says so, when the counter fails; then rests before asking it again', async () => {
     const failures: unknown[] = [];
     let asked = 0;
     let t = 0;
     const mw = rateLimit({
-      max: 1, key: () => 'k', now: () => t, onCounterError: (err) => failures.push(err),
+      max: 2, key: () => 'k', now: () => t, onCounterError: (err) => failures.push(err),
       counter: { countHit: async () => { asked++; return Promise.reject(new Error('store down')); } },
     });
     expect(await hit(mw)).toBeUndefined();
     expect(await hit(mw)).toBeUndefined();
+    // The limit still holds while the store is down: counted in this process, in the same aligned window.
+    expect(await hit(mw)).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 60 });
     expect({ asked, failures: failures.length }).toEqual({ asked: 1, failures: 1 });
     t = 5000;
-    expect(await hit(mw)).toBeUndefined();
+    expect(await hit(mw)).toMatchObject({ status: 429, retryAfter: 55 });
     expect({ asked, failures: failures.length }).toEqual({ asked: 2, failures: 2 });
+    t = 60_000;
+    expect(await hit(mw)).toBeUndefined();
+    expect({ asked, failures: failures.length }).toEqual({ asked: 3, failures: 3 });
   });
 
-  it('lets the request through when the counter does not answer in time', async () => {
+  it('counts the request in the process when the counter does not answer in time', async () => {
     const failures: unknown[] = [];
     const mw = rateLimit({
       max: 1, key: () => 'k', counterTimeoutMs: 20, onCounterError: (err) => failures.push(err),

@@ -29,7 +29,7 @@ function busFailure(err: unknown): AppError {
 export function createIngestRouter({ bus, keys, logger, rateLimit: limit, counter }: IngestDeps): Router {
   const router = Router();
   const enabled = limit?.enabled ?? false;
-  const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; request let through', { error: (err as Error).message });
+  const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; counting in this process for 5 s', { error: (err as Error).message });
   const limitBy = (scope: string, max: number | undefined, key: (origin: ResolvedKey) => string) =>
     max === undefined ? [] : [rateLimit({ enabled, max, scope, key: (_req, res) => key(originOf(res)), ...(counter ? { counter, onCounterError } : {}) })];
   // Key, then application, then organization: a request refused at one level is not counted at the next, so an

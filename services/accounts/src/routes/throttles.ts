@@ -23,7 +23,7 @@ export function accountThrottles({ store, rateLimit: limit, logger }: {
   rateLimit?: { enabled: boolean; perMinute: number };
   logger: Logger;
 }): AccountThrottles {
-  const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; request let through', { error: (err as Error).message });
+  const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; counting in this process for 5 s', { error: (err as Error).message });
   const throttle = (prefix: string, scope: string, key: Parameters<typeof rateLimit>[0]['key']) =>
     rateLimit({
       enabled: limit?.enabled ?? false,
