@@ -19,13 +19,13 @@ describe('API keys: at most MAX_API_KEYS_PER_APPLICATION active keys per applica
     ((await l.http.get(`/applications/${applicationId}/api-keys`).set(bearer(t.token)).expect(200)).body as Array<{ revokedAt: string | null }>)
       .filter((k) => k.revokedAt === null).length;
 
-  it('refuses one key past the cap with 429 too_many_keys (no Retry-After: waiting does not help), creating nothing', async () => {
+  it('refuses one key past the cap with 429 too_many_keys and Retry-After 60 (as every 429), creating nothing', async () => {
     await create(t.applicationId).expect(201);
     const third = await create(t.applicationId).expect(201);
     const res = await create(t.applicationId);
     expectError(res, 429, 'too_many_keys');
     expect(res.body.error.details).toEqual([{ maxActiveKeys: 3 }]);
-    expect(res.headers['retry-after']).toBeUndefined();
+    expect(res.headers['retry-after']).toBe('60');
     expectDocumentedRefusal('POST', '/applications/{id}/api-keys', res);
     expect(await activeKeys(t.applicationId)).toBe(3);
 

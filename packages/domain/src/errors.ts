@@ -67,9 +67,12 @@ export const errors = {
       `This upload would take the organization past its storage quota of ${quotaBytes} bytes (${usedBytes} in use); nothing was stored. Delete documents to make room.`,
       [{ quotaBytes, usedBytes }],
     ),
-  /** The application already has its most active keys (MAX_API_KEYS_PER_APPLICATION): retrying cannot help, revoking one can. */
+  /**
+   * The application already has its most active keys (MAX_API_KEYS_PER_APPLICATION): revoking one helps, waiting
+   * alone does not. Retry-After (60 s) is still set, as the contract's 429 row has it for every client that reads it.
+   */
   tooManyKeys: (max: number) =>
-    new AppError(429, 'too_many_keys', `This application already has ${max} active API keys, the most allowed. Revoke one before creating another.`, [{ maxActiveKeys: max }]),
+    new AppError(429, 'too_many_keys', `This application already has ${max} active API keys, the most allowed. Revoke one before creating another.`, [{ maxActiveKeys: max }], 60),
   /** The caller has their most reads in flight (MAX_CONCURRENT_READS_PER_USER). */
   tooManyReads: (max: number, retryAfter = 1) =>
     new AppError(429, 'too_many_reads', `You already have ${max} reads in progress; retry in ${retryAfter} s, when one has finished.`, [{ maxConcurrentReads: max }], retryAfter),

@@ -47,7 +47,7 @@ const uploadLimits = {
   '413': err('payload_too_large (a file over 10,485,760 bytes) or quota_exceeded (the organization would pass STORAGE_QUOTA_BYTES); nothing is kept'),
   '429': { ...err('rate_limited: over your uploads per minute or your organization\'s (details name it)'), headers: retryAfter },
 };
-const keyCap = { '429': err('too_many_keys: the application has MAX_API_KEYS_PER_APPLICATION (default 20) active keys; revoke one (no Retry-After: waiting does not help)') };
+const keyCap = { '429': { ...err('too_many_keys: the application has MAX_API_KEYS_PER_APPLICATION (default 20) active keys; revoke one (waiting alone does not help; Retry-After is 60 as on every 429)'), headers: retryAfter } };
 
 /** The 503 of a telemetry read: its budget (docs/api.md, "Read budgets"), or the store down. */
 const READ_503: Json = {
