@@ -139,17 +139,27 @@ async function distributed() {
   port = Number(new URL(cluster.url).port);
   return {
     label: 'distributed',
-    async storedSpans(applicationId, projectId, token) {
-      // The writer stores behind ingest's 200: read back until the count stops growing (30 s at most).
+    async storedSpans(applicationId, projectId, token, sent) {
+      // The writer stores behind ingest's 200: read back until all are there, or the count has not grown for 30 s.
       let last = -1;
-      for (let i = 0; i < 30; i++) {
+      let since = performance.now();
+      for (;;) {
         const r = await request(new http.Agent(), 'GET', `/logs/project?id=${projectId}&applicationId=${applicationId}`, { authorization: `Bearer ${token}` }, undefined, true);
-        const n = JSON.parse(r.text).reduce((sum, t) => sum + t.telemetry.length, 0);
-        if (n === last) return n;
-        last = n;
+        const n = r.status === 200 ? JSON.parse(r.text).reduce((sum, t) => sum + t.telemetry.length, 0) : last;
+        if (n >= sent) return n;
+        if (n > last) [last, since] = [n, performance.now()];
+        else if (performance.now() - since > 30_000) return last;
         await new Promise((res) => setTimeout(res, 1000));
       }
-      return last;
+    },
+    /** Waits until the heavy organization's spans are all queryable (the writer drains Kafka), at most 10 minutes. */
+    async settled(h, total) {
+      const q = `/metrics?projectId=${h.projectId}&from=${encodeURIComponent(new Date(Date.now() - 31 * DAY).toISOString())}&to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`;
+      for (let i = 0; i < 600; i++) {
+        const r = await request(new http.Agent(), 'GET', q, { authorization: `Bearer ${h.token}` }, undefined, true);
+        if (r.status === 200 && JSON.parse(r.text).applications.reduce((n, a) => n + a.requests, 0) >= total) return;
+        await new Promise((res) => setTimeout(res, 1000));
+      }
     },
     stop: () => cluster.stop(),
   };
@@ -164,7 +174,11 @@ async function main() {
     let t = performance.now();
     await load(agent, heavy.apiKey, 'spans', Number(opt.spans));
     await load(agent, heavy.apiKey, 'logs', Number(opt.logs));
-    console.log(`loaded ${opt.spans} spans and ${opt.logs} logs in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+    console.log(`loaded ${opt.spans} spans and ${opt.logs} logs in ${((performance.now() - t) / 1000).toFixed(0)} s (answered 200)`);
+    if (server.settled) {
+      await server.settled(heavy, Number(opt.spans));
+      console.log(`all ${opt.spans} spans queryable after ${((performance.now() - t) / 1000).toFixed(0)} s`);
+    }
 
     const end = performance.now() + Number(opt.seconds) * 1000;
     const heavyAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
@@ -207,7 +221,7 @@ async function main() {
     const took = (performance.now() - t) / 1000;
     clearTimeout(cut);
     heavyAgent.destroy();
-    const stored = await server.storedSpans(other.applicationId, other.projectId, other.token);
+    const stored = await server.storedSpans(other.applicationId, other.projectId, other.token, otherSent);
 
     const row = (xs) => { const s = [...xs].sort((a, b) => a - b); return `${s.length} requests, p50 ${percentile(s, 0.5).toFixed(1)} ms, p99 ${percentile(s, 0.99).toFixed(1)} ms, max ${s[s.length - 1].toFixed(1)} ms`; };
     console.log(`\n${server.label}: the other organization, over ${took.toFixed(0)} s (the window is ${opt.seconds} s; a heavy read still running at its end delays it):`);
