@@ -2,7 +2,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { AppError } from '@lantern/domain';
+import { AppError, errors } from '@lantern/domain';
 import type { MetricsQuery } from '../port.js';
 import { toStoreError } from './errors.js';
 import { createLogReader } from './logs.js';
@@ -87,7 +87,9 @@ function failureOf(e: unknown): ReadFailure {
 /** The stream's next batch: up to `batchItems` items (or their JSON), and whether the stream has ended. */
 async function batch(stream: number): Promise<{ items: unknown[]; done: boolean } | { text: string; done: boolean }> {
   const open = streams.get(stream);
-  if (open === undefined) return { items: [], done: true };
+  // Not a stream of this worker (it was opened on one that died): a failure, never an empty last batch, which
+  // would end the client's array short as if it were complete.
+  if (open === undefined) throw errors.unavailable('store');
   const items: unknown[] = [];
   let done = false;
   try {
