@@ -38,6 +38,9 @@ const HEAVY_NICE = 5;
 /** Items per batch of a stream: a page of the readers, about what a response writes per chunk. */
 const BATCH_ITEMS = 100;
 
+/** Who asks for a read, and the signal of their going away (ReadBudget.signal). */
+type Caller = { userId: string; signal?: AbortSignal };
+
 type Unsent = ReadRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
 /** One worker thread and the calls it has not answered yet: a dead worker fails its own calls, no other's. */
@@ -136,16 +139,29 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
     else slot.users.delete(userId);
   }
 
-  /** The stream's items, or with `json` its batches' JSON texts. */
-  async function* stream<T>(method: StreamMethod, query: { userId: string }, kind: ReadClass, json: boolean): AsyncGenerator<T> {
+  /**
+   * The stream's items, or with `json` its batches' JSON texts. Its caller gone (`query.signal` aborted), the
+   * worker is told at once, even in the middle of a batch: the read stops at its next statement there, and the
+   * batch under way rejects.
+   */
+  async function* stream<T>(method: StreamMethod, query: Caller, kind: ReadClass, json: boolean): AsyncGenerator<T> {
+    const { signal, ...wire } = query; // a signal does not cross threads: the worker gets its own
+    signal?.throwIfAborted();
     const slot = acquire(query.userId, kind);
     const id = nextStream++;
     let done = false;
     type Batch = { items: T[]; done: boolean } | { text: T; done: boolean };
     // The worker that holds the stream's iterator: its batches can come from no other.
     const live = liveOf(slot);
+    let told = false;
+    const closeOnWorker = () => {
+      if (told || done || closed || slot.live !== live) return;
+      told = true;
+      void call(live, { kind: 'close', stream: id }).catch(() => undefined);
+    };
+    signal?.addEventListener('abort', closeOnWorker, { once: true });
     try {
-      let reply = (await call(live, { kind: 'open', stream: id, method, query, json })) as Batch;
+      let reply = (await call(live, { kind: 'open', stream: id, method, query: wire, json })) as Batch;
       for (;;) {
         done = reply.done;
         if ('text' in reply) {
@@ -156,20 +172,22 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
         if (done) return;
         // Its worker died between two batches: the stream is lost, and must not end as if it were complete.
         if (slot.live !== live) throw errors.unavailable('store');
+        signal?.throwIfAborted();
         reply = (await call(live, { kind: 'next', stream: id })) as Batch;
       }
     } catch (e) {
       done = true; // a failed stream is gone from its worker
       throw e;
     } finally {
+      signal?.removeEventListener('abort', closeOnWorker);
       release(slot, query.userId);
       // A consumer that stopped early (a full page, a client gone): the worker drops the iterator.
-      if (!done && slot.live === live && !closed) void call(live, { kind: 'close', stream: id }).catch(() => undefined);
+      closeOnWorker();
     }
   }
 
   /** A read's records, that also offers its batches serialised by the worker. */
-  const readOf = <T>(method: StreamMethod, query: { userId: string }, kind: ReadClass): AsyncIterable<T> & JsonBatches => ({
+  const readOf = <T>(method: StreamMethod, query: Caller, kind: ReadClass): AsyncIterable<T> & JsonBatches => ({
     [Symbol.asyncIterator]: () => stream<T>(method, query, kind, false),
     [JSON_BATCHES]: () => stream<string>(method, query, kind, true),
   });
@@ -181,7 +199,9 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
     async readMetrics(query) {
       const slot = acquire(query.userId, metricsReadClass(query));
       try {
-        const reply = (await call(liveOf(slot), { kind: 'metrics', query })) as { cells: WireCell[] };
+        const { signal, ...wire } = query; // see stream(); a metrics read is not stopped midway (its read budget bounds it)
+        signal?.throwIfAborted();
+        const reply = (await call(liveOf(slot), { kind: 'metrics', query: wire })) as { cells: WireCell[] };
         return reply.cells.map(toCell);
       } finally {
         release(slot, query.userId);

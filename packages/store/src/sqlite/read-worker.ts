@@ -73,7 +73,8 @@ if (version !== SCHEMA_VERSION) throw new Error(`The database is at schema versi
 
 const readers = { ...createTraceReader(db, pageSize), ...createLogReader(db, pageSize) };
 const readMetrics = createRollupReader(db);
-const streams = new Map<number, { it: AsyncIterator<unknown>; json: boolean }>();
+/** The open streams; `abort` stops a stream's read at its next statement (ReadBudget.signal), even mid-batch. */
+const streams = new Map<number, { it: AsyncIterator<unknown>; json: boolean; abort: AbortController }>();
 
 function failureOf(e: unknown): ReadFailure {
   const err = toStoreError(e);
@@ -113,14 +114,19 @@ async function handle(request: ReadRequest): Promise<ReadReply> {
   switch (request.kind) {
     case 'open': {
       const read = readers[request.method] as (query: object) => AsyncIterable<unknown>;
-      streams.set(request.stream, { it: read(request.query)[Symbol.asyncIterator](), json: request.json });
+      const abort = new AbortController();
+      const it = read({ ...request.query, signal: abort.signal })[Symbol.asyncIterator]();
+      streams.set(request.stream, { it, json: request.json, abort });
       return { id: request.id, ...(await batch(request.stream)) };
     }
     case 'next':
       return { id: request.id, ...(await batch(request.stream)) };
     case 'close': {
+      // Its consumer stopped early or went away, maybe while a batch is under way: that batch fails at its next
+      // statement, and the iterator is dropped.
       const open = streams.get(request.stream);
       streams.delete(request.stream);
+      open?.abort.abort(new Error('The stream was closed by its consumer.'));
       await open?.it.return?.();
       return { id: request.id };
     }
