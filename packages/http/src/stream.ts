@@ -1,6 +1,9 @@
 import { AppError, jsonTexts } from '@lantern/domain';
 import type { Response } from 'express';
 
+/** Whether the response can take no more: finished, or its client has gone away (the connection closed). */
+export const clientGone = (res: Response): boolean => res.destroyed || res.writableEnded || res.closed;
+
 /**
  * Streams an async iterable as a JSON array, honouring back-pressure, so memory does not grow with the
  * size of the set. The first item is read before the status is sent, so an error before any data still gets
@@ -8,11 +11,26 @@ import type { Response } from 'express';
  * array with one last element, its error body `{"error":{"code":"read_timeout",...}}` (docs/api.md, "Read
  * budgets": the JSON stays valid and says why the array ends there); any
  * other error midway ends the connection abruptly (the client sees invalid JSON, never a silently short array).
+ * A client gone away stops the read: no item is asked for once it has gone, and the iterator is returned, so
+ * the store stops reading (to stop one in the middle of an item, the caller passes the store a signal too,
+ * ReadBudget.signal). What a read gone that way throws goes to nobody: it resolves quietly.
  */
 export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>, headers: Record<string, string> = {}): Promise<void> {
   // Records serialised where they were read when the source offers it (the SQLite read workers), else here.
   const it = jsonTexts(items)[Symbol.asyncIterator]();
-  let next = await it.next();
+  const gone = () => clientGone(res);
+  const stop = async () => {
+    await it.return?.();
+  };
+  if (gone()) return stop();
+  let next: IteratorResult<string>;
+  try {
+    next = await it.next();
+  } catch (err) {
+    if (gone()) return;
+    throw err;
+  }
+  if (gone()) return stop();
   res.status(200);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
@@ -22,7 +40,6 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
   const resume = () => wake?.();
   res.on('drain', resume);
   res.on('close', resume);
-  const gone = () => res.destroyed || res.writableEnded || res.closed;
   let chunk = '[';
   let first = true;
   try {
@@ -37,17 +54,20 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
         if (!res.write(chunk) && !gone()) await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;
         chunk = '';
-        if (gone()) break;
       }
+      // Before every item, not only when a chunk is due: a read that finds little (a filter matching nothing)
+      // would otherwise go on long after its client left.
+      if (gone()) break;
       next = await it.next();
     }
     if (gone()) {
-      await it.return?.();
+      await stop();
       return;
     }
     res.end(`${chunk}]`);
   } catch (err) {
-    if (err instanceof AppError && err.code === 'read_timeout' && !gone()) {
+    if (gone()) return;
+    if (err instanceof AppError && err.code === 'read_timeout') {
       res.end(`${chunk}${first ? '' : ','}${JSON.stringify(err.toBody())}]`);
       return;
     }

@@ -114,6 +114,12 @@ export interface ReadBudget {
    * `errors.readTimeout(budgetMs)` (503 `read_timeout`), from the promise or from the iterator. Absent: unbounded.
    */
   budgetMs?: number;
+  /**
+   * Aborted when the read's caller has gone (a client that closed its connection): the store stops the read at
+   * its next statement or query, as it would past its budget, and the iterator (or promise) rejects with the
+   * signal's reason. Stays on the calling thread (a read worker gets its own).
+   */
+  signal?: AbortSignal;
 }
 
 export interface TraceQuery extends TimeWindow, ReadBudget {

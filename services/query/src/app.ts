@@ -1,6 +1,6 @@
 import type { TokenService } from '@lantern/auth';
 import { errors, type LogEntry, type TraceRecord } from '@lantern/domain';
-import { createServiceApp, queryId, queryTime, requireUser, streamJsonArray, userIdOf } from '@lantern/http';
+import { clientGone, createServiceApp, queryId, queryTime, requireUser, streamJsonArray, userIdOf } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import type { Store } from '@lantern/store';
 import { Router, type Express, type Response } from 'express';
@@ -31,16 +31,33 @@ export interface QueryDeps {
 
 const DEFAULT_BUDGETS: ReadBudgets = { readBudgetMs: 10_000, streamBudgetMs: 120_000 };
 
-/** A page of at most `limit` items (bounded), with `X-Next-Cursor` and a `Link: rel="next"` when there is more. */
+/**
+ * A page of at most `limit` items (bounded), with `X-Next-Cursor` and a `Link: rel="next"` when there is more.
+ * A client gone away stops the read before the next item (the iterator is returned, the store stops); what the
+ * read throws then goes to nobody.
+ */
 async function sendPage<T>(res: Response, items: AsyncIterable<T>, limit: number, position: (item: T) => { ts: number; id: string }) {
   const page: T[] = [];
   let more = false;
-  for await (const item of items) {
-    if (page.length === limit) {
-      more = true;
-      break;
+  const it = items[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      if (clientGone(res)) {
+        await it.return?.();
+        return;
+      }
+      const next = await it.next();
+      if (next.done) break;
+      if (page.length === limit) {
+        more = true;
+        await it.return?.();
+        break;
+      }
+      page.push(next.value);
     }
-    page.push(item);
+  } catch (err) {
+    if (clientGone(res)) return;
+    throw err;
   }
   if (more) {
     const cursor = encodeCursor(position(page[page.length - 1]!));
@@ -55,37 +72,37 @@ async function sendPage<T>(res: Response, items: AsyncIterable<T>, limit: number
 /** The JWT reads: traces of a project, logs, metrics. */
 export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4, budgets = DEFAULT_BUDGETS }: QueryDeps): Router {
   const router = Router();
-  const auth = concurrentReads(requireUser(tokens), maxConcurrentReadsPerUser);
+  const read = concurrentReads(requireUser(tokens), maxConcurrentReadsPerUser);
   // A page is one read of at most MAX_PAGE records: the read budget. The whole set streams for longer.
   const budgetOf = (limit: number | undefined): number => (limit ? budgets.readBudgetMs : budgets.streamBudgetMs);
 
-  router.get('/logs/project', auth, async (req, res) => {
+  router.get('/logs/project', read(async (req, res, signal) => {
     const userId = userIdOf(res);
     const projectId = queryId(req, 'id', true);
     const filters = traceFilters(req);
     if (!(await store.getProject(projectId, userId))) throw errors.notFound('project');
-    const traces = store.streamTraces(defined({ userId, projectId, ...filters, limit: filters.limit && filters.limit + 1, budgetMs: budgetOf(filters.limit) }));
+    const traces = store.streamTraces(defined({ userId, projectId, ...filters, limit: filters.limit && filters.limit + 1, budgetMs: budgetOf(filters.limit), signal }));
     if (filters.limit) return sendPage(res, traces, filters.limit, (t: TraceRecord) => ({ ts: Date.parse(t.timestamp), id: t.id }));
     await streamJsonArray(res, traces);
-  });
+  }));
 
-  router.get('/ingest/logs', auth, async (req, res) => {
+  router.get('/ingest/logs', read(async (req, res, signal) => {
     const userId = userIdOf(res);
     const filters = logFilters(req);
     if (filters.projectId !== undefined && !(await store.getProject(filters.projectId, userId))) throw errors.notFound('project');
-    const logs = store.streamLogs(defined({ userId, ...filters, limit: filters.limit && filters.limit + 1, budgetMs: budgetOf(filters.limit) }));
+    const logs = store.streamLogs(defined({ userId, ...filters, limit: filters.limit && filters.limit + 1, budgetMs: budgetOf(filters.limit), signal }));
     if (filters.limit) return sendPage(res, logs, filters.limit, (l: LogEntry) => ({ ts: Date.parse(l.timestamp), id: l.id }));
     await streamJsonArray(res, logs);
-  });
+  }));
 
-  router.get('/metrics', auth, async (req, res) => {
+  router.get('/metrics', read(async (req, res, signal) => {
     const userId = userIdOf(res);
     const window = metricsWindow(queryTime(req, 'from'), queryTime(req, 'to'), Date.now());
     const projectId = queryId(req, 'projectId');
     const applicationId = queryId(req, 'applicationId');
     if (projectId !== undefined && !(await store.getProject(projectId, userId))) throw errors.notFound('project');
-    res.json(metricsReport(await store.readMetrics(defined({ userId, projectId, applicationId, ...window, budgetMs: budgets.readBudgetMs })), window));
-  });
+    res.json(metricsReport(await store.readMetrics(defined({ userId, projectId, applicationId, ...window, budgetMs: budgets.readBudgetMs, signal })), window));
+  }));
   return router;
 }
 

@@ -6,7 +6,8 @@ import { errors } from '@lantern/domain';
  * a find, the server counts the time of all its batches against it), and the read checks the clock between
  * pages, so that time spent outside the server (the consumer of a stream, the round trips) counts too. Past
  * the budget the read throws `errors.readTimeout(budgetMs)`; the guard turns the server's MaxTimeMSExpired into
- * the same error (errors.ts).
+ * the same error (errors.ts). A read whose caller has gone (ReadBudget.signal) stops the same way, before its
+ * next query, with the signal's reason; a query already sent runs to its end (at most its `maxTimeMS`).
  */
 export interface Deadline {
   /** The budget, or undefined for a read without one. */
@@ -17,13 +18,15 @@ export interface Deadline {
   check(): void;
 }
 
-const UNBOUNDED: Deadline = { budgetMs: undefined, maxTime: () => ({}), check: () => undefined };
-
-/** The deadline of a read that starts now; none when `budgetMs` is absent or infinite. */
-export function deadlineOf(budgetMs: number | undefined, now: () => number = Date.now): Deadline {
-  if (budgetMs === undefined || budgetMs === Number.POSITIVE_INFINITY) return UNBOUNDED;
+/** The deadline of a read that starts now; none when `budgetMs` is absent or infinite (but still its signal). */
+export function deadlineOf(budgetMs: number | undefined, now: () => number = Date.now, signal?: AbortSignal): Deadline {
+  if (budgetMs === undefined || budgetMs === Number.POSITIVE_INFINITY) {
+    const check = () => signal?.throwIfAborted();
+    return { budgetMs: undefined, maxTime: () => (check(), {}), check };
+  }
   const end = now() + budgetMs;
   const left = (): number => {
+    signal?.throwIfAborted();
     const ms = end - now();
     if (!(ms > 0)) throw errors.readTimeout(budgetMs);
     return ms;

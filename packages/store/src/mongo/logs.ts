@@ -76,7 +76,7 @@ export function createLogReader(c: Collections, guard: Guard, access: Access, pa
   // A read's budget counts from the call (budget.ts), though its first query waits for the first `next()`.
   return {
     streamLogs: (query) => {
-      const deadline = deadlineOf(query.budgetMs);
+      const deadline = deadlineOf(query.budgetMs, Date.now, query.signal);
       return guard.stream(() => logs(query, deadline), { budgetMs: deadline.budgetMs });
     },
   };

@@ -94,7 +94,7 @@ export type FirstHour = () => number;
  * query with what is left of it as `maxTimeMS`, the clock checked between batches.
  */
 export async function readRollups(c: Collections, access: Access, query: MetricsQuery, firstHour: FirstHour = () => 0): Promise<MetricsCell[]> {
-  const deadline = deadlineOf(query.budgetMs);
+  const deadline = deadlineOf(query.budgetMs, Date.now, query.signal);
   const projects = await access.visibleProjects(query.userId, query.projectId);
   if (projects.length === 0) return [];
   const merger = new CellMerger(query);

@@ -134,11 +134,11 @@ export function createTraceReader(c: Collections, guard: Guard, access: Access, 
   // A read's budget counts from the call (budget.ts), though its first query waits for the first `next()`.
   return {
     streamTraces: (query) => {
-      const deadline = deadlineOf(query.budgetMs);
+      const deadline = deadlineOf(query.budgetMs, Date.now, query.signal);
       return guard.stream(() => traceRecords(query, deadline), { budgetMs: deadline.budgetMs });
     },
     streamRootSpans: (query) => {
-      const deadline = deadlineOf(query.budgetMs);
+      const deadline = deadlineOf(query.budgetMs, Date.now, query.signal);
       return guard.stream(() => entrySpans(query, deadline), { budgetMs: deadline.budgetMs });
     },
   };

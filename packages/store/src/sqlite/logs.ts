@@ -111,7 +111,7 @@ export function createLogReader(db: Database, pageSize: number): LogReader {
 
   return {
     async *streamLogs(query) {
-      const deadline = new Deadline(query.budgetMs);
+      const deadline = new Deadline(query.budgetMs, Date.now(), query.signal);
       let remaining = remainingOf(query.limit);
       if (remaining === 0) return;
       const projects = guard(() => visibleProjects(cache, query.userId, query.projectId));

@@ -66,15 +66,19 @@ export function newestFirst(where: Where, alias: string, window: TimeWindow, cur
   return where.maybe(`${alias}.ts < ?`, window.to);
 }
 
-/** The moment a read must stop (docs/api.md, "Read budgets"): `check` throws 503 read_timeout past it. */
+/**
+ * The moment a read must stop (docs/api.md, "Read budgets"): `check` throws 503 read_timeout past it, and the
+ * signal's reason once its caller has gone (ReadBudget.signal).
+ */
 export class Deadline {
   private readonly at: number;
 
-  constructor(private readonly budgetMs: number | undefined, now = Date.now()) {
+  constructor(private readonly budgetMs: number | undefined, now = Date.now(), private readonly signal?: AbortSignal) {
     this.at = budgetMs === undefined ? Number.POSITIVE_INFINITY : now + budgetMs;
   }
 
   check(): void {
+    this.signal?.throwIfAborted();
     if (Date.now() >= this.at) throw errors.readTimeout(this.budgetMs!);
   }
 }

@@ -18,7 +18,9 @@ import { workerFile } from './writer-thread.js';
  * never queue behind a heavy reader. Among the heavy workers a user's reads share one: a read goes to the worker
  * that already runs heavy reads of the same user, else to the one with the fewest reads under way, so one user,
  * however many heavy reads they run at once, occupies one worker. A worker that dies fails its reads in flight
- * with 503 unavailable and is started again by the next read.
+ * with 503 unavailable and is started again by the next read. A stream belongs to the worker that opened it: once
+ * that worker is gone the stream fails (503 unavailable) at its next batch, never ends short as if complete
+ * (its iterator died with the worker; a new worker would not know it, and answers an unknown stream with a failure).
  */
 export interface ReadPool {
   streamTraces(query: TraceQuery): AsyncIterable<TraceRecord>;
@@ -26,6 +28,8 @@ export interface ReadPool {
   streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
   readMetrics(query: MetricsQuery): Promise<MetricsCell[]>;
   close(): Promise<void>;
+  /** For tests: the worker threads running now (to terminate one, as if it had died). */
+  workersForTest(): Worker[];
 }
 
 /** The nice value of the heavy reads' workers: on a saturated machine, the request thread and the writer go first. */
@@ -34,17 +38,25 @@ const HEAVY_NICE = 5;
 /** Items per batch of a stream: a page of the readers, about what a response writes per chunk. */
 const BATCH_ITEMS = 100;
 
+/** Who asks for a read, and the signal of their going away (ReadBudget.signal). */
+type Caller = { userId: string; signal?: AbortSignal };
+
 type Unsent = ReadRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
+/** One worker thread and the calls it has not answered yet: a dead worker fails its own calls, no other's. */
+interface Live {
+  worker: Worker;
+  pending: Map<number, { resolve(reply: ReadReply): void; reject(err: Error): void }>;
+}
+
 interface Slot {
-  worker: Worker | undefined;
+  live: Live | undefined;
   /** Its thread's nice value (read-worker.ts): 0 for the light reads' worker. */
   nice: number;
   /** Reads under way on it (open streams and calls). */
   load: number;
   /** Of them, per user. */
   users: Map<string, number>;
-  pending: Map<number, { resolve(reply: ReadReply): void; reject(err: Error): void }>;
 }
 
 function toError(failure: ReadFailure): Error {
@@ -61,7 +73,7 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
   // One worker serves every read at the normal priority; with more, the first is the light reads' (see above).
   const count = Math.max(1, size);
   const slots: Slot[] = Array.from({ length: count }, (_, i) => ({
-    worker: undefined, nice: count > 1 && i > 0 ? HEAVY_NICE : 0, load: 0, users: new Map<string, number>(), pending: new Map(),
+    live: undefined, nice: count > 1 && i > 0 ? HEAVY_NICE : 0, load: 0, users: new Map<string, number>(),
   }));
   const light = slots[0]!;
   const heavy = slots.length > 1 ? slots.slice(1) : slots;
@@ -69,41 +81,47 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
   let nextStream = 1;
   let closed = false;
 
-  function spawn(slot: Slot): Worker {
+  function spawn(slot: Slot): Live {
     const w = new Worker(workerFile('read-worker'), { workerData: { file, pageSize, batchItems: BATCH_ITEMS, nice: slot.nice } });
+    const live: Live = { worker: w, pending: new Map() };
     w.unref();
     w.on('message', (reply: ReadReply) => {
-      const p = slot.pending.get(reply.id);
+      const p = live.pending.get(reply.id);
       if (!p) return;
-      slot.pending.delete(reply.id);
-      if (slot.pending.size === 0) w.unref();
+      live.pending.delete(reply.id);
+      if (live.pending.size === 0) w.unref();
       if ('failure' in reply) p.reject(toError(reply.failure));
       else p.resolve(reply);
     });
+    // 'error' then 'exit' for the same worker: the second finds nothing left to fail.
     const lost = () => {
-      if (slot.worker === w) slot.worker = undefined;
-      for (const p of slot.pending.values()) p.reject(errors.unavailable('store'));
-      slot.pending.clear();
+      if (slot.live === live) slot.live = undefined;
+      for (const p of live.pending.values()) p.reject(errors.unavailable('store'));
+      live.pending.clear();
     };
     w.on('error', lost);
     w.on('exit', lost);
-    return w;
+    return live;
   }
 
-  function call(slot: Slot, request: Unsent): Promise<ReadReply> {
+  /** The slot's worker, started if it has none (it died). */
+  function liveOf(slot: Slot): Live {
+    return (slot.live ??= spawn(slot));
+  }
+
+  function call(live: Live, request: Unsent): Promise<ReadReply> {
     if (closed) return Promise.reject(errors.unavailable('store'));
-    const w = (slot.worker ??= spawn(slot));
     const id = nextId++;
     return new Promise<ReadReply>((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject });
-      w.ref();
-      w.postMessage({ ...request, id });
+      live.pending.set(id, { resolve, reject });
+      live.worker.ref();
+      live.worker.postMessage({ ...request, id });
     });
   }
 
   // Every worker starts now, not at its first read: starting one (loading its modules) takes a moment that would
   // fall on whichever request came first.
-  if (!closed) for (const slot of slots) slot.worker ??= spawn(slot);
+  if (!closed) for (const slot of slots) liveOf(slot);
 
   /** A light read's worker; for a heavy one, the worker of the user's heavy reads under way, else the least loaded. */
   function acquire(userId: string, kind: ReadClass): Slot {
@@ -121,14 +139,29 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
     else slot.users.delete(userId);
   }
 
-  /** The stream's items, or with `json` its batches' JSON texts. */
-  async function* stream<T>(method: StreamMethod, query: { userId: string }, kind: ReadClass, json: boolean): AsyncGenerator<T> {
+  /**
+   * The stream's items, or with `json` its batches' JSON texts. Its caller gone (`query.signal` aborted), the
+   * worker is told at once, even in the middle of a batch: the read stops at its next statement there, and the
+   * batch under way rejects.
+   */
+  async function* stream<T>(method: StreamMethod, query: Caller, kind: ReadClass, json: boolean): AsyncGenerator<T> {
+    const { signal, ...wire } = query; // a signal does not cross threads: the worker gets its own
+    signal?.throwIfAborted();
     const slot = acquire(query.userId, kind);
     const id = nextStream++;
     let done = false;
     type Batch = { items: T[]; done: boolean } | { text: T; done: boolean };
+    // The worker that holds the stream's iterator: its batches can come from no other.
+    const live = liveOf(slot);
+    let told = false;
+    const closeOnWorker = () => {
+      if (told || done || closed || slot.live !== live) return;
+      told = true;
+      void call(live, { kind: 'close', stream: id }).catch(() => undefined);
+    };
+    signal?.addEventListener('abort', closeOnWorker, { once: true });
     try {
-      let reply = (await call(slot, { kind: 'open', stream: id, method, query, json })) as Batch;
+      let reply = (await call(live, { kind: 'open', stream: id, method, query: wire, json })) as Batch;
       for (;;) {
         done = reply.done;
         if ('text' in reply) {
@@ -137,20 +170,24 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
           for (const item of reply.items) yield item;
         }
         if (done) return;
-        reply = (await call(slot, { kind: 'next', stream: id })) as Batch;
+        // Its worker died between two batches: the stream is lost, and must not end as if it were complete.
+        if (slot.live !== live) throw errors.unavailable('store');
+        signal?.throwIfAborted();
+        reply = (await call(live, { kind: 'next', stream: id })) as Batch;
       }
     } catch (e) {
       done = true; // a failed stream is gone from its worker
       throw e;
     } finally {
+      signal?.removeEventListener('abort', closeOnWorker);
       release(slot, query.userId);
       // A consumer that stopped early (a full page, a client gone): the worker drops the iterator.
-      if (!done && slot.worker && !closed) void call(slot, { kind: 'close', stream: id }).catch(() => undefined);
+      closeOnWorker();
     }
   }
 
   /** A read's records, that also offers its batches serialised by the worker. */
-  const readOf = <T>(method: StreamMethod, query: { userId: string }, kind: ReadClass): AsyncIterable<T> & JsonBatches => ({
+  const readOf = <T>(method: StreamMethod, query: Caller, kind: ReadClass): AsyncIterable<T> & JsonBatches => ({
     [Symbol.asyncIterator]: () => stream<T>(method, query, kind, false),
     [JSON_BATCHES]: () => stream<string>(method, query, kind, true),
   });
@@ -162,7 +199,9 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
     async readMetrics(query) {
       const slot = acquire(query.userId, metricsReadClass(query));
       try {
-        const reply = (await call(slot, { kind: 'metrics', query })) as { cells: WireCell[] };
+        const { signal, ...wire } = query; // see stream(); a metrics read is not stopped midway (its read budget bounds it)
+        signal?.throwIfAborted();
+        const reply = (await call(liveOf(slot), { kind: 'metrics', query: wire })) as { cells: WireCell[] };
         return reply.cells.map(toCell);
       } finally {
         release(slot, query.userId);
@@ -172,7 +211,7 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
       if (closed) return;
       closed = true;
       await Promise.all(slots.map(async (slot) => {
-        const w = slot.worker;
+        const w = slot.live?.worker;
         if (!w) return;
         const exited = new Promise((resolve) => w.once('exit', resolve));
         w.ref();
@@ -180,5 +219,6 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
         await exited;
       }));
     },
+    workersForTest: () => slots.flatMap((slot) => (slot.live ? [slot.live.worker] : [])),
   };
 }

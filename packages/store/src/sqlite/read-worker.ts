@@ -2,7 +2,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { AppError } from '@lantern/domain';
+import { AppError, errors } from '@lantern/domain';
 import type { MetricsQuery } from '../port.js';
 import { toStoreError } from './errors.js';
 import { createLogReader } from './logs.js';
@@ -73,7 +73,8 @@ if (version !== SCHEMA_VERSION) throw new Error(`The database is at schema versi
 
 const readers = { ...createTraceReader(db, pageSize), ...createLogReader(db, pageSize) };
 const readMetrics = createRollupReader(db);
-const streams = new Map<number, { it: AsyncIterator<unknown>; json: boolean }>();
+/** The open streams; `abort` stops a stream's read at its next statement (ReadBudget.signal), even mid-batch. */
+const streams = new Map<number, { it: AsyncIterator<unknown>; json: boolean; abort: AbortController }>();
 
 function failureOf(e: unknown): ReadFailure {
   const err = toStoreError(e);
@@ -87,7 +88,9 @@ function failureOf(e: unknown): ReadFailure {
 /** The stream's next batch: up to `batchItems` items (or their JSON), and whether the stream has ended. */
 async function batch(stream: number): Promise<{ items: unknown[]; done: boolean } | { text: string; done: boolean }> {
   const open = streams.get(stream);
-  if (open === undefined) return { items: [], done: true };
+  // Not a stream of this worker (it was opened on one that died): a failure, never an empty last batch, which
+  // would end the client's array short as if it were complete.
+  if (open === undefined) throw errors.unavailable('store');
   const items: unknown[] = [];
   let done = false;
   try {
@@ -111,14 +114,19 @@ async function handle(request: ReadRequest): Promise<ReadReply> {
   switch (request.kind) {
     case 'open': {
       const read = readers[request.method] as (query: object) => AsyncIterable<unknown>;
-      streams.set(request.stream, { it: read(request.query)[Symbol.asyncIterator](), json: request.json });
+      const abort = new AbortController();
+      const it = read({ ...request.query, signal: abort.signal })[Symbol.asyncIterator]();
+      streams.set(request.stream, { it, json: request.json, abort });
       return { id: request.id, ...(await batch(request.stream)) };
     }
     case 'next':
       return { id: request.id, ...(await batch(request.stream)) };
     case 'close': {
+      // Its consumer stopped early or went away, maybe while a batch is under way: that batch fails at its next
+      // statement, and the iterator is dropped.
       const open = streams.get(request.stream);
       streams.delete(request.stream);
+      open?.abort.abort(new Error('The stream was closed by its consumer.'));
       await open?.it.return?.();
       return { id: request.id };
     }

@@ -47,7 +47,7 @@ export function createRollupReader(db: Database, pageRows = ROLLUP_PAGE_ROWS): (
   }
 
   return async (query) => {
-    const deadline = new Deadline(query.budgetMs);
+    const deadline = new Deadline(query.budgetMs, Date.now(), query.signal);
     const merger = new CellMerger(query);
     const plan = planRollupRead(query);
     for (const projectId of visibleProjects(cache, query.userId, query.projectId)) {

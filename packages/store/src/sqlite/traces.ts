@@ -119,7 +119,7 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
 
   return {
     async *streamTraces(query) {
-      const deadline = new Deadline(query.budgetMs);
+      const deadline = new Deadline(query.budgetMs, Date.now(), query.signal);
       let remaining = remainingOf(query.limit);
       let cursor = query.cursor;
       for (let statement = 0; remaining > 0; statement++) {
@@ -160,7 +160,7 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
 
     /** Project by project (ascending id), each in ascending `ts`. */
     async *streamRootSpans(query) {
-      const deadline = new Deadline(query.budgetMs);
+      const deadline = new Deadline(query.budgetMs, Date.now(), query.signal);
       const projects = guard(() => visibleProjects(cache, query.userId, query.projectId));
       for (const projectId of projects) {
         let after: { ts: number; r: number } | undefined;
