@@ -177,12 +177,23 @@ const ops: Record<string, Record<string, Op>> = {
       description: 'The same rules as the role change: the creator is removed only by themselves, and the last owner not at all (409).',
       params: [{ name: 'id', in: 'path', required: true, schema: id }, { name: 'userId', in: 'path', required: true, schema: str }] },
   },
+  '/organizations/{id}/invitations': {
+    get: { summary: 'Pending invitations of an organization, oldest first (owners only)', security: 'jwt', ok: ['200', 'Invitations', list('PendingInvitation')], errors: ['400', '401', '403', '404'],
+      description: 'Unexpired invitations whose inviter is still an owner. 403 for members that are not owners, 404 for an organization you are not in.',
+      params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+  },
+  '/organizations/{id}/invitations/{invitationId}': {
+    delete: { summary: 'Withdraw a pending invitation (owners only)', security: 'jwt', ok: ['204', 'Withdrawn'], errors: ['400', '401', '403', '404'],
+      description: '403 for members that are not owners; 404 for an organization you are not in, or an invitation it does not have.',
+      params: [{ name: 'id', in: 'path', required: true, schema: id }, { name: 'invitationId', in: 'path', required: true, schema: str }] },
+  },
   '/invitations': {
     get: { summary: 'Your pending invitations (to your account\'s email), oldest first', security: 'jwt', ok: ['200', 'Invitations', list('Invitation')], errors: ['401'] },
   },
   '/invitations/{id}/accept': {
     post: { summary: 'Accept an invitation: you become a member with its role', security: 'jwt', ok: ['200', 'Your membership', ref('Organization')], errors: ['401', '404'],
-      description: 'An existing member keeps their role. 404 for an invitation that is not yours, expired, or already used.',
+      description: 'An existing member keeps their role. 404 for an invitation that is not yours, expired, already used or withdrawn, '
+        + 'or whose inviter is no longer an owner of the organization.',
       params: [{ name: 'id', in: 'path', required: true, schema: str }] },
   },
   '/invitations/{id}/decline': {

@@ -1,6 +1,6 @@
 import type { QuantileSketch } from '@lantern/domain';
 import type {
-  ApiKey, Application, DocumentRecord, Invitation, LogBatchMessage, LogEntry, LogLevel, Member, Membership, Organization,
+  ApiKey, Application, DocumentRecord, Invitation, LogBatchMessage, LogEntry, LogLevel, Member, Membership, Organization, PendingInvitation,
   Project, Role, SpanBatchMessage, Tenant, TraceRecord, User,
 } from '@lantern/domain';
 
@@ -56,7 +56,8 @@ export interface AccountsStore {
   listMembers(organizationId: number, userId: string): Promise<Member[]>;
   /**
    * `actorId` sets `targetId`'s role. Allowed to an owner, on anyone but the creator; the creator on themselves.
-   * Never leaves the organization without an owner. Checked and written atomically.
+   * Never leaves the organization without an owner. Checked and written atomically. An owner who stops being one
+   * (demoted or removed) loses the pending invitations they sent.
    */
   changeRole(organizationId: number, actorId: string, targetId: string, role: Role): Promise<MemberChange>;
   /** `actorId` removes `targetId`: the same rules as changeRole, and any member may remove themselves (leave). */
@@ -70,11 +71,16 @@ export interface AccountsStore {
   listInvitations(userId: string): Promise<Invitation[]>;
   /**
    * Accepts an unexpired invitation of the user's email: they become a member with its role (an existing member
-   * keeps their role), and the invitation is gone. The membership, or null if there is no such invitation.
+   * keeps their role), and the invitation is gone. The membership, or null if there is no such invitation. An
+   * invitation counts only while its inviter is an owner of the organization: otherwise it is deleted, and null.
    */
   acceptInvitation(id: string, userId: string): Promise<Membership | null>;
   /** Deletes an invitation of the user's email; false if there is none. */
   declineInvitation(id: string, userId: string): Promise<boolean>;
+  /** The organization's unexpired invitations whose inviter is still an owner, oldest first (the caller checks the role). */
+  listOrganizationInvitations(organizationId: number): Promise<PendingInvitation[]>;
+  /** Withdraws a pending invitation of the organization; false if it has none with that id. */
+  deleteOrganizationInvitation(organizationId: number, id: string): Promise<boolean>;
   createProject(input: { name: string; organizationId: number }): Promise<Project>;
   /** The project, only if `userId` is a member of its organization with at least `minRole` (default member). */
   getProject(id: number, userId: string, minRole?: Role): Promise<Project | null>;

@@ -305,10 +305,11 @@ describe('mongo store: accounts are read on an index', () => {
       ['organizations _id_', 'memberships _id_', 'memberships _id_', 'organizations _id_', 'memberships _id_', 'organizations _id_']);
   });
 
-  it('invitations: of an email by (emailLower, createdAt); one by its id', async () => {
+  it('invitations: of an email by (emailLower, createdAt); of an organization by (organizationId, createdAt); one by its id', async () => {
     const invitee = await makeUser(store, 'plans-invitee');
     const invitation = await store.createInvitation({ organizationId: w.org.id, email: invitee.email, role: 'member', invitedBy: w.user.id, ttlMs: HOUR });
-    await expectServed(() => store.listInvitations(invitee.id), ['users _id_', 'invitations email_created', 'organizations _id_', 'users _id_'], { anyOrder: true });
+    await expectServed(() => store.listInvitations(invitee.id), ['users _id_', 'invitations email_created', 'memberships _id_', 'organizations _id_', 'users _id_'], { anyOrder: true });
+    await expectServed(() => store.listOrganizationInvitations(w.org.id), ['invitations organization_created', 'memberships organization_role', 'users _id_'], { anyOrder: true });
     await expectServed(() => store.declineInvitation(invitation.id, invitee.id), ['users _id_', 'invitations id', 'invitations _id_']);
   });
 

@@ -2,7 +2,7 @@ import type { TokenService } from '@lantern/auth';
 import { errors, schemas, validatorFor, type Role } from '@lantern/domain';
 import { jsonBody, pathId, requireUser, userIdOf } from '@lantern/http';
 import type { AccountsStore, MemberChange } from '@lantern/store';
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { AccountThrottles } from './throttles.js';
 
 const organizationBody = validatorFor<{ name: string }>(schemas.accounts.organizationBody.$id);
@@ -66,6 +66,26 @@ export function organizationRoutes({ store, tokens, throttles }: OrganizationRou
     const members = await store.listMembers(organizationId, userIdOf(res));
     if (members.length === 0) throw errors.notFound('organization');
     res.json(members);
+  });
+
+  /** The organization in the path, if the user is one of its owners: 404 for a non-member, 403 for another member. */
+  async function ownedOrganization(req: Request, res: Response): Promise<number> {
+    const organizationId = pathId(req.params['id'] as string | undefined, 'organization');
+    const role = await store.getRole(organizationId, userIdOf(res));
+    if (!role) throw errors.notFound('organization');
+    if (role !== 'owner') throw errors.forbidden('Only an owner of the organization can see or withdraw its invitations.');
+    return organizationId;
+  }
+
+  router.get('/organizations/:id/invitations', auth, async (req, res) => {
+    res.json(await store.listOrganizationInvitations(await ownedOrganization(req, res)));
+  });
+
+  router.delete('/organizations/:id/invitations/:invitationId', auth, async (req, res) => {
+    const organizationId = await ownedOrganization(req, res);
+    const id = String(req.params['invitationId'] ?? '');
+    if (!/^[0-9a-f-]{36}$/i.test(id) || !(await store.deleteOrganizationInvitation(organizationId, id.toLowerCase()))) throw errors.notFound('invitation');
+    res.status(204).end();
   });
 
   router.patch('/organizations/:id/members/:userId', auth, body, async (req, res) => {
