@@ -22,6 +22,15 @@ export interface StoredUser extends User {
  * creator, who alone may lower their own role); `not_found`: the actor is not a member, or the target is not;
  * `last_owner`: the organization would be left without an owner.
  */
+/** A new API key of an application: its project must be the application's own. */
+export interface ApiKeyInput {
+  applicationId: number;
+  projectId: number;
+  name: string;
+  prefix: string;
+  hash: string;
+}
+
 export type MemberChange = 'done' | 'forbidden' | 'not_found' | 'last_owner';
 
 export interface StoredApiKey extends ApiKey {
@@ -89,7 +98,13 @@ export interface AccountsStore {
   /** The application, only if `userId` has at least `minRole` (default member) in its organization. */
   getApplication(id: number, userId: string, minRole?: Role): Promise<Application | null>;
   listApplications(projectId: number, userId: string): Promise<Application[]>;
-  createApiKey(input: { applicationId: number; projectId: number; name: string; prefix: string; hash: string }): Promise<StoredApiKey>;
+  createApiKey(input: ApiKeyInput): Promise<StoredApiKey>;
+  /**
+   * Creates the key only if the application has fewer than `maxActive` unrevoked keys; null if it has that many.
+   * The count and the creation are one atomic step: parallel creations (from any number of processes) never pass
+   * the cap together.
+   */
+  createApiKey(input: ApiKeyInput, limit: { maxActive: number }): Promise<StoredApiKey | null>;
   /** The keys of the application, only if `userId` is an admin or owner of its organization; else []. */
   listApiKeys(applicationId: number, userId: string): Promise<StoredApiKey[]>;
   /** The key, only if `userId` is an admin or owner of its organization. */

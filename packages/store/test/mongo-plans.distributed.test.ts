@@ -323,12 +323,15 @@ describe('mongo store: accounts are read on an index', () => {
     await expectServed(() => store.getApplication(quiet.id, w.user.id), ['applications _id_', ...VISIBLE_PROJECT]);
   });
 
-  it('API keys: by hash (unique), of an application by (applicationId, seq), by id, and a revocation', async () => {
+  it('API keys: by hash (unique), of an application by (applicationId, seq), by id, a revocation and a capped creation', async () => {
     await expectServed(() => store.findApiKeyByHash('hash-7'), ['apiKeys hash']);
     await expectServed(() => store.listApiKeys(w.app.id, w.user.id), ['applications _id_', ...VISIBLE_PROJECT, 'apiKeys application_seq']);
     const key = await store.findApiKeyByHash('hash-3');
     await expectServed(() => store.getApiKey(key!.id, w.user.id), ['apiKeys _id_', ...VISIBLE_PROJECT]);
-    await expectServed(() => store.revokeApiKey(key!.id), ['apiKeys _id_']);
+    // The revocation gives its place back to the application's key counter.
+    await expectServed(() => store.revokeApiKey(key!.id), ['apiKeys _id_', 'applications _id_']);
+    await expectServed(() => store.createApiKey({ applicationId: w.app.id, projectId: w.project.id, name: 'capped', prefix: 'pc', hash: 'hash-capped' }, { maxActive: 100 }),
+      ['applications _id_', 'applications _id_', 'counters _id_'], { anyOrder: true });
   });
 });
 

@@ -11,7 +11,7 @@ import { projectRoutes } from './routes/projects.js';
 
 export interface AccountsDeps {
   /** `countHit`: the rate limits below count in the store's windows, shared by every accounts process. */
-  store: AccountsStore & Pick<LimitsStore, 'countActiveApiKeys' | 'countHit'>;
+  store: AccountsStore & Pick<LimitsStore, 'countHit'>;
   tokens: TokenService;
   /** Active API keys per application (MAX_API_KEYS_PER_APPLICATION). */
   maxApiKeysPerApplication?: number;

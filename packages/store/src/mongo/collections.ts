@@ -74,6 +74,11 @@ export interface ApplicationDoc {
   _id: number;
   projectId: number;
   name: string;
+  /**
+   * Its unrevoked API keys, counted by createApiKey (a conditional `$inc`, so the cap holds across processes) and
+   * revokeApiKey. Absent on applications created before the counter: the first creation counts the keys once.
+   */
+  activeKeys?: number;
 }
 
 export interface ApiKeyDoc {

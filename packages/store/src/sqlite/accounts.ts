@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { errors, newId, ROLE_RANK, toIso } from '@lantern/domain';
 import type { Application, Membership, Organization, Project, Role, User } from '@lantern/domain';
-import type { AccountsStore, StoredApiKey, StoredUser } from '../port.js';
+import type { AccountsStore, ApiKeyInput, StoredApiKey, StoredUser } from '../port.js';
 import { guard } from './errors.js';
 import { createMembersStore, MIN_RANK } from './members.js';
 
@@ -67,6 +67,7 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
       FROM applications a JOIN projects p ON p.id = a.project_id ${MEMBER_OF_PROJECT} WHERE a.id = @id`),
     applications: db.prepare<[{ projectId: number; userId: string; minRank: number }], Application>(`SELECT a.id, a.name, a.project_id AS projectId
       FROM applications a JOIN projects p ON p.id = a.project_id ${MEMBER_OF_PROJECT} WHERE a.project_id = @projectId ORDER BY a.id`),
+    activeKeys: db.prepare<[number], number>('SELECT count(*) FROM api_keys WHERE application_id = ? AND revoked_ms IS NULL').pluck(),
     appOfProject: db.prepare<[number, number], { id: number }>('SELECT id FROM applications WHERE id = ? AND project_id = ?'),
     insertKey: db.prepare(`INSERT INTO api_keys (id, application_id, project_id, name, prefix, hash, created_ms)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -92,6 +93,15 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
   const setPasswordHash = db.transaction((userId: string, expected: string, next: string, revoke: boolean): number | null => {
     if (q.setHash.run(next, userId, expected).changes === 0) return null;
     return revoke ? q.bumpVersion.get(userId)! : q.tokenVersion.get(userId)!;
+  });
+
+  /** Counts the application's active keys and inserts the new one in one write transaction: false past the cap. */
+  const insertKey = db.transaction((maxActive: number, id: string, applicationId: number, projectId: number, name: string, prefix: string, hash: string, createdMs: number) => {
+    // The key's project decides where its telemetry goes: it must be the application's own project.
+    if (!q.appOfProject.get(applicationId, projectId)) throw errors.notFound('application');
+    if (Number.isFinite(maxActive) && q.activeKeys.get(applicationId)! >= maxActive) return false;
+    q.insertKey.run(id, applicationId, projectId, name, prefix, hash, createdMs);
+    return true;
   });
 
   return {
@@ -156,16 +166,12 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
     async listApplications(projectId, userId) {
       return guard(() => q.applications.all({ projectId, userId, minRank: ROLE_RANK.member }));
     },
-    async createApiKey({ applicationId, projectId, name, prefix, hash }) {
+    createApiKey: (async ({ applicationId, projectId, name, prefix, hash }: ApiKeyInput, limit?: { maxActive: number }) => {
       const id = newId();
       const createdMs = now();
-      guard(() => {
-        // The key's project decides where its telemetry goes: it must be the application's own project.
-        if (!q.appOfProject.get(applicationId, projectId)) throw errors.notFound('application');
-        q.insertKey.run(id, applicationId, projectId, name, prefix, hash, createdMs);
-      });
-      return { id, applicationId, projectId, name, prefix, createdAt: toIso(createdMs), revokedAt: null };
-    },
+      const created = guard(() => insertKey.immediate(limit?.maxActive ?? Infinity, id, applicationId, projectId, name, prefix, hash, createdMs));
+      return created ? { id, applicationId, projectId, name, prefix, createdAt: toIso(createdMs), revokedAt: null } : null;
+    }) as AccountsStore['createApiKey'],
     async listApiKeys(applicationId, userId) {
       return guard(() => q.keys.all({ applicationId, userId, minRank: ROLE_RANK.admin })).map(toApiKey);
     },
