@@ -47,6 +47,9 @@ const uploadLimits = {
   '413': err('payload_too_large (a file over 10,485,760 bytes) or quota_exceeded (the organization would pass STORAGE_QUOTA_BYTES); nothing is kept'),
   '429': { ...err('rate_limited: over your uploads per minute or your organization\'s (details name it)'), headers: retryAfter },
 };
+const organizationCap = {
+  '429': { ...err('too_many_organizations: you have created MAX_ORGANIZATIONS_PER_USER (default 10) organizations (Retry-After: 60); deleting or leaving one does not give one back yet'), headers: retryAfter },
+};
 const keyCap = { '429': err('too_many_keys: the application has MAX_API_KEYS_PER_APPLICATION (default 20) active keys; revoke one (no Retry-After: waiting does not help)') };
 
 /** The 503 of a telemetry read: its budget (docs/api.md, "Read budgets"), or the store down. */
@@ -158,7 +161,8 @@ const ops: Record<string, Record<string, Op>> = {
       errors: ['400', '401', '403', '409', '413', '415', '429'], description: '403 when currentPassword is wrong. Rate limited per user.' },
   },
   '/organizations': {
-    post: { summary: 'Create an organization (you become its owner)', security: 'jwt', body: ref('OrganizationBody'), ok: ['201', 'Organization', ref('Organization')], errors: ['400', '401', '413', '415'] },
+    post: { summary: 'Create an organization (you become its owner)', security: 'jwt', body: ref('OrganizationBody'), ok: ['201', 'Organization', ref('Organization')], errors: ['400', '401', '413', '415', '429'],
+      errorNotes: organizationCap },
     get: { summary: 'Your organizations with your role', security: 'jwt', ok: ['200', 'Organizations', list('Organization')], errors: ['401'] },
   },
   '/organizations/{id}/members': {

@@ -57,6 +57,12 @@ export interface AccountsStore {
   hasUsers(): Promise<boolean>;
   /** Creates the organization and makes `ownerId` its owner and creator, in one step. */
   createOrganization(input: { name: string; ownerId: string }): Promise<Organization>;
+  /**
+   * Creates the organization only if `ownerId` has created fewer than `maxCreated` so far (all they ever created:
+   * deleting or leaving one does not give it back); null if they have created that many. The count and the
+   * creation are one atomic step, across processes too.
+   */
+  createOrganization(input: { name: string; ownerId: string }, limit: { maxCreated: number }): Promise<Organization | null>;
   listMemberships(userId: string): Promise<Membership[]>;
   getRole(organizationId: number, userId: string): Promise<Role | null>;
   /** Adds the member, or changes the role of an existing one. No rule is checked: routes use the methods below. */

@@ -15,6 +15,8 @@ export interface AccountsDeps {
   tokens: TokenService;
   /** Active API keys per application (MAX_API_KEYS_PER_APPLICATION). */
   maxApiKeysPerApplication?: number;
+  /** Organizations a user may create (MAX_ORGANIZATIONS_PER_USER). */
+  maxOrganizationsPerUser?: number;
   logger: Logger;
   /** Register and login attempts per client address per minute; password changes and invitations per user. */
   rateLimit?: { enabled: boolean; perMinute: number };

@@ -51,6 +51,24 @@ export function limitsContract(ctx: StoreContext): void {
       await expect(create(w.app.id + 1000, 35, 20)).rejects.toMatchObject({ status: 404, code: 'not_found' });
     });
 
+    it('creates an organization under a cap only while the user has created fewer: 8 in parallel under a cap of 3 make 3, ever', async () => {
+      const w = await makeWorld(ctx.store);
+      const other = await ctx.store.createUser({ email: `other-${newId()}@example.test`, name: 'other', passwordHash: 'h' });
+      const create = (ownerId: string, maxCreated: number) => ctx.store.createOrganization({ name: 'capped', ownerId }, { maxCreated });
+      // The world's organization counts: 8 parallel creations under a cap of 4 make 3 more.
+      const made = await Promise.all(Array.from({ length: 8 }, () => create(w.user.id, 4)));
+      expect(made.filter((o) => o !== null)).toHaveLength(3);
+      expect(await ctx.store.listMemberships(w.user.id)).toHaveLength(4);
+      // Leaving one does not give one back; another user has their own count.
+      const heir = await ctx.store.createUser({ email: `heir-${newId()}@example.test`, name: 'heir', passwordHash: 'h' });
+      await ctx.store.addMember(made.find((o) => o !== null)!.id, heir.id, 'owner');
+      expect(await ctx.store.removeMember(made.find((o) => o !== null)!.id, w.user.id, w.user.id)).toBe('done');
+      expect(await create(w.user.id, 4)).toBeNull();
+      expect(await create(other.id, 1)).toMatchObject({ name: 'capped' });
+      expect(await create(other.id, 1)).toBeNull();
+      await expect(create(newId(), 4)).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    });
+
     it('finds the organization of a project, and null for no such project', async () => {
       const w = await makeWorld(ctx.store);
       const other = await makeWorld(ctx.store, 'other');

@@ -28,6 +28,12 @@ function toApiKey(k: ApiKeyDoc): StoredApiKey {
  * those records, so the check cannot be overtaken.
  */
 export function createAccountsStore({ c, guard, access, next, now }: RecordStoreDeps): AccountsStore {
+  /** Starts the organization counter of a user stored before there was one: the organizations they created, once. */
+  async function startOrganizationCounter(userId: string): Promise<void> {
+    const n = await c.organizations.countDocuments({ createdBy: userId });
+    await c.users.updateOne({ _id: userId, organizationsCreated: { $exists: false } }, { $set: { organizationsCreated: n } });
+  }
+
   /**
    * Starts the key counter of an application created before there was one: its unrevoked keys, counted once (the
    * first $set wins; no key is created without the counter). A revocation between the count and the $set leaves
@@ -54,7 +60,7 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
     ...createMembersStore({ c, guard, access, next, now }),
     createUser: ({ email, name, passwordHash }) => guard.run(async () => {
       const id = newId();
-      await c.users.insertOne({ _id: id, email, emailLower: email.toLowerCase(), name, passwordHash, createdAt: new Date(now()) });
+      await c.users.insertOne({ _id: id, email, emailLower: email.toLowerCase(), name, passwordHash, createdAt: new Date(now()), organizationsCreated: 0 });
       return { id, email, name };
     }, { duplicate: EMAIL_TAKEN }),
 
@@ -91,15 +97,21 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
 
     hasUsers: () => guard.run(async () => (await c.users.findOne({}, byId)) !== null),
 
-    createOrganization: ({ name, ownerId }) => guard.run(async () => {
-      await exists(c.users.findOne({ _id: ownerId }, byId), 'user');
+    createOrganization: (({ name, ownerId }: { name: string; ownerId: string }, limit?: { maxCreated: number }) => guard.run(async () => {
+      const user = await c.users.findOne({ _id: ownerId }, { projection: { organizationsCreated: 1 } });
+      if (user === null) throw errors.notFound('user');
+      if (user.organizationsCreated === undefined) await startOrganizationCounter(ownerId);
+      // The place is taken first, under the cap, in one conditional update: parallel creations never pass it together.
+      const cap = limit === undefined ? {} : { organizationsCreated: { $lt: limit.maxCreated } };
+      const taken = await c.users.updateOne({ _id: ownerId, organizationsCreated: { $exists: true }, ...cap }, { $inc: { organizationsCreated: 1 } });
+      if (taken.matchedCount === 0) return null;
       const id = await next('organizations');
       // The organization first, then its owner: a crash in between leaves an organization nobody sees.
       await c.organizations.insertOne({ _id: id, name, createdAt: new Date(now()), createdBy: ownerId });
       await c.memberships.updateOne({ _id: memberKey(id, ownerId) },
         { $set: { role: 'owner' }, $setOnInsert: { organizationId: id, userId: ownerId } }, { upsert: true });
       return { id, name };
-    }),
+    })) as AccountsStore['createOrganization'],
 
     listMemberships: (userId) => guard.run(async () => {
       const memberships = await c.memberships.find({ userId }, { sort: { organizationId: 1 } }).toArray();

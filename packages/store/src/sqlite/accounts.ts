@@ -51,6 +51,7 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
     setHash: db.prepare<[string, string, string]>('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?'),
     anyUser: db.prepare<[], number>('SELECT EXISTS (SELECT 1 FROM users)').pluck(),
     insertOrg: db.prepare<[string, number], { id: number }>('INSERT INTO organizations (name, created_ms) VALUES (?, ?) RETURNING id'),
+    createdBy: db.prepare<[string], number>('SELECT count(*) FROM organization_creators WHERE user_id = ?').pluck(),
     insertCreator: db.prepare<[number, string]>('INSERT INTO organization_creators (organization_id, user_id) VALUES (?, ?)'),
     upsertMember: db.prepare(`INSERT INTO memberships (organization_id, user_id, role) VALUES (?, ?, ?)
       ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role`),
@@ -79,7 +80,9 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
     revokeKey: db.prepare<[number, string]>('UPDATE api_keys SET revoked_ms = coalesce(revoked_ms, ?) WHERE id = ?'),
   };
 
-  const createOrganization = db.transaction((name: string, ownerId: string): Organization => {
+  /** The count of the user's created organizations and the creation in one write transaction: null past the cap. */
+  const createOrganization = db.transaction((name: string, ownerId: string, maxCreated: number): Organization | null => {
+    if (Number.isFinite(maxCreated) && q.createdBy.get(ownerId)! >= maxCreated) return null;
     const { id } = q.insertOrg.get(name, now())!;
     q.upsertMember.run(id, ownerId, 'owner');
     q.insertCreator.run(id, ownerId);
@@ -134,9 +137,8 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
     async hasUsers() {
       return guard(() => q.anyUser.get()) === 1;
     },
-    async createOrganization({ name, ownerId }) {
-      return guard(() => createOrganization.immediate(name, ownerId), { foreignKey: 'user' });
-    },
+    createOrganization: (async ({ name, ownerId }: { name: string; ownerId: string }, limit?: { maxCreated: number }) =>
+      guard(() => createOrganization.immediate(name, ownerId, limit?.maxCreated ?? Infinity), { foreignKey: 'user' })) as AccountsStore['createOrganization'],
     async listMemberships(userId) {
       return guard(() => q.memberships.all(userId));
     },

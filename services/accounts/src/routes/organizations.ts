@@ -17,6 +17,8 @@ export interface OrganizationRouteDeps {
   tokens: TokenService;
   /** Invitations per inviting user per minute (the auth limit, counted per user; throttles.ts). */
   throttles: Pick<AccountThrottles, 'invitations'>;
+  /** Organizations a user may create (MAX_ORGANIZATIONS_PER_USER); one more is 429 too_many_organizations. */
+  maxOrganizationsPerUser?: number;
 }
 
 /** The member named in the path: a user id is a UUID; anything else names nobody. */
@@ -32,7 +34,7 @@ function answer(outcome: MemberChange): void {
   if (outcome === 'last_owner') throw errors.conflict('The organization must keep an owner: make another member owner first.');
 }
 
-export function organizationRoutes({ store, tokens, throttles }: OrganizationRouteDeps): Router {
+export function organizationRoutes({ store, tokens, throttles, maxOrganizationsPerUser = 10 }: OrganizationRouteDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
   const body = jsonBody({ limit: 16 * 1024 });
@@ -40,7 +42,9 @@ export function organizationRoutes({ store, tokens, throttles }: OrganizationRou
 
   router.post('/organizations', auth, body, async (req, res) => {
     const { name } = organizationBody.assert(req.body);
-    const org = await store.createOrganization({ name: name.trim(), ownerId: userIdOf(res) });
+    // The cap is checked by the store's creation itself (one atomic step), so parallel requests never pass it together.
+    const org = await store.createOrganization({ name: name.trim(), ownerId: userIdOf(res) }, { maxCreated: maxOrganizationsPerUser });
+    if (!org) throw errors.tooManyOrganizations(maxOrganizationsPerUser);
     res.status(201).json(org);
   });
 
