@@ -50,6 +50,7 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
           logger,
           rateLimit: { enabled: rateLimit.enabled, perMinute: rateLimit.authPerMinute },
           maxApiKeysPerApplication: limits.maxApiKeysPerApplication,
+          maxOrganizationsPerUser: limits.maxOrganizationsPerUser,
           ...(d.passwordHasher ? { passwordHasher: d.passwordHasher } : {}),
         }),
       ];

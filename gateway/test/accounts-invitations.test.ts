@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ISO_MS, expectError, register, type Registered } from './accounts-helpers.js';
+import { ISO_MS, addMember, expectError, register, type Registered } from './accounts-helpers.js';
 import { bearer, createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
 import { inOneWindow } from './limits-helpers.js';
 
@@ -97,6 +97,76 @@ describe('accounts: invitations the invitee accepts', () => {
     for (const id of ['nope', randomUUID(), '../x']) expectError(await l.http.post(`/invitations/${encodeURIComponent(id)}/accept`).set(bearer(u.token)), 404, 'not_found');
     expectError(await l.http.get('/invitations'), 401, 'unauthorized');
     expectError(await l.http.post(`/invitations/${randomUUID()}/accept`), 401, 'unauthorized');
+  });
+});
+
+describe('accounts: an invitation counts only while its inviter is an owner; owners list and withdraw them', () => {
+  let l: Lantern;
+  beforeAll(async () => {
+    l = await startLantern();
+  });
+  afterAll(() => l.stop());
+
+  const inviteAs = (token: string, org: number, email: string, role = 'member') =>
+    l.http.post(`/organizations/${org}/members`).set(bearer(token)).send({ email, role });
+  const pendingOf = async (u: { token: string }) => (await l.http.get('/invitations').set(bearer(u.token)).expect(200)).body as Array<{ id: string; organization: { id: number } }>;
+
+  it('a removed owner cannot come back through an owner invitation they left for their own email', async () => {
+    const creator = await createTenancy(l, `creator-${randomUUID().slice(0, 6)}`);
+    const former = await register(l, 'former');
+    await addMember(l, creator.token, creator.organizationId, former, 'owner');
+    await inviteAs(former.token, creator.organizationId, former.email, 'owner').expect(201);
+    const [own] = await pendingOf(former);
+    await l.http.delete(`/organizations/${creator.organizationId}/members/${former.user.id}`).set(bearer(creator.token)).expect(204);
+    expect(await pendingOf(former)).toEqual([]);
+    expectError(await l.http.post(`/invitations/${own!.id}/accept`).set(bearer(former.token)), 404, 'not_found');
+    expect((await l.http.get('/organizations').set(bearer(former.token)).expect(200)).body).toEqual([]);
+  });
+
+  it('a demoted owner\'s pending invitations are gone and cannot be accepted, and they can invite no more', async () => {
+    const creator = await createTenancy(l, `creator-${randomUUID().slice(0, 6)}`);
+    const former = await register(l, 'demoted');
+    const friend = await register(l, 'friend');
+    await addMember(l, creator.token, creator.organizationId, former, 'owner');
+    await inviteAs(former.token, creator.organizationId, friend.email, 'owner').expect(201);
+    const [invitation] = await pendingOf(friend);
+    await l.http.patch(`/organizations/${creator.organizationId}/members/${former.user.id}`).set(bearer(creator.token)).send({ role: 'admin' }).expect(200);
+    expectError(await l.http.post(`/invitations/${invitation!.id}/accept`).set(bearer(friend.token)), 404, 'not_found');
+    expect((await l.http.get(`/organizations/${creator.organizationId}/invitations`).set(bearer(creator.token)).expect(200)).body).toEqual([]);
+    expectError(await inviteAs(former.token, creator.organizationId, friend.email, 'owner'), 403, 'forbidden');
+  });
+
+  it('GET /organizations/{id}/invitations lists the pending ones to owners; DELETE withdraws one (204), then 404', async () => {
+    const owner = await createTenancy(l, `lister-${randomUUID().slice(0, 6)}`);
+    const admin = await register(l, 'admin');
+    const member = await register(l, 'member');
+    const stranger = await createTenancy(l, `stranger-${randomUUID().slice(0, 6)}`);
+    await addMember(l, owner.token, owner.organizationId, admin, 'admin');
+    await addMember(l, owner.token, owner.organizationId, member, 'member');
+    const invitee = await register(l, 'invitee');
+    await inviteAs(owner.token, owner.organizationId, invitee.email.toUpperCase(), 'admin').expect(201);
+    const path = `/organizations/${owner.organizationId}/invitations`;
+    const listed = await l.http.get(path).set(bearer(owner.token)).expect(200);
+    expect(listed.body).toEqual([{
+      id: expect.any(String), email: invitee.email.toLowerCase(), role: 'admin', expiresAt: expect.stringMatching(ISO_MS),
+      invitedBy: { id: owner.userId, name: expect.any(String), email: owner.email },
+    }]);
+    const id = listed.body[0].id as string;
+    expect((await pendingOf(invitee)).map((i) => i.id)).toEqual([id]);
+    expectError(await l.http.get(path).set(bearer(admin.token)), 403, 'forbidden');
+    expectError(await l.http.get(path).set(bearer(member.token)), 403, 'forbidden');
+    expectError(await l.http.get(path).set(bearer(stranger.token)), 404, 'not_found');
+    expectError(await l.http.get(path), 401, 'unauthorized');
+    expectError(await l.http.delete(`${path}/${id}`).set(bearer(admin.token)), 403, 'forbidden');
+    expectError(await l.http.delete(`${path}/${id}`).set(bearer(stranger.token)), 404, 'not_found');
+    // An owner of another organization cannot withdraw it through their own.
+    expectError(await l.http.delete(`/organizations/${stranger.organizationId}/invitations/${id}`).set(bearer(stranger.token)), 404, 'not_found');
+    await l.http.delete(`${path}/${id}`).set(bearer(owner.token)).expect(204);
+    expectError(await l.http.delete(`${path}/${id}`).set(bearer(owner.token)), 404, 'not_found');
+    expectError(await l.http.delete(`${path}/not-a-uuid`).set(bearer(owner.token)), 404, 'not_found');
+    expect((await l.http.get(path).set(bearer(owner.token)).expect(200)).body).toEqual([]);
+    expect(await pendingOf(invitee)).toEqual([]);
+    expectError(await l.http.post(`/invitations/${id}/accept`).set(bearer(invitee.token)), 404, 'not_found');
   });
 });
 

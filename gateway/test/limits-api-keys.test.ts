@@ -44,3 +44,27 @@ describe('API keys: at most MAX_API_KEYS_PER_APPLICATION active keys per applica
     expectError(await create(other.applicationId), 429, 'too_many_keys');
   });
 });
+
+/**
+ * The cap is part of the store's creation: parallel requests cannot all pass a count taken before any of them
+ * wrote. On the embedded SQLite store one process runs the requests, so this holds even for a separate count; the
+ * race shows across processes on MongoDB (limits.distributed.test.ts), and the store contract checks both stores.
+ */
+describe('API keys: the cap holds under parallel creations', () => {
+  let l: Lantern;
+  beforeAll(async () => {
+    l = await startLantern({ limits: { maxApiKeysPerApplication: 20 } });
+  });
+  afterAll(() => l.stop());
+
+  it('30 parallel POSTs for an application with a cap of 20 create exactly 20; the others are 429 too_many_keys', async () => {
+    const t = await createTenancy(l, 'lim-keys-race');
+    const app = await l.http.post('/applications').set(bearer(t.token)).send({ name: 'race', projectId: t.projectId }).expect(201);
+    const results = await Promise.all(Array.from({ length: 30 }, () =>
+      l.http.post(`/applications/${app.body.id}/api-keys`).set(bearer(t.token)).send({ name: 'k' })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(20);
+    for (const r of results.filter((x) => x.status !== 201)) expectError(r, 429, 'too_many_keys');
+    const listed = (await l.http.get(`/applications/${app.body.id}/api-keys`).set(bearer(t.token)).expect(200)).body as Array<{ revokedAt: string | null }>;
+    expect(listed.filter((k) => k.revokedAt === null)).toHaveLength(20);
+  });
+});

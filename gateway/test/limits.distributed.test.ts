@@ -9,7 +9,7 @@ import { createMongoStore } from '@lantern/store/mongo';
 import request from 'supertest';
 import { HARNESS_SECRET } from './accounts-helpers.js';
 import { createAiTenant, upload } from './ai-helpers.js';
-import { createTenancy, fastHash, log, logBatch, span, traceBatch, type Tenancy } from './harness.js';
+import { bearer, createTenancy, fastHash, log, logBatch, span, traceBatch, type Tenancy } from './harness.js';
 import { expectRateLimited, inOneWindow } from './limits-helpers.js';
 import { sendLogs, sendTraces } from './telemetry-helpers.js';
 
@@ -36,7 +36,7 @@ describe('distributed: rate limits hold across processes sharing MongoDB', () =>
         jwtSecret: HARNESS_SECRET,
         jwtTtlSeconds: 3600,
         rateLimit: { enabled: true, ingestPerMinute: 1000, authPerMinute: 6 },
-        limits: { ingestPerApplicationPerMinute: 4, uploadsPerUserPerMinute: 3 },
+        limits: { ingestPerApplicationPerMinute: 4, uploadsPerUserPerMinute: 3, maxApiKeysPerApplication: 20 },
         apiKeyCacheMs: 0,
         trustProxy: 0,
         logger: createLogger({ service: `limits-${i}`, silent: true }),
@@ -98,5 +98,15 @@ describe('distributed: rate limits hold across processes sharing MongoDB', () =>
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses).toContain(429);
     expectRateLimited(last!, 'your address');
+  });
+
+  it('creates exactly 20 keys from 30 parallel POSTs spread over both processes (cap 20), and 429 too_many_keys for the others', async () => {
+    const app = await instances[0]!.http.post('/applications').set(bearer(t.token)).send({ name: 'key race', projectId: t.projectId }).expect(201);
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      instances[i % 2]!.http.post(`/applications/${app.body.id}/api-keys`).set(bearer(t.token)).send({ name: `k${i}` })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(20);
+    for (const r of results.filter((x) => x.status !== 201)) expect([r.status, r.body.error?.code]).toEqual([429, 'too_many_keys']);
+    const listed = (await instances[1]!.http.get(`/applications/${app.body.id}/api-keys`).set(bearer(t.token)).expect(200)).body as Array<{ revokedAt: string | null }>;
+    expect(listed.filter((k) => k.revokedAt === null)).toHaveLength(20);
   });
 });

@@ -168,6 +168,8 @@ describe('GET /openapi.json', () => {
       ['GET', '/organizations/{id}/members', 'bearer', 200, ['path:id']],
       ['PATCH', '/organizations/{id}/members/{userId}', 'bearer', 200, ['path:id', 'path:userId']],
       ['DELETE', '/organizations/{id}/members/{userId}', 'bearer', 204, ['path:id', 'path:userId']],
+      ['GET', '/organizations/{id}/invitations', 'bearer', 200, ['path:id']],
+      ['DELETE', '/organizations/{id}/invitations/{invitationId}', 'bearer', 204, ['path:id', 'path:invitationId']],
       ['GET', '/invitations', 'bearer', 200, []],
       ['POST', '/invitations/{id}/accept', 'bearer', 200, ['path:id']],
       ['POST', '/invitations/{id}/decline', 'bearer', 204, ['path:id']],
@@ -280,6 +282,12 @@ describe('GET /openapi.json', () => {
       await l.http.post(`/organizations/${org.body.id}/members`).set(auth).send({ email: friend.email }).expect(201);
       const again = (await l.http.get('/invitations').set(bearer(friend.token)).expect(200)).body[0].id as string;
       expectDocumented('POST', '/invitations/{id}/decline', await l.http.post(`/invitations/${again}/decline`).set(bearer(friend.token)).expect(204));
+      await l.http.post(`/organizations/${org.body.id}/members`).set(auth).send({ email: friend.email }).expect(201);
+      const pendingList = await l.http.get(`/organizations/${org.body.id}/invitations`).set(auth).expect(200);
+      expect(pendingList.body).toHaveLength(1);
+      expectDocumented('GET', '/organizations/{id}/invitations', pendingList);
+      expectDocumented('DELETE', '/organizations/{id}/invitations/{invitationId}',
+        await l.http.delete(`/organizations/${org.body.id}/invitations/${pendingList.body[0].id}`).set(auth).expect(204));
       const project = await l.http.post('/projects').set(auth).send({ name: 'oa project', organizationId: org.body.id }).expect(201);
       expectDocumented('POST', '/projects', project);
       expectDocumented('GET', '/projects', await l.http.get(`/projects?organizationId=${org.body.id}`).set(auth).expect(200));

@@ -32,6 +32,8 @@ export interface LimitsConfig {
   uploadsPerOrganizationPerMinute: number;
   /** Active (unrevoked) API keys one application may have. */
   maxApiKeysPerApplication: number;
+  /** Organizations one user may create (all they ever created: deleting or leaving one does not count yet). */
+  maxOrganizationsPerUser: number;
   /** Reads (traces, logs, metrics) one user may have in flight at once, per query process. */
   maxConcurrentReadsPerUser: number;
   /** Bytes of documents one organization may keep, all its tenants together. */
@@ -44,6 +46,7 @@ export const DEFAULT_LIMITS: LimitsConfig = {
   uploadsPerUserPerMinute: 30,
   uploadsPerOrganizationPerMinute: 120,
   maxApiKeysPerApplication: 20,
+  maxOrganizationsPerUser: 10,
   maxConcurrentReadsPerUser: 4,
   storageQuotaBytes: 1024 * 1024 * 1024,
 };
@@ -94,6 +97,7 @@ export function loadConfig(env: Env = process.env): Config {
       uploadsPerUserPerMinute: r.int('RATE_LIMIT_UPLOADS_PER_MINUTE', DEFAULT_LIMITS.uploadsPerUserPerMinute, 1, 1_000_000),
       uploadsPerOrganizationPerMinute: r.int('RATE_LIMIT_UPLOADS_ORGANIZATION_PER_MINUTE', DEFAULT_LIMITS.uploadsPerOrganizationPerMinute, 1, 10_000_000),
       maxApiKeysPerApplication: r.int('MAX_API_KEYS_PER_APPLICATION', DEFAULT_LIMITS.maxApiKeysPerApplication, 1, 10_000),
+      maxOrganizationsPerUser: r.int('MAX_ORGANIZATIONS_PER_USER', DEFAULT_LIMITS.maxOrganizationsPerUser, 1, 100_000),
       maxConcurrentReadsPerUser: r.int('MAX_CONCURRENT_READS_PER_USER', DEFAULT_LIMITS.maxConcurrentReadsPerUser, 1, 1000),
       storageQuotaBytes: r.int('STORAGE_QUOTA_BYTES', DEFAULT_LIMITS.storageQuotaBytes, 0, Number.MAX_SAFE_INTEGER),
     },

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'too_many_keys'
+  | 'too_many_organizations'
   | 'too_many_reads'
   | 'unavailable'
   | 'read_timeout'
@@ -73,6 +74,15 @@ export const errors = {
    */
   tooManyKeys: (max: number) =>
     new AppError(429, 'too_many_keys', `This application already has ${max} active API keys, the most allowed. Revoke one before creating another.`, [{ maxActiveKeys: max }], 60),
+  /** The user has created their most organizations (MAX_ORGANIZATIONS_PER_USER); deleting or leaving one does not give one back yet. */
+  tooManyOrganizations: (max: number, retryAfter = 60) =>
+    new AppError(
+      429,
+      'too_many_organizations',
+      `You have already created ${max} organizations, the most allowed per user. Deleting or leaving an organization does not give one back yet.`,
+      [{ maxOrganizations: max }],
+      retryAfter,
+    ),
   /** The caller has their most reads in flight (MAX_CONCURRENT_READS_PER_USER). */
   tooManyReads: (max: number, retryAfter = 1) =>
     new AppError(429, 'too_many_reads', `You already have ${max} reads in progress; retry in ${retryAfter} s, when one has finished.`, [{ maxConcurrentReads: max }], retryAfter),

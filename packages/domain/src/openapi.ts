@@ -47,6 +47,9 @@ const uploadLimits = {
   '413': err('payload_too_large (a file over 10,485,760 bytes) or quota_exceeded (the organization would pass STORAGE_QUOTA_BYTES); nothing is kept'),
   '429': { ...err('rate_limited: over your uploads per minute or your organization\'s (details name it)'), headers: retryAfter },
 };
+const organizationCap = {
+  '429': { ...err('too_many_organizations: you have created MAX_ORGANIZATIONS_PER_USER (default 10) organizations (Retry-After: 60); deleting or leaving one does not give one back yet'), headers: retryAfter },
+};
 const keyCap = { '429': { ...err('too_many_keys: the application has MAX_API_KEYS_PER_APPLICATION (default 20) active keys; revoke one (waiting alone does not help; Retry-After is 60 as on every 429)'), headers: retryAfter } };
 
 /** The 503 of a telemetry read: its budget (docs/api.md, "Read budgets"), or the store down. */
@@ -158,7 +161,8 @@ const ops: Record<string, Record<string, Op>> = {
       errors: ['400', '401', '403', '409', '413', '415', '429'], description: '403 when currentPassword is wrong. Rate limited per user.' },
   },
   '/organizations': {
-    post: { summary: 'Create an organization (you become its owner)', security: 'jwt', body: ref('OrganizationBody'), ok: ['201', 'Organization', ref('Organization')], errors: ['400', '401', '413', '415'] },
+    post: { summary: 'Create an organization (you become its owner)', security: 'jwt', body: ref('OrganizationBody'), ok: ['201', 'Organization', ref('Organization')], errors: ['400', '401', '413', '415', '429'],
+      errorNotes: organizationCap },
     get: { summary: 'Your organizations with your role', security: 'jwt', ok: ['200', 'Organizations', list('Organization')], errors: ['401'] },
   },
   '/organizations/{id}/members': {
@@ -177,12 +181,23 @@ const ops: Record<string, Record<string, Op>> = {
       description: 'The same rules as the role change: the creator is removed only by themselves, and the last owner not at all (409).',
       params: [{ name: 'id', in: 'path', required: true, schema: id }, { name: 'userId', in: 'path', required: true, schema: str }] },
   },
+  '/organizations/{id}/invitations': {
+    get: { summary: 'Pending invitations of an organization, oldest first (owners only)', security: 'jwt', ok: ['200', 'Invitations', list('PendingInvitation')], errors: ['400', '401', '403', '404'],
+      description: 'Unexpired invitations whose inviter is still an owner. 403 for members that are not owners, 404 for an organization you are not in.',
+      params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+  },
+  '/organizations/{id}/invitations/{invitationId}': {
+    delete: { summary: 'Withdraw a pending invitation (owners only)', security: 'jwt', ok: ['204', 'Withdrawn'], errors: ['400', '401', '403', '404'],
+      description: '403 for members that are not owners; 404 for an organization you are not in, or an invitation it does not have.',
+      params: [{ name: 'id', in: 'path', required: true, schema: id }, { name: 'invitationId', in: 'path', required: true, schema: str }] },
+  },
   '/invitations': {
     get: { summary: 'Your pending invitations (to your account\'s email), oldest first', security: 'jwt', ok: ['200', 'Invitations', list('Invitation')], errors: ['401'] },
   },
   '/invitations/{id}/accept': {
     post: { summary: 'Accept an invitation: you become a member with its role', security: 'jwt', ok: ['200', 'Your membership', ref('Organization')], errors: ['401', '404'],
-      description: 'An existing member keeps their role. 404 for an invitation that is not yours, expired, or already used.',
+      description: 'An existing member keeps their role. 404 for an invitation that is not yours, expired, already used or withdrawn, '
+        + 'or whose inviter is no longer an owner of the organization.',
       params: [{ name: 'id', in: 'path', required: true, schema: str }] },
   },
   '/invitations/{id}/decline': {

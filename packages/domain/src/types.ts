@@ -105,6 +105,16 @@ export interface Invitation {
   expiresAt: string;
 }
 
+/** A pending invitation, as the organization's owners see it. */
+export interface PendingInvitation {
+  id: string;
+  email: string;
+  role: Role;
+  expiresAt: string;
+  /** The owner who sent it (an invitation counts only while its inviter is an owner). */
+  invitedBy: { id: string; name: string; email: string };
+}
+
 export interface Project {
   id: number;
   name: string;

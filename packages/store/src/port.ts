@@ -1,6 +1,6 @@
 import type { QuantileSketch } from '@lantern/domain';
 import type {
-  ApiKey, Application, DocumentRecord, Invitation, LogBatchMessage, LogEntry, LogLevel, Member, Membership, Organization,
+  ApiKey, Application, DocumentRecord, Invitation, LogBatchMessage, LogEntry, LogLevel, Member, Membership, Organization, PendingInvitation,
   Project, Role, SpanBatchMessage, Tenant, TraceRecord, User,
 } from '@lantern/domain';
 
@@ -22,6 +22,15 @@ export interface StoredUser extends User {
  * creator, who alone may lower their own role); `not_found`: the actor is not a member, or the target is not;
  * `last_owner`: the organization would be left without an owner.
  */
+/** A new API key of an application: its project must be the application's own. */
+export interface ApiKeyInput {
+  applicationId: number;
+  projectId: number;
+  name: string;
+  prefix: string;
+  hash: string;
+}
+
 export type MemberChange = 'done' | 'forbidden' | 'not_found' | 'last_owner';
 
 export interface StoredApiKey extends ApiKey {
@@ -48,6 +57,12 @@ export interface AccountsStore {
   hasUsers(): Promise<boolean>;
   /** Creates the organization and makes `ownerId` its owner and creator, in one step. */
   createOrganization(input: { name: string; ownerId: string }): Promise<Organization>;
+  /**
+   * Creates the organization only if `ownerId` has created fewer than `maxCreated` so far (all they ever created:
+   * deleting or leaving one does not give it back); null if they have created that many. The count and the
+   * creation are one atomic step, across processes too.
+   */
+  createOrganization(input: { name: string; ownerId: string }, limit: { maxCreated: number }): Promise<Organization | null>;
   listMemberships(userId: string): Promise<Membership[]>;
   getRole(organizationId: number, userId: string): Promise<Role | null>;
   /** Adds the member, or changes the role of an existing one. No rule is checked: routes use the methods below. */
@@ -56,7 +71,8 @@ export interface AccountsStore {
   listMembers(organizationId: number, userId: string): Promise<Member[]>;
   /**
    * `actorId` sets `targetId`'s role. Allowed to an owner, on anyone but the creator; the creator on themselves.
-   * Never leaves the organization without an owner. Checked and written atomically.
+   * Never leaves the organization without an owner. Checked and written atomically. An owner who stops being one
+   * (demoted or removed) loses the pending invitations they sent.
    */
   changeRole(organizationId: number, actorId: string, targetId: string, role: Role): Promise<MemberChange>;
   /** `actorId` removes `targetId`: the same rules as changeRole, and any member may remove themselves (leave). */
@@ -70,11 +86,16 @@ export interface AccountsStore {
   listInvitations(userId: string): Promise<Invitation[]>;
   /**
    * Accepts an unexpired invitation of the user's email: they become a member with its role (an existing member
-   * keeps their role), and the invitation is gone. The membership, or null if there is no such invitation.
+   * keeps their role), and the invitation is gone. The membership, or null if there is no such invitation. An
+   * invitation counts only while its inviter is an owner of the organization: otherwise it is deleted, and null.
    */
   acceptInvitation(id: string, userId: string): Promise<Membership | null>;
   /** Deletes an invitation of the user's email; false if there is none. */
   declineInvitation(id: string, userId: string): Promise<boolean>;
+  /** The organization's unexpired invitations whose inviter is still an owner, oldest first (the caller checks the role). */
+  listOrganizationInvitations(organizationId: number): Promise<PendingInvitation[]>;
+  /** Withdraws a pending invitation of the organization; false if it has none with that id. */
+  deleteOrganizationInvitation(organizationId: number, id: string): Promise<boolean>;
   createProject(input: { name: string; organizationId: number }): Promise<Project>;
   /** The project, only if `userId` is a member of its organization with at least `minRole` (default member). */
   getProject(id: number, userId: string, minRole?: Role): Promise<Project | null>;
@@ -83,7 +104,13 @@ export interface AccountsStore {
   /** The application, only if `userId` has at least `minRole` (default member) in its organization. */
   getApplication(id: number, userId: string, minRole?: Role): Promise<Application | null>;
   listApplications(projectId: number, userId: string): Promise<Application[]>;
-  createApiKey(input: { applicationId: number; projectId: number; name: string; prefix: string; hash: string }): Promise<StoredApiKey>;
+  createApiKey(input: ApiKeyInput): Promise<StoredApiKey>;
+  /**
+   * Creates the key only if the application has fewer than `maxActive` unrevoked keys; null if it has that many.
+   * The count and the creation are one atomic step: parallel creations (from any number of processes) never pass
+   * the cap together.
+   */
+  createApiKey(input: ApiKeyInput, limit: { maxActive: number }): Promise<StoredApiKey | null>;
   /** The keys of the application, only if `userId` is an admin or owner of its organization; else []. */
   listApiKeys(applicationId: number, userId: string): Promise<StoredApiKey[]>;
   /** The key, only if `userId` is an admin or owner of its organization. */

@@ -305,10 +305,11 @@ describe('mongo store: accounts are read on an index', () => {
       ['organizations _id_', 'memberships _id_', 'memberships _id_', 'organizations _id_', 'memberships _id_', 'organizations _id_']);
   });
 
-  it('invitations: of an email by (emailLower, createdAt); one by its id', async () => {
+  it('invitations: of an email by (emailLower, createdAt); of an organization by (organizationId, createdAt); one by its id', async () => {
     const invitee = await makeUser(store, 'plans-invitee');
     const invitation = await store.createInvitation({ organizationId: w.org.id, email: invitee.email, role: 'member', invitedBy: w.user.id, ttlMs: HOUR });
-    await expectServed(() => store.listInvitations(invitee.id), ['users _id_', 'invitations email_created', 'organizations _id_', 'users _id_'], { anyOrder: true });
+    await expectServed(() => store.listInvitations(invitee.id), ['users _id_', 'invitations email_created', 'memberships _id_', 'organizations _id_', 'users _id_'], { anyOrder: true });
+    await expectServed(() => store.listOrganizationInvitations(w.org.id), ['invitations organization_created', 'memberships organization_role', 'users _id_'], { anyOrder: true });
     await expectServed(() => store.declineInvitation(invitation.id, invitee.id), ['users _id_', 'invitations id', 'invitations _id_']);
   });
 
@@ -322,12 +323,15 @@ describe('mongo store: accounts are read on an index', () => {
     await expectServed(() => store.getApplication(quiet.id, w.user.id), ['applications _id_', ...VISIBLE_PROJECT]);
   });
 
-  it('API keys: by hash (unique), of an application by (applicationId, seq), by id, and a revocation', async () => {
+  it('API keys: by hash (unique), of an application by (applicationId, seq), by id, a revocation and a capped creation', async () => {
     await expectServed(() => store.findApiKeyByHash('hash-7'), ['apiKeys hash']);
     await expectServed(() => store.listApiKeys(w.app.id, w.user.id), ['applications _id_', ...VISIBLE_PROJECT, 'apiKeys application_seq']);
     const key = await store.findApiKeyByHash('hash-3');
     await expectServed(() => store.getApiKey(key!.id, w.user.id), ['apiKeys _id_', ...VISIBLE_PROJECT]);
-    await expectServed(() => store.revokeApiKey(key!.id), ['apiKeys _id_']);
+    // The revocation gives its place back to the application's key counter.
+    await expectServed(() => store.revokeApiKey(key!.id), ['apiKeys _id_', 'applications _id_']);
+    await expectServed(() => store.createApiKey({ applicationId: w.app.id, projectId: w.project.id, name: 'capped', prefix: 'pc', hash: 'hash-capped' }, { maxActive: 100 }),
+      ['applications _id_', 'applications _id_', 'counters _id_'], { anyOrder: true });
   });
 });
 

@@ -511,6 +511,37 @@ describe('mongo store: failures', () => {
     await expect(collect(store.streamLogs({ userId: newId() }))).rejects.toMatchObject({ status: 503 });
   });
 
+  it('starts the key counter of an application created before it from its active keys, once, before a capped creation', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    const key = (n: number, maxActive?: number) => {
+      const input = { applicationId: w.app.id, projectId: w.project.id, name: `k${n}`, prefix: `p${n}`, hash: `legacy-${n}-${newId()}` };
+      return maxActive === undefined ? store.createApiKey(input) : store.createApiKey(input, { maxActive });
+    };
+    const revoked = await key(1);
+    await key(2);
+    await key(3);
+    await store.revokeApiKey(revoked!.id);
+    // As an application written before the counter: no activeKeys field.
+    await db.collection('applications').updateOne({ _id: w.app.id as never }, { $unset: { activeKeys: '' } });
+    const made = await Promise.all([4, 5, 6, 7].map((n) => key(n, 3)));
+    expect(made.filter((k) => k !== null)).toHaveLength(1);
+    expect(await store.countActiveApiKeys(w.app.id)).toBe(3);
+    expect((await db.collection('applications').findOne({ _id: w.app.id as never }))?.['activeKeys']).toBe(3);
+  });
+
+  it('starts the organization counter of a user stored before it from the organizations they created, once', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    await store.createOrganization({ name: 'second', ownerId: w.user.id });
+    // As a user written before the counter: no organizationsCreated field.
+    await db.collection('users').updateOne({ _id: w.user.id as never }, { $unset: { organizationsCreated: '' } });
+    const made = await Promise.all([1, 2, 3, 4].map(() => store.createOrganization({ name: 'capped', ownerId: w.user.id }, { maxCreated: 3 })));
+    expect(made.filter((o) => o !== null)).toHaveLength(1);
+    expect(await store.listMemberships(w.user.id)).toHaveLength(3);
+    expect((await db.collection('users').findOne({ _id: w.user.id as never }))?.['organizationsCreated']).toBe(3);
+  });
+
   it('stamps keys and revocations with its clock, and purges idempotency keys older than 24 h by it', async () => {
     // The store's clock a month ahead of the server's: keys stamped by it are in the server's future, where the
     // TTL monitor leaves them, so only the purge (by the store's clock) removes them.

@@ -11,10 +11,12 @@ import { projectRoutes } from './routes/projects.js';
 
 export interface AccountsDeps {
   /** `countHit`: the rate limits below count in the store's windows, shared by every accounts process. */
-  store: AccountsStore & Pick<LimitsStore, 'countActiveApiKeys' | 'countHit'>;
+  store: AccountsStore & Pick<LimitsStore, 'countHit'>;
   tokens: TokenService;
   /** Active API keys per application (MAX_API_KEYS_PER_APPLICATION). */
   maxApiKeysPerApplication?: number;
+  /** Organizations a user may create (MAX_ORGANIZATIONS_PER_USER). */
+  maxOrganizationsPerUser?: number;
   logger: Logger;
   /** Register and login attempts per client address per minute; password changes and invitations per user. */
   rateLimit?: { enabled: boolean; perMinute: number };

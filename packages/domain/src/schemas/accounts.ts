@@ -136,6 +136,23 @@ export const invitation = {
   },
 } as const;
 
+export const pendingInvitation = {
+  $id: 'PendingInvitation',
+  type: 'object',
+  required: ['id', 'email', 'role', 'expiresAt', 'invitedBy'],
+  description: 'A pending invitation of the organization, as its owners see it.',
+  properties: {
+    id: recordId,
+    email: { type: 'string' },
+    role,
+    expiresAt: timestamp,
+    invitedBy: {
+      type: 'object', required: ['id', 'name', 'email'], description: 'The owner who sent it: an invitation counts only while its inviter is an owner.',
+      properties: { id: recordId, name: { type: 'string' }, email: { type: 'string' } },
+    },
+  },
+} as const;
+
 export const project = {
   $id: 'Project',
   type: 'object',

@@ -29,6 +29,46 @@ export function limitsContract(ctx: StoreContext): void {
       expect(await ctx.store.countActiveApiKeys(other.id)).toBe(1);
     });
 
+    it('creates a key under a cap only while the application has fewer active keys: 30 parallel creations under a cap of 20 make 20', async () => {
+      const w = await makeWorld(ctx.store);
+      const other = await ctx.store.createApplication({ name: 'Other', projectId: w.project.id });
+      const create = (applicationId: number, n: number, maxActive: number) =>
+        ctx.store.createApiKey({ applicationId, projectId: w.project.id, name: `k${n}`, prefix: `lk_${n}`, hash: newId() }, { maxActive });
+      const made = await Promise.all(Array.from({ length: 30 }, (_, n) => create(w.app.id, n, 20)));
+      expect(made.filter((k) => k !== null)).toHaveLength(20);
+      expect(await ctx.store.countActiveApiKeys(w.app.id)).toBe(20);
+      expect(await create(w.app.id, 30, 20)).toBeNull();
+      // Another application has its own count; a revoked key frees a place, and revoking it again frees no other.
+      expect(await create(other.id, 31, 20)).not.toBeNull();
+      const revoked = made.find((k) => k !== null)!;
+      expect(await ctx.store.revokeApiKey(revoked.id)).toBe(true);
+      expect(await ctx.store.revokeApiKey(revoked.id)).toBe(true);
+      expect(await create(w.app.id, 32, 20)).toMatchObject({ applicationId: w.app.id, revokedAt: null });
+      expect(await create(w.app.id, 33, 20)).toBeNull();
+      // Keys created without a cap count too.
+      await ctx.store.createApiKey({ applicationId: other.id, projectId: w.project.id, name: 'free', prefix: 'lk_free', hash: newId() });
+      expect(await create(other.id, 34, 2)).toBeNull();
+      await expect(create(w.app.id + 1000, 35, 20)).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    });
+
+    it('creates an organization under a cap only while the user has created fewer: 8 in parallel under a cap of 3 make 3, ever', async () => {
+      const w = await makeWorld(ctx.store);
+      const other = await ctx.store.createUser({ email: `other-${newId()}@example.test`, name: 'other', passwordHash: 'h' });
+      const create = (ownerId: string, maxCreated: number) => ctx.store.createOrganization({ name: 'capped', ownerId }, { maxCreated });
+      // The world's organization counts: 8 parallel creations under a cap of 4 make 3 more.
+      const made = await Promise.all(Array.from({ length: 8 }, () => create(w.user.id, 4)));
+      expect(made.filter((o) => o !== null)).toHaveLength(3);
+      expect(await ctx.store.listMemberships(w.user.id)).toHaveLength(4);
+      // Leaving one does not give one back; another user has their own count.
+      const heir = await ctx.store.createUser({ email: `heir-${newId()}@example.test`, name: 'heir', passwordHash: 'h' });
+      await ctx.store.addMember(made.find((o) => o !== null)!.id, heir.id, 'owner');
+      expect(await ctx.store.removeMember(made.find((o) => o !== null)!.id, w.user.id, w.user.id)).toBe('done');
+      expect(await create(w.user.id, 4)).toBeNull();
+      expect(await create(other.id, 1)).toMatchObject({ name: 'capped' });
+      expect(await create(other.id, 1)).toBeNull();
+      await expect(create(newId(), 4)).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    });
+
     it('finds the organization of a project, and null for no such project', async () => {
       const w = await makeWorld(ctx.store);
       const other = await makeWorld(ctx.store, 'other');

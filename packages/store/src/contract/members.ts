@@ -145,6 +145,61 @@ export function membersContract(ctx: StoreContext): void {
       expect(await ctx.store.getRole(org.id, invitee.id)).toBeNull();
     });
 
+    it('an invitation counts only while its inviter is an owner: a demoted owner\'s invitation is gone, even one they sent after', async () => {
+      const { user: creator, org } = await makeWorld(ctx.store);
+      const former = await makeUser(ctx.store, 'former');
+      await ctx.store.addMember(org.id, former.id, 'owner');
+      const invitee = await makeUser(ctx.store, 'invitee');
+      const before = await ctx.store.createInvitation({ organizationId: org.id, email: invitee.email, role: 'owner', invitedBy: former.id, ttlMs: DAY });
+      const kept = await ctx.store.createInvitation({ organizationId: org.id, email: `kept-${newId()}@example.test`, role: 'member', invitedBy: creator.id, ttlMs: DAY });
+      expect(await ctx.store.changeRole(org.id, creator.id, former.id, 'admin')).toBe('done');
+      expect(await ctx.store.listInvitations(invitee.id)).toEqual([]);
+      expect(await ctx.store.acceptInvitation(before.id, invitee.id)).toBeNull();
+      expect((await ctx.store.listOrganizationInvitations(org.id)).map((i) => i.id)).toEqual([kept.id]);
+      // One sent in the race between the owner check and the demotion is refused at accept, and deleted.
+      const late = await ctx.store.createInvitation({ organizationId: org.id, email: invitee.email, role: 'owner', invitedBy: former.id, ttlMs: DAY });
+      expect(await ctx.store.acceptInvitation(late.id, invitee.id)).toBeNull();
+      expect(await ctx.store.getRole(org.id, invitee.id)).toBeNull();
+      await ctx.store.changeRole(org.id, creator.id, former.id, 'owner');
+      expect(await ctx.store.acceptInvitation(late.id, invitee.id)).toBeNull();
+    });
+
+    it('a removed owner\'s invitations, even one to their own email, cannot be accepted', async () => {
+      const { user: creator, org } = await makeWorld(ctx.store);
+      const former = await makeUser(ctx.store, 'former');
+      await ctx.store.addMember(org.id, former.id, 'owner');
+      const own = await ctx.store.createInvitation({ organizationId: org.id, email: former.email, role: 'owner', invitedBy: former.id, ttlMs: DAY });
+      expect(await ctx.store.removeMember(org.id, creator.id, former.id)).toBe('done');
+      expect(await ctx.store.acceptInvitation(own.id, former.id)).toBeNull();
+      expect(await ctx.store.getRole(org.id, former.id)).toBeNull();
+      const late = await ctx.store.createInvitation({ organizationId: org.id, email: former.email, role: 'owner', invitedBy: former.id, ttlMs: DAY });
+      expect(await ctx.store.listInvitations(former.id)).toEqual([]);
+      expect(await ctx.store.acceptInvitation(late.id, former.id)).toBeNull();
+      expect(await ctx.store.getRole(org.id, former.id)).toBeNull();
+    });
+
+    it('lists an organization\'s pending invitations oldest first, and withdraws one of its own only', async () => {
+      const { user: owner, org } = await makeWorld(ctx.store);
+      const { user: otherOwner, org: other } = await makeWorld(ctx.store, 'other');
+      const invitee = await makeUser(ctx.store, 'invitee');
+      const a = await ctx.store.createInvitation({ organizationId: org.id, email: invitee.email.toUpperCase(), role: 'admin', invitedBy: owner.id, ttlMs: DAY });
+      await sleep(5);
+      const b = await ctx.store.createInvitation({ organizationId: org.id, email: `b-${newId()}@example.test`, role: 'member', invitedBy: owner.id, ttlMs: DAY });
+      const elsewhere = await ctx.store.createInvitation({ organizationId: other.id, email: invitee.email, role: 'member', invitedBy: otherOwner.id, ttlMs: DAY });
+      await ctx.store.createInvitation({ organizationId: org.id, email: `gone-${newId()}@example.test`, role: 'member', invitedBy: owner.id, ttlMs: 1 });
+      await sleep(20);
+      expect(await ctx.store.listOrganizationInvitations(org.id)).toEqual([
+        { id: a.id, email: invitee.email.toLowerCase(), role: 'admin', expiresAt: a.expiresAt, invitedBy: { id: owner.id, name: owner.name, email: owner.email } },
+        { id: b.id, email: expect.stringMatching(/^b-/), role: 'member', expiresAt: b.expiresAt, invitedBy: { id: owner.id, name: owner.name, email: owner.email } },
+      ]);
+      expect(await ctx.store.deleteOrganizationInvitation(org.id, elsewhere.id)).toBe(false);
+      expect(await ctx.store.deleteOrganizationInvitation(org.id, a.id)).toBe(true);
+      expect(await ctx.store.deleteOrganizationInvitation(org.id, a.id)).toBe(false);
+      expect(await ctx.store.acceptInvitation(a.id, invitee.id)).toBeNull();
+      expect((await ctx.store.listInvitations(invitee.id)).map((i) => i.id)).toEqual([elsewhere.id]);
+      expect((await ctx.store.listOrganizationInvitations(org.id)).map((i) => i.id)).toEqual([b.id]);
+    });
+
     it('answers 404 for an invitation to an organization that does not exist', async () => {
       const owner = await makeUser(ctx.store, 'owner');
       await expect(ctx.store.createInvitation({ organizationId: 999_999, email: 'x@example.test', role: 'member', invitedBy: owner.id, ttlMs: DAY }))

@@ -1,6 +1,6 @@
 import { errors, newId, toIso } from '@lantern/domain';
 import type { Application, Membership, Project, Role } from '@lantern/domain';
-import type { AccountsStore, StoredApiKey, StoredUser } from '../port.js';
+import type { AccountsStore, ApiKeyInput, StoredApiKey, StoredUser } from '../port.js';
 import type { ApiKeyDoc, ApplicationDoc, ProjectDoc, RecordStoreDeps, UserDoc } from './collections.js';
 import { memberKey } from './collections.js';
 import { createMembersStore } from './members.js';
@@ -28,6 +28,22 @@ function toApiKey(k: ApiKeyDoc): StoredApiKey {
  * those records, so the check cannot be overtaken.
  */
 export function createAccountsStore({ c, guard, access, next, now }: RecordStoreDeps): AccountsStore {
+  /** Starts the organization counter of a user stored before there was one: the organizations they created, once. */
+  async function startOrganizationCounter(userId: string): Promise<void> {
+    const n = await c.organizations.countDocuments({ createdBy: userId });
+    await c.users.updateOne({ _id: userId, organizationsCreated: { $exists: false } }, { $set: { organizationsCreated: n } });
+  }
+
+  /**
+   * Starts the key counter of an application created before there was one: its unrevoked keys, counted once (the
+   * first $set wins; no key is created without the counter). A revocation between the count and the $set leaves
+   * it one too high, which only makes the cap stricter until then.
+   */
+  async function startKeyCounter(applicationId: number): Promise<void> {
+    const n = await c.apiKeys.countDocuments({ applicationId, revokedAt: null });
+    await c.applications.updateOne({ _id: applicationId, activeKeys: { $exists: false } }, { $set: { activeKeys: n } });
+  }
+
   const exists = async (found: Promise<unknown>, what: string): Promise<void> => {
     if ((await found) === null) throw errors.notFound(what);
   };
@@ -44,7 +60,7 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
     ...createMembersStore({ c, guard, access, next, now }),
     createUser: ({ email, name, passwordHash }) => guard.run(async () => {
       const id = newId();
-      await c.users.insertOne({ _id: id, email, emailLower: email.toLowerCase(), name, passwordHash, createdAt: new Date(now()) });
+      await c.users.insertOne({ _id: id, email, emailLower: email.toLowerCase(), name, passwordHash, createdAt: new Date(now()), organizationsCreated: 0 });
       return { id, email, name };
     }, { duplicate: EMAIL_TAKEN }),
 
@@ -81,15 +97,21 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
 
     hasUsers: () => guard.run(async () => (await c.users.findOne({}, byId)) !== null),
 
-    createOrganization: ({ name, ownerId }) => guard.run(async () => {
-      await exists(c.users.findOne({ _id: ownerId }, byId), 'user');
+    createOrganization: (({ name, ownerId }: { name: string; ownerId: string }, limit?: { maxCreated: number }) => guard.run(async () => {
+      const user = await c.users.findOne({ _id: ownerId }, { projection: { organizationsCreated: 1 } });
+      if (user === null) throw errors.notFound('user');
+      if (user.organizationsCreated === undefined) await startOrganizationCounter(ownerId);
+      // The place is taken first, under the cap, in one conditional update: parallel creations never pass it together.
+      const cap = limit === undefined ? {} : { organizationsCreated: { $lt: limit.maxCreated } };
+      const taken = await c.users.updateOne({ _id: ownerId, organizationsCreated: { $exists: true }, ...cap }, { $inc: { organizationsCreated: 1 } });
+      if (taken.matchedCount === 0) return null;
       const id = await next('organizations');
       // The organization first, then its owner: a crash in between leaves an organization nobody sees.
       await c.organizations.insertOne({ _id: id, name, createdAt: new Date(now()), createdBy: ownerId });
       await c.memberships.updateOne({ _id: memberKey(id, ownerId) },
         { $set: { role: 'owner' }, $setOnInsert: { organizationId: id, userId: ownerId } }, { upsert: true });
       return { id, name };
-    }),
+    })) as AccountsStore['createOrganization'],
 
     listMemberships: (userId) => guard.run(async () => {
       const memberships = await c.memberships.find({ userId }, { sort: { organizationId: 1 } }).toArray();
@@ -134,7 +156,7 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
     createApplication: ({ name, projectId }) => guard.run(async () => {
       await exists(c.projects.findOne({ _id: projectId }, byId), 'project');
       const id = await next('applications');
-      await c.applications.insertOne({ _id: id, projectId, name });
+      await c.applications.insertOne({ _id: id, projectId, name, activeKeys: 0 });
       return { id, name, projectId };
     }),
 
@@ -148,15 +170,27 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
       return (await c.applications.find({ projectId }, { sort: { _id: 1 } }).toArray()).map(toApplication);
     }),
 
-    createApiKey: ({ applicationId, projectId, name, prefix, hash }) => guard.run(async () => {
+    createApiKey: ((input: ApiKeyInput, limit?: { maxActive: number }) => guard.run(async () => {
+      const { applicationId, projectId, name, prefix, hash } = input;
       // The key's project decides where its telemetry goes: it must be the application's own project.
-      await exists(c.applications.findOne({ _id: applicationId, projectId }, byId), 'application');
+      const app = await c.applications.findOne({ _id: applicationId, projectId }, { projection: { activeKeys: 1 } });
+      if (app === null) throw errors.notFound('application');
+      if (app.activeKeys === undefined) await startKeyCounter(applicationId);
+      // The place is taken first, under the cap, in one conditional update: parallel creations never pass it together.
+      const cap = limit === undefined ? {} : { activeKeys: { $lt: limit.maxActive } };
+      const { matchedCount } = await c.applications.updateOne({ _id: applicationId, activeKeys: { $exists: true }, ...cap }, { $inc: { activeKeys: 1 } });
+      if (matchedCount === 0) return null;
       const doc: ApiKeyDoc = {
         _id: newId(), seq: await next('apiKeys'), applicationId, projectId, name, prefix, hash, createdAt: new Date(now()), revokedAt: null,
       };
-      await c.apiKeys.insertOne(doc);
+      try {
+        await c.apiKeys.insertOne(doc);
+      } catch (e) {
+        await c.applications.updateOne({ _id: applicationId }, { $inc: { activeKeys: -1 } });
+        throw e;
+      }
       return toApiKey(doc);
-    }),
+    })) as AccountsStore['createApiKey'],
 
     listApiKeys: (applicationId, userId) => guard.run(async () => {
       if ((await visibleApplication(applicationId, userId, 'admin')) === null) return [];
@@ -170,8 +204,10 @@ export function createAccountsStore({ c, guard, access, next, now }: RecordStore
 
     revokeApiKey: (id) => guard.run(async () => {
       // Only an unrevoked key changes, so a second revocation keeps the first time.
-      const { matchedCount } = await c.apiKeys.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: new Date(now()) } });
-      return matchedCount > 0 || (await c.apiKeys.findOne({ _id: id }, byId)) !== null;
+      const key = await c.apiKeys.findOneAndUpdate({ _id: id, revokedAt: null }, { $set: { revokedAt: new Date(now()) } }, { projection: { applicationId: 1 } });
+      // The key no longer counts toward its application's cap (a counter not started yet counts the keys when it starts).
+      if (key !== null) await c.applications.updateOne({ _id: key.applicationId, activeKeys: { $gt: 0 } }, { $inc: { activeKeys: -1 } });
+      return key !== null || (await c.apiKeys.findOne({ _id: id }, byId)) !== null;
     }),
 
     findApiKeyByHash: (hash) => guard.run(async () => {

@@ -29,6 +29,11 @@ export interface UserDoc {
   createdAt: Date;
   /** The `ver` claim of the user's tokens; absent (0) in users stored before it existed. */
   tokenVersion?: number;
+  /**
+   * The organizations they created, ever (MAX_ORGANIZATIONS_PER_USER): taken by a conditional `$inc` before the
+   * creation. Absent in users stored before it: the first creation counts their organizations once.
+   */
+  organizationsCreated?: number;
 }
 
 export interface OrganizationDoc {
@@ -74,6 +79,11 @@ export interface ApplicationDoc {
   _id: number;
   projectId: number;
   name: string;
+  /**
+   * Its unrevoked API keys, counted by createApiKey (a conditional `$inc`, so the cap holds across processes) and
+   * revokeApiKey. Absent on applications created before the counter: the first creation counts the keys once.
+   */
+  activeKeys?: number;
 }
 
 export interface ApiKeyDoc {

@@ -30,6 +30,8 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
   invitations: [
     { key: { id: 1 }, name: 'id', unique: true },
     { key: { emailLower: 1, createdAt: 1, id: 1 }, name: 'email_created' },
+    // An organization's pending invitations (its owners' list), and those an owner sent (taken back on demotion).
+    { key: { organizationId: 1, createdAt: 1, id: 1 }, name: 'organization_created' },
     // Expired invitations go by themselves (the reads also skip them until then).
     { key: { expiresAt: 1 }, name: 'expires', expireAfterSeconds: 0 },
   ],

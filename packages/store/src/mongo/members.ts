@@ -1,11 +1,12 @@
 import { errors, newId, toIso } from '@lantern/domain';
-import type { Invitation, Member, Membership, Role } from '@lantern/domain';
+import type { Invitation, Member, Membership, PendingInvitation, Role } from '@lantern/domain';
 import type { AccountsStore, MemberChange } from '../port.js';
 import type { InvitationDoc, RecordStoreDeps } from './collections.js';
 import { invitationKey, memberKey } from './collections.js';
 
 type MembersStore = Pick<AccountsStore,
-  'listMembers' | 'changeRole' | 'removeMember' | 'createInvitation' | 'listInvitations' | 'acceptInvitation' | 'declineInvitation'>;
+  'listMembers' | 'changeRole' | 'removeMember' | 'createInvitation' | 'listInvitations' | 'acceptInvitation' | 'declineInvitation'
+  | 'listOrganizationInvitations' | 'deleteOrganizationInvitation'>;
 
 /** How long an owner's change may hold an organization's lease before another process may take it over. */
 const LEASE_MS = 10_000;
@@ -52,6 +53,9 @@ export function createMembersStore({ c, guard, now }: RecordStoreDeps): MembersS
       const org = await c.organizations.findOne({ _id: organizationId }, { projection: { createdBy: 1 } });
       if (org?.createdBy === targetId && actorId !== targetId) return 'forbidden';
       if (targetRole === 'owner' && role !== 'owner' && (await c.memberships.countDocuments({ organizationId, role: 'owner' })) <= 1) return 'last_owner';
+      // An owner who stops being one takes back the invitations they sent, before the role changes: an accept that
+      // saw them as owner and has not yet taken its invitation then finds it gone (acceptInvitation).
+      if (targetRole === 'owner' && role !== 'owner') await c.invitations.deleteMany({ organizationId, invitedBy: targetId });
       if (role === null) await c.memberships.deleteOne({ _id: memberKey(organizationId, targetId) });
       else await c.memberships.updateOne({ _id: memberKey(organizationId, targetId) }, { $set: { role } });
       return 'done';
@@ -72,6 +76,9 @@ export function createMembersStore({ c, guard, now }: RecordStoreDeps): MembersS
       expiresAt: toIso(doc.expiresAt.getTime()),
     };
   }
+
+  /** Whether the invitation still counts: its inviter is an owner of its organization. */
+  const inviterIsOwner = async (doc: InvitationDoc) => (await roleOf(doc.organizationId, doc.invitedBy)) === 'owner';
 
   /** The unexpired invitation `id` of the user's email. */
   async function invitationFor(id: string, userId: string): Promise<InvitationDoc | null> {
@@ -115,13 +122,19 @@ export function createMembersStore({ c, guard, now }: RecordStoreDeps): MembersS
     listInvitations: (userId) => guard.run(async () => {
       const user = await c.users.findOne({ _id: userId }, { projection: { emailLower: 1 } });
       if (user === null) return [];
-      const docs = await c.invitations.find({ emailLower: user.emailLower, expiresAt: { $gt: new Date(now()) } }, { sort: { createdAt: 1, id: 1 } }).toArray();
+      const all = await c.invitations.find({ emailLower: user.emailLower, expiresAt: { $gt: new Date(now()) } }, { sort: { createdAt: 1, id: 1 } }).toArray();
+      const counts = await Promise.all(all.map(inviterIsOwner));
+      const docs = all.filter((_, i) => counts[i]);
       return (await Promise.all(docs.map(toInvitation))).filter((i): i is Invitation => i !== null);
     }),
 
     acceptInvitation: (id, userId) => guard.run(async (): Promise<Membership | null> => {
       const found = await invitationFor(id, userId);
       if (found === null) return null;
+      if (!(await inviterIsOwner(found))) {
+        await c.invitations.deleteOne({ _id: found._id, id });
+        return null;
+      }
       // Taken first, so it is used once; an existing member keeps their role (an invitation never lowers one).
       if ((await c.invitations.deleteOne({ _id: found._id, id })).deletedCount !== 1) return null;
       const { organizationId, role } = found;
@@ -131,6 +144,24 @@ export function createMembersStore({ c, guard, now }: RecordStoreDeps): MembersS
       ]);
       return membership === null || org === null ? null : { id: organizationId, name: org.name, role: membership.role };
     }),
+
+    listOrganizationInvitations: (organizationId) => guard.run(async () => {
+      const [all, owners] = await Promise.all([
+        c.invitations.find({ organizationId, expiresAt: { $gt: new Date(now()) } }, { sort: { createdAt: 1, id: 1 } }).toArray(),
+        c.memberships.find({ organizationId, role: 'owner' }, { projection: { userId: 1 } }).toArray(),
+      ]);
+      const ownerIds = new Set(owners.map((m) => m.userId));
+      const docs = all.filter((d) => ownerIds.has(d.invitedBy));
+      const inviters = await c.users.find({ _id: { $in: [...new Set(docs.map((d) => d.invitedBy))] } }, { projection: { name: 1, email: 1 } }).toArray();
+      const byId = new Map(inviters.map((u) => [u._id, u]));
+      return docs.filter((d) => byId.has(d.invitedBy)).map((d): PendingInvitation => {
+        const u = byId.get(d.invitedBy)!;
+        return { id: d.id, email: d.emailLower, role: d.role, expiresAt: toIso(d.expiresAt.getTime()), invitedBy: { id: u._id, name: u.name, email: u.email } };
+      });
+    }),
+
+    deleteOrganizationInvitation: (organizationId, id) => guard.run(async () =>
+      (await c.invitations.deleteOne({ organizationId, id })).deletedCount === 1),
 
     declineInvitation: (id, userId) => guard.run(async () => {
       const found = await invitationFor(id, userId);

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { errors, newId, ROLE_RANK, toIso } from '@lantern/domain';
 import type { Application, Membership, Organization, Project, Role, User } from '@lantern/domain';
-import type { AccountsStore, StoredApiKey, StoredUser } from '../port.js';
+import type { AccountsStore, ApiKeyInput, StoredApiKey, StoredUser } from '../port.js';
 import { guard } from './errors.js';
 import { createMembersStore, MIN_RANK } from './members.js';
 
@@ -51,6 +51,7 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
     setHash: db.prepare<[string, string, string]>('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?'),
     anyUser: db.prepare<[], number>('SELECT EXISTS (SELECT 1 FROM users)').pluck(),
     insertOrg: db.prepare<[string, number], { id: number }>('INSERT INTO organizations (name, created_ms) VALUES (?, ?) RETURNING id'),
+    createdBy: db.prepare<[string], number>('SELECT count(*) FROM organization_creators WHERE user_id = ?').pluck(),
     insertCreator: db.prepare<[number, string]>('INSERT INTO organization_creators (organization_id, user_id) VALUES (?, ?)'),
     upsertMember: db.prepare(`INSERT INTO memberships (organization_id, user_id, role) VALUES (?, ?, ?)
       ON CONFLICT (organization_id, user_id) DO UPDATE SET role = excluded.role`),
@@ -67,6 +68,7 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
       FROM applications a JOIN projects p ON p.id = a.project_id ${MEMBER_OF_PROJECT} WHERE a.id = @id`),
     applications: db.prepare<[{ projectId: number; userId: string; minRank: number }], Application>(`SELECT a.id, a.name, a.project_id AS projectId
       FROM applications a JOIN projects p ON p.id = a.project_id ${MEMBER_OF_PROJECT} WHERE a.project_id = @projectId ORDER BY a.id`),
+    activeKeys: db.prepare<[number], number>('SELECT count(*) FROM api_keys WHERE application_id = ? AND revoked_ms IS NULL').pluck(),
     appOfProject: db.prepare<[number, number], { id: number }>('SELECT id FROM applications WHERE id = ? AND project_id = ?'),
     insertKey: db.prepare(`INSERT INTO api_keys (id, application_id, project_id, name, prefix, hash, created_ms)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -78,7 +80,9 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
     revokeKey: db.prepare<[number, string]>('UPDATE api_keys SET revoked_ms = coalesce(revoked_ms, ?) WHERE id = ?'),
   };
 
-  const createOrganization = db.transaction((name: string, ownerId: string): Organization => {
+  /** The count of the user's created organizations and the creation in one write transaction: null past the cap. */
+  const createOrganization = db.transaction((name: string, ownerId: string, maxCreated: number): Organization | null => {
+    if (Number.isFinite(maxCreated) && q.createdBy.get(ownerId)! >= maxCreated) return null;
     const { id } = q.insertOrg.get(name, now())!;
     q.upsertMember.run(id, ownerId, 'owner');
     q.insertCreator.run(id, ownerId);
@@ -92,6 +96,15 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
   const setPasswordHash = db.transaction((userId: string, expected: string, next: string, revoke: boolean): number | null => {
     if (q.setHash.run(next, userId, expected).changes === 0) return null;
     return revoke ? q.bumpVersion.get(userId)! : q.tokenVersion.get(userId)!;
+  });
+
+  /** Counts the application's active keys and inserts the new one in one write transaction: false past the cap. */
+  const insertKey = db.transaction((maxActive: number, id: string, applicationId: number, projectId: number, name: string, prefix: string, hash: string, createdMs: number) => {
+    // The key's project decides where its telemetry goes: it must be the application's own project.
+    if (!q.appOfProject.get(applicationId, projectId)) throw errors.notFound('application');
+    if (Number.isFinite(maxActive) && q.activeKeys.get(applicationId)! >= maxActive) return false;
+    q.insertKey.run(id, applicationId, projectId, name, prefix, hash, createdMs);
+    return true;
   });
 
   return {
@@ -124,9 +137,8 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
     async hasUsers() {
       return guard(() => q.anyUser.get()) === 1;
     },
-    async createOrganization({ name, ownerId }) {
-      return guard(() => createOrganization.immediate(name, ownerId), { foreignKey: 'user' });
-    },
+    createOrganization: (async ({ name, ownerId }: { name: string; ownerId: string }, limit?: { maxCreated: number }) =>
+      guard(() => createOrganization.immediate(name, ownerId, limit?.maxCreated ?? Infinity), { foreignKey: 'user' })) as AccountsStore['createOrganization'],
     async listMemberships(userId) {
       return guard(() => q.memberships.all(userId));
     },
@@ -156,16 +168,12 @@ export function createAccountsStore(db: Database, now: () => number): AccountsSt
     async listApplications(projectId, userId) {
       return guard(() => q.applications.all({ projectId, userId, minRank: ROLE_RANK.member }));
     },
-    async createApiKey({ applicationId, projectId, name, prefix, hash }) {
+    createApiKey: (async ({ applicationId, projectId, name, prefix, hash }: ApiKeyInput, limit?: { maxActive: number }) => {
       const id = newId();
       const createdMs = now();
-      guard(() => {
-        // The key's project decides where its telemetry goes: it must be the application's own project.
-        if (!q.appOfProject.get(applicationId, projectId)) throw errors.notFound('application');
-        q.insertKey.run(id, applicationId, projectId, name, prefix, hash, createdMs);
-      });
-      return { id, applicationId, projectId, name, prefix, createdAt: toIso(createdMs), revokedAt: null };
-    },
+      const created = guard(() => insertKey.immediate(limit?.maxActive ?? Infinity, id, applicationId, projectId, name, prefix, hash, createdMs));
+      return created ? { id, applicationId, projectId, name, prefix, createdAt: toIso(createdMs), revokedAt: null } : null;
+    }) as AccountsStore['createApiKey'],
     async listApiKeys(applicationId, userId) {
       return guard(() => q.keys.all({ applicationId, userId, minRank: ROLE_RANK.admin })).map(toApiKey);
     },

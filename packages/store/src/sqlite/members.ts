@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { newId, toIso } from '@lantern/domain';
-import type { Invitation, Member, Membership, Role } from '@lantern/domain';
+import type { Invitation, Member, Membership, PendingInvitation, Role } from '@lantern/domain';
 import type { AccountsStore, MemberChange } from '../port.js';
 import { guard } from './errors.js';
 
@@ -34,7 +34,12 @@ function toInvitation(r: InvitationRow): Invitation {
 }
 
 type MembersStore = Pick<AccountsStore,
-  'listMembers' | 'changeRole' | 'removeMember' | 'createInvitation' | 'listInvitations' | 'acceptInvitation' | 'declineInvitation'>;
+  'listMembers' | 'changeRole' | 'removeMember' | 'createInvitation' | 'listInvitations' | 'acceptInvitation' | 'declineInvitation'
+  | 'listOrganizationInvitations' | 'deleteOrganizationInvitation'>;
+
+/** An invitation `i` whose inviter is still an owner of its organization (only those count). */
+const INVITER_IS_OWNER = `EXISTS (SELECT 1 FROM memberships w WHERE w.organization_id = i.organization_id
+  AND w.user_id = i.invited_by AND w.role = 'owner')`;
 
 /** Members, the owners' changes to them (checked and written in one transaction) and invitations. */
 export function createMembersStore(db: Database, now: () => number): MembersStore {
@@ -57,10 +62,17 @@ export function createMembersStore(db: Database, now: () => number): MembersStor
     invitation: db.prepare<[string], InvitationRow>(`SELECT ${INVITATION_COLUMNS} FROM invitations i ${INVITATION_JOINS} WHERE i.id = ?`),
     invitations: db.prepare<[string, number], InvitationRow>(`SELECT ${INVITATION_COLUMNS}
       FROM users u JOIN invitations i ON i.email_lower = u.email_lower ${INVITATION_JOINS}
-      WHERE u.id = ? AND i.expires_ms > ? ORDER BY i.created_ms, i.id`),
-    invitationFor: db.prepare<[string, string, number], { organization_id: number; role: Role }>(`SELECT i.organization_id, i.role
+      WHERE u.id = ? AND i.expires_ms > ? AND ${INVITER_IS_OWNER} ORDER BY i.created_ms, i.id`),
+    invitationFor: db.prepare<[string, string, number], { organization_id: number; role: Role; inviter_is_owner: number }>(`SELECT i.organization_id, i.role,
+      ${INVITER_IS_OWNER} AS inviter_is_owner
       FROM invitations i JOIN users u ON u.email_lower = i.email_lower WHERE i.id = ? AND u.id = ? AND i.expires_ms > ?`),
     deleteInvitation: db.prepare<[string]>('DELETE FROM invitations WHERE id = ?'),
+    deleteSentBy: db.prepare<[number, string]>('DELETE FROM invitations WHERE organization_id = ? AND invited_by = ?'),
+    pending: db.prepare<[number, number], { id: string; email_lower: string; role: Role; expires_ms: number; inviter_id: string; inviter_name: string; inviter_email: string }>(
+      `SELECT i.id, i.email_lower, i.role, i.expires_ms, inv.id AS inviter_id, inv.name AS inviter_name, inv.email AS inviter_email
+       FROM invitations i JOIN users inv ON inv.id = i.invited_by
+       WHERE i.organization_id = ? AND i.expires_ms > ? AND ${INVITER_IS_OWNER} ORDER BY i.created_ms, i.id`),
+    withdraw: db.prepare<[string, number]>('DELETE FROM invitations WHERE id = ? AND organization_id = ?'),
     joinOnce: db.prepare<[number, string, Role]>(`INSERT INTO memberships (organization_id, user_id, role) VALUES (?, ?, ?)
       ON CONFLICT (organization_id, user_id) DO NOTHING`),
     membership: db.prepare<[number, string], Membership>(`SELECT o.id, o.name, m.role FROM memberships m
@@ -77,6 +89,8 @@ export function createMembersStore(db: Database, now: () => number): MembersStor
     if (!targetRole) return 'not_found';
     if (q.creator.get(organizationId) === targetId && actorId !== targetId) return 'forbidden';
     if (targetRole === 'owner' && role !== 'owner' && q.owners.get(organizationId)! <= 1) return 'last_owner';
+    // An owner who stops being one takes back the invitations they sent (accepting checks the inviter too).
+    if (targetRole === 'owner' && role !== 'owner') q.deleteSentBy.run(organizationId, targetId);
     if (role === null) q.remove.run(organizationId, targetId);
     else q.setRole.run(role, organizationId, targetId);
     return 'done';
@@ -91,6 +105,10 @@ export function createMembersStore(db: Database, now: () => number): MembersStor
   const accept = db.transaction((id: string, userId: string): Membership | null => {
     const found = q.invitationFor.get(id, userId, now());
     if (!found) return null;
+    if (found.inviter_is_owner !== 1) {
+      q.deleteInvitation.run(id);
+      return null;
+    }
     // An existing member keeps their role: an invitation never lowers one (nor removes the last owner).
     q.joinOnce.run(found.organization_id, userId, found.role);
     q.deleteInvitation.run(id);
@@ -118,6 +136,15 @@ export function createMembersStore(db: Database, now: () => number): MembersStor
     },
     async acceptInvitation(id, userId) {
       return guard(() => accept.immediate(id, userId));
+    },
+    async listOrganizationInvitations(organizationId) {
+      return guard(() => q.pending.all(organizationId, now())).map((r): PendingInvitation => ({
+        id: r.id, email: r.email_lower, role: r.role, expiresAt: toIso(r.expires_ms),
+        invitedBy: { id: r.inviter_id, name: r.inviter_name, email: r.inviter_email },
+      }));
+    },
+    async deleteOrganizationInvitation(organizationId, id) {
+      return guard(() => q.withdraw.run(id, organizationId).changes > 0);
     },
     async declineInvitation(id, userId) {
       return guard(() => {

@@ -291,6 +291,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS documents_tenant_sha256 ON documents (tenant_id, sha256);
   `,
+  // 9: the organizations a user created, counted for MAX_ORGANIZATIONS_PER_USER without reading the others.
+  `
+  CREATE INDEX IF NOT EXISTS organization_creators_user ON organization_creators (user_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

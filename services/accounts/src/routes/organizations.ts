@@ -2,7 +2,7 @@ import type { TokenService } from '@lantern/auth';
 import { errors, schemas, validatorFor, type Role } from '@lantern/domain';
 import { jsonBody, pathId, requireUser, userIdOf } from '@lantern/http';
 import type { AccountsStore, MemberChange } from '@lantern/store';
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { AccountThrottles } from './throttles.js';
 
 const organizationBody = validatorFor<{ name: string }>(schemas.accounts.organizationBody.$id);
@@ -17,6 +17,8 @@ export interface OrganizationRouteDeps {
   tokens: TokenService;
   /** Invitations per inviting user per minute (the auth limit, counted per user; throttles.ts). */
   throttles: Pick<AccountThrottles, 'invitations'>;
+  /** Organizations a user may create (MAX_ORGANIZATIONS_PER_USER); one more is 429 too_many_organizations. */
+  maxOrganizationsPerUser?: number;
 }
 
 /** The member named in the path: a user id is a UUID; anything else names nobody. */
@@ -32,7 +34,7 @@ function answer(outcome: MemberChange): void {
   if (outcome === 'last_owner') throw errors.conflict('The organization must keep an owner: make another member owner first.');
 }
 
-export function organizationRoutes({ store, tokens, throttles }: OrganizationRouteDeps): Router {
+export function organizationRoutes({ store, tokens, throttles, maxOrganizationsPerUser = 10 }: OrganizationRouteDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
   const body = jsonBody({ limit: 16 * 1024 });
@@ -40,7 +42,9 @@ export function organizationRoutes({ store, tokens, throttles }: OrganizationRou
 
   router.post('/organizations', auth, body, async (req, res) => {
     const { name } = organizationBody.assert(req.body);
-    const org = await store.createOrganization({ name: name.trim(), ownerId: userIdOf(res) });
+    // The cap is checked by the store's creation itself (one atomic step), so parallel requests never pass it together.
+    const org = await store.createOrganization({ name: name.trim(), ownerId: userIdOf(res) }, { maxCreated: maxOrganizationsPerUser });
+    if (!org) throw errors.tooManyOrganizations(maxOrganizationsPerUser);
     res.status(201).json(org);
   });
 
@@ -66,6 +70,26 @@ export function organizationRoutes({ store, tokens, throttles }: OrganizationRou
     const members = await store.listMembers(organizationId, userIdOf(res));
     if (members.length === 0) throw errors.notFound('organization');
     res.json(members);
+  });
+
+  /** The organization in the path, if the user is one of its owners: 404 for a non-member, 403 for another member. */
+  async function ownedOrganization(req: Request, res: Response): Promise<number> {
+    const organizationId = pathId(req.params['id'] as string | undefined, 'organization');
+    const role = await store.getRole(organizationId, userIdOf(res));
+    if (!role) throw errors.notFound('organization');
+    if (role !== 'owner') throw errors.forbidden('Only an owner of the organization can see or withdraw its invitations.');
+    return organizationId;
+  }
+
+  router.get('/organizations/:id/invitations', auth, async (req, res) => {
+    res.json(await store.listOrganizationInvitations(await ownedOrganization(req, res)));
+  });
+
+  router.delete('/organizations/:id/invitations/:invitationId', auth, async (req, res) => {
+    const organizationId = await ownedOrganization(req, res);
+    const id = String(req.params['invitationId'] ?? '');
+    if (!/^[0-9a-f-]{36}$/i.test(id) || !(await store.deleteOrganizationInvitation(organizationId, id.toLowerCase()))) throw errors.notFound('invitation');
+    res.status(204).end();
   });
 
   router.patch('/organizations/:id/members/:userId', auth, body, async (req, res) => {

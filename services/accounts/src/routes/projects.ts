@@ -1,7 +1,7 @@
 import { generateApiKey, type TokenService } from '@lantern/auth';
 import { errors, ROLE_RANK, schemas, validatorFor, type Application } from '@lantern/domain';
 import { jsonBody, pathId, queryId, requireUser, userIdOf } from '@lantern/http';
-import type { AccountsStore, LimitsStore, StoredApiKey } from '@lantern/store';
+import type { AccountsStore, StoredApiKey } from '@lantern/store';
 import { Router } from 'express';
 
 const projectBody = validatorFor<{ name: string; organizationId: number }>(schemas.accounts.projectBody.$id);
@@ -25,7 +25,7 @@ async function adminApplication(store: AccountsStore, id: number, userId: string
 
 /** Projects, applications and their API keys: members read, admins and owners manage (docs/api.md, "Roles"). */
 export function projectRoutes({ store, tokens, maxApiKeysPerApplication = 20 }: {
-  store: AccountsStore & Pick<LimitsStore, 'countActiveApiKeys'>;
+  store: AccountsStore;
   tokens: TokenService;
   /** Active keys an application may have (MAX_API_KEYS_PER_APPLICATION); one more is 429 too_many_keys. */
   maxApiKeysPerApplication?: number;
@@ -64,9 +64,11 @@ export function projectRoutes({ store, tokens, maxApiKeysPerApplication = 20 }: 
     const applicationId = pathId(req.params['id'] as string | undefined, 'application');
     const input = apiKeyBody.assert(req.body ?? {});
     const app = await adminApplication(store, applicationId, userIdOf(res));
-    if ((await store.countActiveApiKeys(applicationId)) >= maxApiKeysPerApplication) throw errors.tooManyKeys(maxApiKeysPerApplication);
     const key = generateApiKey();
-    const stored = await store.createApiKey({ applicationId, projectId: app.projectId, name: input.name?.trim() ?? 'default', prefix: key.prefix, hash: key.hash });
+    // The cap is checked by the store's creation itself (one atomic step), so parallel requests never pass it together.
+    const stored = await store.createApiKey({ applicationId, projectId: app.projectId, name: input.name?.trim() ?? 'default', prefix: key.prefix, hash: key.hash },
+      { maxActive: maxApiKeysPerApplication });
+    if (!stored) throw errors.tooManyKeys(maxApiKeysPerApplication);
     res.status(201).json({ ...publicKey(stored), key: key.key });
   });
 
