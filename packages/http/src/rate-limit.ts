@@ -1,4 +1,5 @@
 import { errors } from '@lantern/domain';
+import type { Logger } from '@lantern/logging';
 import type { Request, RequestHandler, Response } from 'express';
 
 /**
@@ -46,6 +47,15 @@ export interface RateLimitOptions {
  * set to the seconds until the window ends. In-process (the default), memory is bounded by `maxKeys` (oldest
  * windows are dropped first); with `counter`, the windows are shared by every process using it.
  */
+/** How long a process counts alone after its shared counter failed (the default `counterRestMs`). */
+const COUNTER_REST_MS = 5000;
+
+/** The `onCounterError` of the services: one warning that says what happens meanwhile. */
+export function logCounterFailures(logger: Pick<Logger, 'warn'>): (err: unknown) => void {
+  return (err) =>
+    logger.warn(`rate-limit counter failed; counting in this process for ${COUNTER_REST_MS / 1000} s`, { error: err instanceof Error ? err.message : String(err) });
+}
+
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   const { max, windowMs = 60_000, key, enabled = true, maxKeys = 50_000, now = Date.now, counter, scope, onCounterError } = options;
   const refuse = (windowEnd: number, t: number) => errors.rateLimited(Math.max(1, Math.ceil((windowEnd - t) / 1000)), scope, max);
@@ -60,7 +70,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
       next(w.count > max ? refuse(w.end, t) : undefined);
     };
   }
-  const { counterTimeoutMs = 1000, counterRestMs = 5000 } = options;
+  const { counterTimeoutMs = 1000, counterRestMs = COUNTER_REST_MS } = options;
   let restUntil = 0;
   return (req, res, next) => {
     if (!enabled) return next();

@@ -1,7 +1,7 @@
 import type { TokenService } from '@lantern/auth';
 import type { BlobStore } from '@lantern/blobs';
 import { errors, schemas, validatorFor } from '@lantern/domain';
-import { jsonBody, queryId, rateLimit, requireUser, requiredText, userIdOf } from '@lantern/http';
+import { jsonBody, logCounterFailures, queryId, rateLimit, requireUser, requiredText, userIdOf } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import type { Store, StoredDocument } from '@lantern/store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
@@ -46,7 +46,7 @@ export function createAiRouter({ store, blobs, tokens, logger, limits }: AiDeps)
   const auth = requireUser(tokens);
   const quotaBytes = limits?.storageQuotaBytes ?? 1024 * 1024 * 1024;
   // Counted in the store's windows, shared by every AI process (docs/deploy.md).
-  const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; counting in this process for 5 s', { error: (err as Error).message });
+  const onCounterError = logCounterFailures(logger);
   const uploadLimit = (scope: string, max: number, key: (res: Response) => string) =>
     rateLimit({ enabled: limits?.enabled ?? false, max, scope, counter: store, onCounterError, key: (_req, res) => key(res) });
   const perUser = uploadLimit('your uploads', limits?.perUserPerMinute ?? 1, (res) => `upload-user:${userIdOf(res)}`);

@@ -1,7 +1,7 @@
 import type { ApiKeyResolver, ResolvedKey } from '@lantern/auth';
 import type { Bus } from '@lantern/bus';
 import { AppError, errors, toIso } from '@lantern/domain';
-import { createServiceApp, jsonBody, originOf, rateLimit, requireApiKey, type RateCounter } from '@lantern/http';
+import { createServiceApp, jsonBody, logCounterFailures, originOf, rateLimit, requireApiKey, type RateCounter } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import { Router, type Express, type Request, type Response } from 'express';
 import { checkIdempotencyKey, ingestBodyLimit, prepareLogs, prepareSpans } from './batches.js';
@@ -29,7 +29,7 @@ function busFailure(err: unknown): AppError {
 export function createIngestRouter({ bus, keys, logger, rateLimit: limit, counter }: IngestDeps): Router {
   const router = Router();
   const enabled = limit?.enabled ?? false;
-  const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; counting in this process for 5 s', { error: (err as Error).message });
+  const onCounterError = logCounterFailures(logger);
   const limitBy = (scope: string, max: number | undefined, key: (origin: ResolvedKey) => string) =>
     max === undefined ? [] : [rateLimit({ enabled, max, scope, key: (_req, res) => key(originOf(res)), ...(counter ? { counter, onCounterError } : {}) })];
   // Key, then application, then organization: a request refused at one level is not counted at the next, so an

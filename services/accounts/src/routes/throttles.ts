@@ -1,4 +1,4 @@
-import { rateLimit, userIdOf } from '@lantern/http';
+import { logCounterFailures, rateLimit, userIdOf } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import type { LimitsStore } from '@lantern/store';
 import type { RequestHandler } from 'express';
@@ -23,7 +23,7 @@ export function accountThrottles({ store, rateLimit: limit, logger }: {
   rateLimit?: { enabled: boolean; perMinute: number };
   logger: Logger;
 }): AccountThrottles {
-  const onCounterError = (err: unknown) => logger.warn('rate-limit counter failed; counting in this process for 5 s', { error: (err as Error).message });
+  const onCounterError = logCounterFailures(logger);
   const throttle = (prefix: string, scope: string, key: Parameters<typeof rateLimit>[0]['key']) =>
     rateLimit({
       enabled: limit?.enabled ?? false,
