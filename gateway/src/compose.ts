@@ -4,6 +4,7 @@ import type { Config, LimitsConfig } from '@lantern/config';
 import { consoleDir } from '@lantern/console';
 import { createServiceApp } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
+import { DEFAULT_READ_BUDGETS } from '@lantern/query';
 import type { Store } from '@lantern/store';
 import { createRetention, createWriter } from '@lantern/writer';
 import type { Express } from 'express';
@@ -63,7 +64,7 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
   });
   // Token versions are looked up in the store (a signed-out token is refused at once in this process).
   const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds, versions: store });
-  const budgets = { readBudgetMs: options.readBudgetMs ?? 10_000, streamBudgetMs: options.streamBudgetMs ?? 120_000 };
+  const budgets = { readBudgetMs: options.readBudgetMs ?? DEFAULT_READ_BUDGETS.readBudgetMs, streamBudgetMs: options.streamBudgetMs ?? DEFAULT_READ_BUDGETS.streamBudgetMs };
   const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, budgets, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
   let stopping = false;
   const app = createServiceApp({

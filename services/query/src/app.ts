@@ -29,7 +29,8 @@ export interface QueryDeps {
   budgets?: ReadBudgets;
 }
 
-const DEFAULT_BUDGETS: ReadBudgets = { readBudgetMs: 10_000, streamBudgetMs: 120_000 };
+/** READ_BUDGET_MS's and STREAM_BUDGET_MS's defaults (packages/config), for a router built without a configuration. */
+export const DEFAULT_READ_BUDGETS: ReadBudgets = { readBudgetMs: 10_000, streamBudgetMs: 120_000 };
 
 /**
  * A page of at most `limit` items (bounded), with `X-Next-Cursor` and a `Link: rel="next"` when there is more.
@@ -70,7 +71,7 @@ async function sendPage<T>(res: Response, items: AsyncIterable<T>, limit: number
 }
 
 /** The JWT reads: traces of a project, logs, metrics. */
-export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4, budgets = DEFAULT_BUDGETS }: QueryDeps): Router {
+export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4, budgets = DEFAULT_READ_BUDGETS }: QueryDeps): Router {
   const router = Router();
   const read = concurrentReads(requireUser(tokens), maxConcurrentReadsPerUser);
   // A page is one read of at most MAX_PAGE records: the read budget. The whole set streams for longer.

@@ -1,3 +1,3 @@
-export { createQueryApp, createQueryRouter, type QueryDeps, type ReadBudgets } from './app.js';
+export { createQueryApp, createQueryRouter, DEFAULT_READ_BUDGETS, type QueryDeps, type ReadBudgets } from './app.js';
 export { metricsReport } from './metrics.js';
 export { BUCKET_LADDER_MINUTES, MAX_BUCKETS, MAX_WINDOW_DAYS, metricsWindow, type MetricsWindow } from './window.js';
