@@ -1,4 +1,4 @@
-import { errors, parsePositiveInt, parseTimestamp } from '@lantern/domain';
+import { errors, isUuid, parsePositiveInt, parseTimestamp } from '@lantern/domain';
 import type { Request } from 'express';
 
 /**
@@ -49,6 +49,12 @@ export function pathId(value: string | undefined, what: string): number {
   const id = parsePositiveInt(value);
   if (id === null) throw errors.notFound(what);
   return id;
+}
+
+/** A UUID record id from the path (a user, an invitation), lower-cased; anything else names nothing: 404. */
+export function pathUuid(value: string | undefined, what: string): string {
+  if (!isUuid(value)) throw errors.notFound(what);
+  return value.toLowerCase();
 }
 
 export function queryTime(req: Request, name: string): number | undefined {

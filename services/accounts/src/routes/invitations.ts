@@ -1,15 +1,11 @@
 import type { TokenService } from '@lantern/auth';
 import { errors } from '@lantern/domain';
-import { requireUser, userIdOf } from '@lantern/http';
+import { pathUuid, requireUser, userIdOf } from '@lantern/http';
 import type { AccountsStore } from '@lantern/store';
 import { Router, type Request } from 'express';
 
 /** An invitation id is a UUID; anything else names none. */
-function invitationId(req: Request): string {
-  const id = String(req.params['id'] ?? '');
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw errors.notFound('invitation');
-  return id.toLowerCase();
-}
+const invitationId = (req: Request): string => pathUuid(req.params['id'] as string | undefined, 'invitation');
 
 /** The invitee's side: their pending invitations, to accept or decline. */
 export function invitationRoutes({ store, tokens }: { store: AccountsStore; tokens: TokenService }): Router {

@@ -1,6 +1,6 @@
 import type { TokenService } from '@lantern/auth';
 import { errors, schemas, validatorFor, type Role } from '@lantern/domain';
-import { jsonBody, pathId, requireUser, userIdOf } from '@lantern/http';
+import { jsonBody, pathId, pathUuid, requireUser, userIdOf } from '@lantern/http';
 import type { AccountsStore, MemberChange } from '@lantern/store';
 import { Router, type Request, type Response } from 'express';
 import type { AccountThrottles } from './throttles.js';
@@ -22,11 +22,7 @@ export interface OrganizationRouteDeps {
 }
 
 /** The member named in the path: a user id is a UUID; anything else names nobody. */
-function memberId(req: Request): string {
-  const id = String(req.params['userId'] ?? '');
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw errors.notFound('member');
-  return id.toLowerCase();
-}
+const memberId = (req: Request): string => pathUuid(req.params['userId'] as string | undefined, 'member');
 
 function answer(outcome: MemberChange): void {
   if (outcome === 'not_found') throw errors.notFound('member');
@@ -87,8 +83,8 @@ export function organizationRoutes({ store, tokens, throttles, maxOrganizationsP
 
   router.delete('/organizations/:id/invitations/:invitationId', auth, async (req, res) => {
     const organizationId = await ownedOrganization(req, res);
-    const id = String(req.params['invitationId'] ?? '');
-    if (!/^[0-9a-f-]{36}$/i.test(id) || !(await store.deleteOrganizationInvitation(organizationId, id.toLowerCase()))) throw errors.notFound('invitation');
+    const id = pathUuid(req.params['invitationId'] as string | undefined, 'invitation');
+    if (!(await store.deleteOrganizationInvitation(organizationId, id))) throw errors.notFound('invitation');
     res.status(204).end();
   });
 
