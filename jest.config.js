@@ -4,7 +4,7 @@ export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ts },
-  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/examples'],
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/examples', '<rootDir>/scripts'],
   testMatch: ['**/test/**/*.test.ts'],
   // *.distributed.test.ts need real servers: `pnpm test:distributed` (jest.distributed.config.js) runs them.
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.distributed\\.test\\.ts$'],
