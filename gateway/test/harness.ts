@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPasswordHasher } from '@lantern/auth';
+import { createPasswordHasher, type PasswordHasher } from '@lantern/auth';
 import type { LimitsConfig } from '@lantern/config';
 import { createEmbedded, type Embedded } from '@lantern/gateway';
 import { createLogger, type Logger } from '@lantern/logging';
@@ -33,6 +33,8 @@ export interface StartOptions {
   /** READ_BUDGET_MS and STREAM_BUDGET_MS (default 10 s and 120 s); tests of the budgets make them tiny. */
   readBudgetMs?: number;
   streamBudgetMs?: number;
+  /** The password hasher (default fastHash). */
+  passwordHasher?: PasswordHasher;
 }
 
 /** The whole embedded Lantern (every service, real SQLite, in-process bus, filesystem blobs) for supertest. */
@@ -47,7 +49,7 @@ export async function startLantern(options: StartOptions = {}): Promise<Lantern>
     trustProxy: 0,
     logger: options.logger ?? createLogger({ service: 'test', silent: true }),
     ...(options.fileStore ? {} : { storeFile: ':memory:' }),
-    passwordHasher: fastHash,
+    passwordHasher: options.passwordHasher ?? fastHash,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.readBudgetMs === undefined ? {} : { readBudgetMs: options.readBudgetMs }),
     ...(options.streamBudgetMs === undefined ? {} : { streamBudgetMs: options.streamBudgetMs }),

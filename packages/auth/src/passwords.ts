@@ -71,7 +71,11 @@ export function createPasswordHasher(
       return N < params.N || r < params.r || p < params.p;
     },
     decoy() {
-      decoy ??= hash(randomBytes(16).toString('hex'));
+      // A refusal (503 while the hasher is full) is not kept: the next unknown email tries again.
+      decoy ??= hash(randomBytes(16).toString('hex')).catch((err: unknown) => {
+        decoy = undefined;
+        throw err;
+      });
       return decoy;
     },
   };

@@ -32,6 +32,22 @@ describe('password hashing', () => {
     expect(decoy.startsWith('scrypt$1024$8$1$')).toBe(true);
     expect(await hasher.decoy()).toBe(decoy);
   });
+
+  it('does not keep a decoy that was refused while the hasher was full: the next call makes one', async () => {
+    const hasher = createPasswordHasher({ N: 1024, r: 8, p: 1 }, { maxConcurrent: 1, maxWaiting: 0 });
+    const busy = hasher.hash('occupies the only slot');
+    await expect(hasher.decoy()).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    await busy;
+    expect((await hasher.decoy()).startsWith('scrypt$1024$8$1$')).toBe(true);
+  });
+
+  it('states its cost: keylen 32 bytes, salt 16 bytes, and the parameters, in every stored hash', async () => {
+    const stored = await createPasswordHasher({ N: 2048, r: 8, p: 2 }).hash('pw-12345678');
+    const [scheme, N, r, p, salt, key] = stored.split('$');
+    expect({ scheme, N, r, p }).toEqual({ scheme: 'scrypt', N: '2048', r: '8', p: '2' });
+    expect(Buffer.from(salt!, 'base64')).toHaveLength(16);
+    expect(Buffer.from(key!, 'base64')).toHaveLength(32);
+  });
 });
 
 describe('createLimiter', () => {

@@ -24,6 +24,8 @@ export function authRoutes({ store, tokens, throttles, passwordHasher = createPa
   const auth = requireUser(tokens);
   const body = jsonBody({ limit: 16 * 1024 });
   const passwords = passwordHasher;
+  // The decoy is made now, not by the first unknown email (which would then cost two hashes instead of one).
+  passwords.decoy().catch(() => undefined);
 
   router.post('/auth/register', throttle, body, async (req, res) => {
     const input = registerBody.assert(req.body);
