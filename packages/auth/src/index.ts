@@ -1,4 +1,5 @@
 export * from './api-keys.js';
+export * from './constant-time.js';
 export * from './key-resolver.js';
 export * from './limiter.js';
 export * from './passwords.js';

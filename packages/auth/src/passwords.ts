@@ -1,4 +1,5 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt, type ScryptOptions } from 'node:crypto';
+import { constantTimeEqual } from './constant-time.js';
 import { createLimiter } from './limiter.js';
 
 export interface ScryptParams {
@@ -62,7 +63,7 @@ export function createPasswordHasher(
       const parsed = parse(stored);
       if (!parsed) return false;
       const key = await derive(password, parsed.salt, parsed.params);
-      return key.length === parsed.key.length && timingSafeEqual(key, parsed.key);
+      return constantTimeEqual(key, parsed.key);
     },
     needsRehash(stored) {
       const parsed = parse(stored);
