@@ -4,20 +4,21 @@
 // devDependencies, optionalDependencies of any workspace package) is marked deprecated; deprecated transitive packages
 // are listed, not failed. A registry that cannot be reached fails with exit 2 and says so. It replaces `pnpm audit`
 // in CI, whose advisory service answers 405 from these machines (`pnpm run audit` runs it where it is reachable).
-//   node scripts/check-deps.mjs [--concurrency 16] [--timeout-ms 15000]
+//   node scripts/check-deps.mjs [--concurrency 16] [--timeout-ms 15000] [--root <workspace>]
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decide, manifestUrl, parseLockfile, parseWorkspace, plan } from './check-deps/lockfile.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const option = (name, fallback) => {
   const at = process.argv.indexOf(name);
-  return at === -1 ? fallback : Number(process.argv[at + 1]);
+  return at === -1 ? fallback : process.argv[at + 1];
 };
-const CONCURRENCY = option('--concurrency', 16);
-const TIMEOUT_MS = option('--timeout-ms', 15_000);
+/** The workspace to check (default this checkout; the tests point it at a fixture). */
+const ROOT = resolve(option('--root', join(dirname(fileURLToPath(import.meta.url)), '..')));
+const CONCURRENCY = Number(option('--concurrency', 16));
+const TIMEOUT_MS = Number(option('--timeout-ms', 15_000));
 const ATTEMPTS = 3;
 /**
  * Deprecated on npmjs since 2020: a registry (or a mirror in front of it) that does not say so passes no deprecation

@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 // @ts-expect-error -- a plain .mjs module of the scripts, without type declarations
 import { decide, lockedPackage, manifestUrl, parseLockfile, parseWorkspace, plan } from '../check-deps/lockfile.mjs';
@@ -132,5 +136,84 @@ describe('check-deps: what fails and what is listed', () => {
       './package.json: dependencies "typescript" is not in pnpm-lock.yaml\'s importer "." (run pnpm install)',
       './package.json: devDependencies "leftpad" is not in pnpm-lock.yaml\'s importer "." (run pnpm install)',
     ]);
+  });
+});
+
+describe('check-deps: the script against a registry on 127.0.0.1 (a fixture workspace)', () => {
+  const FIXTURE = fileURLToPath(new URL('./fixtures/check-deps', import.meta.url));
+  const SCRIPT = fileURLToPath(new URL('../check-deps.mjs', import.meta.url));
+
+  /** A registry answering each `/<name>/<version>` with a manifest, `deprecated` set for the given ones. */
+  async function registry(deprecated: Record<string, string>, status = 200): Promise<{ url: string; asked: string[]; close(): Promise<void> }> {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      const [name, version] = decodeURIComponent(req.url!.slice(1)).split('/');
+      asked.push(`${name}@${version}`);
+      if (status !== 200) return res.writeHead(status).end();
+      const message = deprecated[`${name}@${version}`];
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ name, version, ...(message ? { deprecated: message } : {}) }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/`, asked, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+
+  function run(url: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, [SCRIPT, '--root', FIXTURE, '--timeout-ms', '2000'], { env: { ...process.env, npm_config_registry: url } },
+        (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }));
+    });
+  }
+
+  const CANARY = { 'request@2.88.2': 'request has been deprecated' };
+
+  it('exits 1 naming a deprecated direct dependency, lists a deprecated transitive one, and asks about every locked package', async () => {
+    const r = await registry({ ...CANARY, 'left-pad@1.3.0': 'use String.prototype.padStart()', 'inflight@1.0.6': 'leaks memory' });
+    try {
+      const out = await run(r.url);
+      expect(out.code).toBe(1);
+      expect(out.stderr).toContain('DEPRECATED direct dependency left-pad@1.3.0 (packages/a (dependencies)): use String.prototype.padStart()');
+      expect(out.stdout).toContain('deprecated (transitive, listed): inflight@1.0.6: leaks memory');
+      expect(out.stdout).toContain('2 direct and 1 transitive packages');
+      expect(r.asked.sort()).toEqual(['inflight@1.0.6', 'left-pad@1.3.0', 'request@2.88.2', 'typescript@5.9.3']);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('exits 0 when only a transitive package is deprecated, still listing it', async () => {
+    const r = await registry({ ...CANARY, 'inflight@1.0.6': 'leaks memory' });
+    try {
+      const out = await run(r.url);
+      expect(out.code).toBe(0);
+      expect(out.stdout).toContain('inflight@1.0.6: leaks memory');
+      expect(out.stderr).not.toMatch(/DEPRECATED|WARNING/);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('warns when the registry does not mark the canary deprecated (it passes no deprecation on)', async () => {
+    const r = await registry({});
+    try {
+      const out = await run(r.url);
+      expect(out.code).toBe(0);
+      expect(out.stderr).toContain('WARNING');
+      expect(out.stderr).toContain('could not have found one');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('exits 2 and says so when the registry does not answer', async () => {
+    const r = await registry({}, 503);
+    try {
+      const out = await run(r.url);
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain('did not answer after 3 attempts; nothing was decided');
+    } finally {
+      await r.close();
+    }
   });
 });
