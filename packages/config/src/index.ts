@@ -2,8 +2,10 @@
 
 import { adapterConfig, type AdapterConfig } from './adapters.js';
 import { Reader, type Env } from './reader.js';
+import { serverLimitsConfig, type ServerLimitsConfig } from './server.js';
 
 export type { AdapterConfig, BlobsConfig, BusConfig, StoreConfig } from './adapters.js';
+export { DEFAULT_SERVER_LIMITS, type ServerLimitsConfig } from './server.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -65,6 +67,8 @@ export interface Config {
   /** Trust X-Forwarded-For from this many proxies (for the client address of rate limits). */
   trustProxy: number;
   shutdownTimeoutMs: number;
+  /** Timeouts and the connection cap of the HTTP server (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS). */
+  server: ServerLimitsConfig;
   /** Telemetry (traces, spans, logs) older than this many days is deleted; 0 keeps it forever. */
   retentionDays: number;
   /** Time budget of one read (a page, a metrics window, a search), in ms; past it the read ends with 503 read_timeout. */
@@ -104,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyCacheMs: r.int('API_KEY_CACHE_MS', 5000, 0, 5000),
     trustProxy: r.int('TRUST_PROXY', 0, 0, 10),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    server: serverLimitsConfig(r),
     retentionDays: r.int('RETENTION_DAYS', 30, 0, 36_500),
     readBudgetMs: r.int('READ_BUDGET_MS', 10_000, 100, 3_600_000),
     streamBudgetMs: r.int('STREAM_BUDGET_MS', 120_000, 100, 3_600_000),
