@@ -40,6 +40,8 @@ export interface LimitsConfig {
   maxConcurrentReadsPerUser: number;
   /** Bytes of documents one organization may keep, all its tenants together. */
   storageQuotaBytes: number;
+  /** Document uploads one AI process receives at once; the others wait their turn, their bodies unread. */
+  maxConcurrentUploads: number;
 }
 
 export const DEFAULT_LIMITS: LimitsConfig = {
@@ -51,6 +53,7 @@ export const DEFAULT_LIMITS: LimitsConfig = {
   maxOrganizationsPerUser: 10,
   maxConcurrentReadsPerUser: 4,
   storageQuotaBytes: 1024 * 1024 * 1024,
+  maxConcurrentUploads: 4,
 };
 
 export interface Config {
@@ -104,6 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxOrganizationsPerUser: r.int('MAX_ORGANIZATIONS_PER_USER', DEFAULT_LIMITS.maxOrganizationsPerUser, 1, 100_000),
       maxConcurrentReadsPerUser: r.int('MAX_CONCURRENT_READS_PER_USER', DEFAULT_LIMITS.maxConcurrentReadsPerUser, 1, 1000),
       storageQuotaBytes: r.int('STORAGE_QUOTA_BYTES', DEFAULT_LIMITS.storageQuotaBytes, 0, Number.MAX_SAFE_INTEGER),
+      maxConcurrentUploads: r.int('MAX_CONCURRENT_UPLOADS', DEFAULT_LIMITS.maxConcurrentUploads, 1, 1000),
     },
     apiKeyCacheMs: r.int('API_KEY_CACHE_MS', 5000, 0, 5000),
     trustProxy: r.int('TRUST_PROXY', 0, 0, 10),
