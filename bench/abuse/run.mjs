@@ -155,7 +155,7 @@ const CASES = {
   slowloris: () => slowloris(port, { n: 2000 }),
   idle: () => idleKeepAlive(port, { n: 5000 }),
   trickle: (t) => trickle(port, { token: t.token, tenantId: t.tenantId }),
-  uploads: (t) => concurrentUploads(port, { token: t.token, tenantId: t.tenantId }, { n: 100, concurrency: Number(process.env.ABUSE_UPLOAD_CLIENT_CONCURRENCY ?? 100) }),
+  uploads: (t) => concurrentUploads(port, { token: t.token, tenantId: t.tenantId }, { n: 100 }),
   'deep-json': (t) => deepJson(port, t.apps['deep-json'].apiKey, { total: 40, concurrency: 4 }),
   'login-flood': (t, other) => loginFlood(port, { victimEmail: t.email, otherEmail: other.email, otherPassword: PASSWORD, total: 5000, concurrency: 50 }),
 };
@@ -166,7 +166,7 @@ async function main() {
   // One trusted proxy, so the login flood can come from one address and the other user from another (X-Forwarded-For).
   // The limits of uploads and ingest raised so that they do not answer before the server's own bounds do.
   const lantern = await startLantern({ port, dataDir, env: {
-    LOG_LEVEL: 'error', RATE_LIMIT_ENABLED: 'true', TRUST_PROXY: '1', STORAGE_QUOTA_BYTES: String(4 * 1024 ** 3),
+    LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'true', TRUST_PROXY: '1', STORAGE_QUOTA_BYTES: String(4 * 1024 ** 3),
     RATE_LIMIT_UPLOADS_PER_MINUTE: '10000', RATE_LIMIT_UPLOADS_ORGANIZATION_PER_MINUTE: '10000',
     RATE_LIMIT_INGEST_PER_MINUTE: '100000', RATE_LIMIT_INGEST_APPLICATION_PER_MINUTE: '100000', RATE_LIMIT_INGEST_ORGANIZATION_PER_MINUTE: '1000000',
   } });
