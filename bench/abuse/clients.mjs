@@ -184,6 +184,8 @@ function login(port, agent, email, password, address) {
 export async function loginFlood(port, { victimEmail, otherEmail, otherPassword, total = 5000, concurrency = 50 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const byStatus = {};
+  // The wrong passwords checked (401) per clock minute: the limit's windows are minutes (a flood may span two).
+  const checkedPerMinute = {};
   let retryAfter = 0;
   let left = total;
   let done = false;
@@ -191,6 +193,10 @@ export async function loginFlood(port, { victimEmail, otherEmail, otherPassword,
     while (left-- > 0) {
       const r = await login(port, agent, victimEmail, 'wrong-password-guess', '203.0.113.9');
       byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+      if (r.status === 401) {
+        const minute = new Date(Date.now() - (Date.now() % 60_000)).toISOString().slice(11, 16);
+        checkedPerMinute[minute] = (checkedPerMinute[minute] ?? 0) + 1;
+      }
       if (r.retryAfter) retryAfter = Math.max(retryAfter, Number(r.retryAfter));
     }
   };
@@ -208,5 +214,5 @@ export async function loginFlood(port, { victimEmail, otherEmail, otherPassword,
   done = true;
   await others;
   agent.destroy();
-  return { attempts: total, concurrency, seconds: (performance.now() - t0) / 1000, statuses: byStatus, maxRetryAfterS: retryAfter, otherUserLogins: other };
+  return { attempts: total, concurrency, seconds: (performance.now() - t0) / 1000, statuses: byStatus, checkedPerMinute, maxRetryAfterS: retryAfter, otherUserLogins: other };
 }
