@@ -142,14 +142,14 @@ export async function concurrentUploads(port, tenancy, { n = 100, size = 10_000_
   return { uploads: n, bytesEach: size, seconds: (performance.now() - t0) / 1000, statuses: byStatus };
 }
 
-/** `total` POST /ingest/traces bodies nested `depth` levels, `concurrency` at a time: statuses and the slowest answer. */
-export async function deepJson(port, apiKey, { depth = 100_000, total = 40, concurrency = 4 } = {}) {
+/** POST /ingest/traces bodies nested `depth` levels, `concurrency` at a time for `seconds`: statuses and the slowest answer. */
+export async function deepJson(port, apiKey, { depth = 100_000, seconds = 10, concurrency = 4 } = {}) {
   const body = `${'['.repeat(depth)}${']'.repeat(depth)}`;
   const byStatus = {};
   const ms = [];
-  let left = total;
+  const end = performance.now() + seconds * 1000;
   const worker = async () => {
-    while (left-- > 0) {
+    while (performance.now() < end) {
       const t = performance.now();
       const status = await new Promise((resolve) => {
         const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/ingest/traces', agent: false,
@@ -163,7 +163,7 @@ export async function deepJson(port, apiKey, { depth = 100_000, total = 40, conc
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   ms.sort((a, b) => a - b);
-  return { requests: total, depth, concurrency, statuses: byStatus, maxMs: Math.round(ms[ms.length - 1]) };
+  return { requests: ms.length, depth, concurrency, statuses: byStatus, maxMs: Math.round(ms[ms.length - 1]) };
 }
 
 /** A POST /auth/login from the client address `address` (the server trusts one proxy): its status and Retry-After. */

@@ -3,11 +3,11 @@
 // 50 ms and a well-behaved client ingests batches of new spans (its own application per case). Afterwards the spans
 // each case's client had answered 200 are counted through the read API: nothing may be lost.
 //
-//   pnpm bench:abuse [--port 18700] [--only slowloris,idle,trickle,uploads,deep-json,login-flood]
+//   pnpm bench:abuse [--port 18700] [--only slowloris,idle,trickle,uploads,deep-json,login-flood] [--cpu-prof <dir>]
 //
 // Cases: 2,000 slowloris connections; 5,000 idle keep-alive connections; a 10 MiB upload trickled at 1 KB/s (cut by
 // REQUEST_TIMEOUT_MS, 5 minutes: the longest case); 100 concurrent 10 MB uploads (the server's RSS sampled from /proc);
-// JSON nested 100,000 deep; 5,000 wrong-password logins at 50 at a time. Not a test: figures for docs/benchmarks.md.
+// JSON nested 100,000 deep (4 at a time for 10 s); 5,000 wrong-password logins at 50 at a time. Not a test: figures for docs/benchmarks.md.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { percentile, post, startLantern } from '../ingest/lantern.mjs';
 import { concurrentUploads, deepJson, idleKeepAlive, loginFlood, slowloris, trickle } from './clients.mjs';
 
-const { values: opt } = parseArgs({ options: { port: { type: 'string', default: '18700' }, only: { type: 'string' } } });
+const { values: opt } = parseArgs({ options: { port: { type: 'string', default: '18700' }, only: { type: 'string' }, 'cpu-prof': { type: 'string' } } });
 const port = Number(opt.port);
 const PASSWORD = 'abuse-bench-password';
 
@@ -161,7 +161,7 @@ const CASES = {
   idle: () => idleKeepAlive(port, { n: 5000 }),
   trickle: (t) => trickle(port, { token: t.token, tenantId: t.tenantId }),
   uploads: (t) => concurrentUploads(port, { token: t.token, tenantId: t.tenantId }, { n: 100 }),
-  'deep-json': (t) => deepJson(port, t.apps['deep-json'].apiKey, { total: 40, concurrency: 4 }),
+  'deep-json': (t) => deepJson(port, t.apps['deep-json'].apiKey, { seconds: 10, concurrency: 4 }),
   'login-flood': (t, other) => loginFlood(port, { victimEmail: t.email, otherEmail: other.email, otherPassword: PASSWORD, total: 5000, concurrency: 50 }),
 };
 
@@ -170,7 +170,8 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'lantern-abuse-'));
   // One trusted proxy, so the login flood can come from one address and the other user from another (X-Forwarded-For).
   // The limits of uploads and ingest raised so that they do not answer before the server's own bounds do.
-  const lantern = await startLantern({ port, dataDir, env: {
+  const nodeArgs = opt['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${opt['cpu-prof']}`] : [];
+  const lantern = await startLantern({ port, dataDir, nodeArgs, env: {
     LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'true', TRUST_PROXY: '1', STORAGE_QUOTA_BYTES: String(4 * 1024 ** 3),
     RATE_LIMIT_UPLOADS_PER_MINUTE: '10000', RATE_LIMIT_UPLOADS_ORGANIZATION_PER_MINUTE: '10000',
     RATE_LIMIT_INGEST_PER_MINUTE: '100000', RATE_LIMIT_INGEST_APPLICATION_PER_MINUTE: '100000', RATE_LIMIT_INGEST_ORGANIZATION_PER_MINUTE: '1000000',
