@@ -55,7 +55,7 @@ export async function slowloris(port, { n = 2000, everyMs = 5000, waitMs = 40_00
   clearInterval(drip);
   const open = sockets.filter((s) => !s.destroyed).length;
   for (const s of sockets) s.destroy();
-  return { connections: n, openedS: 0, stillOpenAtEnd: open, ...closings(watched) };
+  return { connections: n, stillOpenAtEnd: open, ...closings(watched) };
 }
 
 /** `n` keep-alive connections that each make one request, then stay idle until the server closes them. */
