@@ -71,7 +71,11 @@ export function healthz(port: number): Promise<{ status: number; ms: number }> {
 
 /** `promise`'s outcome, or 'pending' if it has not settled within `ms`. */
 export function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | 'pending'> {
-  return Promise.race([promise, new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
+  let timer: NodeJS.Timeout | undefined;
+  const pending = new Promise<'pending'>((r) => {
+    timer = setTimeout(() => r('pending'), ms);
+  });
+  return Promise.race([promise, pending]).finally(() => clearTimeout(timer));
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
