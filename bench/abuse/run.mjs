@@ -4,6 +4,7 @@
 // each case's client had answered 200 are counted through the read API: nothing may be lost.
 //
 //   pnpm bench:abuse [--port 18700] [--only slowloris,idle,trickle,uploads,deep-json,login-flood] [--cpu-prof <dir>]
+//                    [--nginx [--nginx-port 18750]]  (the clients through gateway/nginx.conf, the probe still on the server)
 //
 // Cases: 2,000 slowloris connections; 5,000 idle keep-alive connections; a 10 MiB upload trickled at 1 KB/s (cut by
 // REQUEST_TIMEOUT_MS, 5 minutes: the longest case); 100 concurrent 10 MB uploads (the server's RSS sampled from /proc);
@@ -11,20 +12,26 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { percentile, post, startLantern } from '../ingest/lantern.mjs';
+import { percentile, post, ROOT, startLantern } from '../ingest/lantern.mjs';
 import { concurrentUploads, deepJson, idleKeepAlive, loginFlood, slowloris, trickle } from './clients.mjs';
 
-const { values: opt } = parseArgs({ options: { port: { type: 'string', default: '18700' }, only: { type: 'string' }, 'cpu-prof': { type: 'string' } } });
+const { values: opt } = parseArgs({ options: {
+  port: { type: 'string', default: '18700' }, only: { type: 'string' }, 'cpu-prof': { type: 'string' },
+  nginx: { type: 'boolean', default: false }, 'nginx-port': { type: 'string', default: '18750' },
+} });
+/** The server's own port (the probe's), and where every other client goes: the server, or nginx in front of it. */
 const port = Number(opt.port);
+const front = opt.nginx ? Number(opt['nginx-port']) : port;
 const PASSWORD = 'abuse-bench-password';
 
-function request(agent, method, path, token, body) {
+function request(agent, method, path, token, body, to = front) {
   return new Promise((resolve) => {
     const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) };
-    const req = http.request({ host: '127.0.0.1', port, method, path, agent, headers }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port: to, method, path, agent, headers }, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode, text }));
@@ -66,7 +73,7 @@ function probe() {
   const loop = (async () => {
     while (running) {
       const t = performance.now();
-      const r = await request(agent, 'GET', '/healthz');
+      const r = await request(agent, 'GET', '/healthz', undefined, undefined, port);
       const took = performance.now() - t;
       if (r.status === 200) ms.push(took);
       else errors++;
@@ -95,7 +102,7 @@ function wellBehavedIngest(apiKey) {
       const now = new Date().toISOString();
       const traces = Array.from({ length: 20 }, (_, i) => ({ traceId: randomUUID(), spanId: randomUUID(), parentSpanId: null, timestamp: now,
         requestMethod: 'controller:GET', requestURL: `/api/items/${i}`, responseStatus: 200, durationMs: 5 + i }));
-      const r = await post(agent, port, '/ingest/traces', { 'x-api-key': apiKey, 'content-type': 'application/json' }, JSON.stringify({ timestamp: now, traces }));
+      const r = await post(agent, front, '/ingest/traces', { 'x-api-key': apiKey, 'content-type': 'application/json' }, JSON.stringify({ timestamp: now, traces }));
       if (r.status === 200) accepted += traces.length;
       else refused++;
       await new Promise((res) => setTimeout(res, Math.max(0, 100 - (performance.now() - t))));
@@ -156,13 +163,19 @@ async function storedSpans(agent, t, applicationId, expected) {
   return n;
 }
 
+/** scripts/infra/nginx.mjs (its state in LANTERN_INFRA_STATE, else the checkout's .infra). */
+function nginx(...args) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/infra/nginx.mjs'), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) throw new Error(`scripts/infra/nginx.mjs ${args[0]} failed`);
+}
+
 const CASES = {
-  slowloris: () => slowloris(port, { n: 2000 }),
-  idle: () => idleKeepAlive(port, { n: 5000 }),
-  trickle: (t) => trickle(port, { token: t.token, tenantId: t.tenantId }),
-  uploads: (t) => concurrentUploads(port, { token: t.token, tenantId: t.tenantId }, { n: 100 }),
-  'deep-json': (t) => deepJson(port, t.apps['deep-json'].apiKey, { seconds: 10, concurrency: 4 }),
-  'login-flood': (t, other) => loginFlood(port, { victimEmail: t.email, otherEmail: other.email, otherPassword: PASSWORD, total: 5000, concurrency: 50 }),
+  slowloris: () => slowloris(front, { n: 2000 }),
+  idle: () => idleKeepAlive(front, { n: 5000 }),
+  trickle: (t) => trickle(front, { token: t.token, tenantId: t.tenantId }),
+  uploads: (t) => concurrentUploads(front, { token: t.token, tenantId: t.tenantId }, { n: 100 }),
+  'deep-json': (t) => deepJson(front, t.apps['deep-json'].apiKey, { seconds: 10, concurrency: 4 }),
+  'login-flood': (t, other) => loginFlood(front, { victimEmail: t.email, otherEmail: other.email, otherPassword: PASSWORD, total: 5000, concurrency: 50 }),
 };
 
 async function main() {
@@ -178,11 +191,12 @@ async function main() {
   } });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const rows = [];
+  if (opt.nginx) nginx('start', '--port', String(front), '--upstreams', JSON.stringify(Object.fromEntries(['accounts', 'ingest', 'query', 'ai'].map((s) => [s, [`127.0.0.1:${port}`]]))));
   try {
     const t = await tenancy(agent, names);
     const other = { email: `abuse-other-${Date.now()}@example.com` };
     await json(agent, 'POST', '/auth/register', null, { email: other.email, password: PASSWORD, name: 'other' });
-    console.log(`server pid ${lantern.server.pid}, data in ${dataDir}; load ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+    console.log(`server pid ${lantern.server.pid}${opt.nginx ? `, clients through nginx on ${front}` : ''}, data in ${dataDir}; load ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
     for (const name of names) {
       const stopProbe = probe();
       const stopIngest = wellBehavedIngest(t.apps[name].apiKey);
@@ -198,6 +212,7 @@ async function main() {
     }
   } finally {
     agent.destroy();
+    if (opt.nginx) nginx('stop');
     await lantern.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
