@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const empty = !(await embedded.store.hasUsers());
   let server;
   try {
-    server = await serve(embedded.app, { port: config.port, host: config.host, logger, onStopping: embedded.beginShutdown, close: embedded.close, timeoutMs: config.shutdownTimeoutMs });
+    server = await serve(embedded.app, { port: config.port, host: config.host, logger, onStopping: embedded.beginShutdown, close: embedded.close, timeoutMs: config.shutdownTimeoutMs, limits: config.server });
   } catch (err) {
     await embedded.close().catch(() => undefined);
     fail(`Lantern failed to start: ${explainSetupError(err, config)}`, 1);

@@ -81,6 +81,7 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
             perUserPerMinute: limits.uploadsPerUserPerMinute,
             perOrganizationPerMinute: limits.uploadsPerOrganizationPerMinute,
             storageQuotaBytes: limits.storageQuotaBytes,
+            maxConcurrentUploads: limits.maxConcurrentUploads,
           },
         }),
       ];

@@ -1,7 +1,9 @@
 import type { Server, ServerResponse } from 'node:http';
 import { constants } from 'node:os';
+import type { ServerLimitsConfig } from '@lantern/config';
 import type { Logger } from '@lantern/logging';
 import type { Express } from 'express';
+import { createHttpServer } from './http-server.js';
 
 export interface ServeOptions {
   port: number;
@@ -13,6 +15,8 @@ export interface ServeOptions {
   close: () => Promise<void>;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   timeoutMs: number;
+  /** Timeouts and the connection cap (createHttpServer). */
+  limits: ServerLimitsConfig;
 }
 
 /** A repeated signal within this is the same Ctrl-C delivered twice. */
@@ -31,11 +35,11 @@ function exitAfterFlush(code: number): void {
  * signals the whole process group, and pnpm forwards it again): it is ignored. One later than that means
  * "stop now": the process exits at once with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
  */
-export function serve(app: Express, { port, host, logger, close, timeoutMs, onStopping }: ServeOptions): Promise<Server> {
+export function serve(app: Express, { port, host, logger, close, timeoutMs, onStopping, limits }: ServeOptions): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
-    server.keepAliveTimeout = 65_000;
+    const server = createHttpServer(app, limits, logger);
     server.once('error', reject);
+    server.listen(port, host);
 
     const open = new Set<ServerResponse>();
     let whenNoneOpen: (() => void) | undefined;

@@ -22,7 +22,7 @@ export async function runService(service: ServiceName): Promise<void> {
     fail(`lantern ${service} failed to start: ${explainSetupError(err, config)}`, 1);
   }
   try {
-    const server = await serve(proc.app, { port: config.port, host: config.host, logger, onStopping: proc.beginShutdown, close: proc.close, timeoutMs: config.shutdownTimeoutMs });
+    const server = await serve(proc.app, { port: config.port, host: config.host, logger, onStopping: proc.beginShutdown, close: proc.close, timeoutMs: config.shutdownTimeoutMs, limits: config.server });
     const address = server.address();
     logger.info('listening', { port: typeof address === 'object' && address ? address.port : config.port, mode: 'distributed', service });
   } catch (err) {

@@ -35,6 +35,8 @@ export interface StartOptions {
   streamBudgetMs?: number;
   /** The password hasher (default fastHash). */
   passwordHasher?: PasswordHasher;
+  /** TRUST_PROXY (default 0): 1 lets a test speak for several client addresses with X-Forwarded-For. */
+  trustProxy?: number;
 }
 
 /** The whole embedded Lantern (every service, real SQLite, in-process bus, filesystem blobs) for supertest. */
@@ -46,7 +48,7 @@ export async function startLantern(options: StartOptions = {}): Promise<Lantern>
     jwtTtlSeconds: 3600,
     rateLimit: options.rateLimit ?? { enabled: false, ingestPerMinute: 1000, authPerMinute: 1000 },
     apiKeyCacheMs: options.apiKeyCacheMs ?? 0,
-    trustProxy: 0,
+    trustProxy: options.trustProxy ?? 0,
     logger: options.logger ?? createLogger({ service: 'test', silent: true }),
     ...(options.fileStore ? {} : { storeFile: ':memory:' }),
     passwordHasher: options.passwordHasher ?? fastHash,

@@ -28,7 +28,7 @@ function nginxBinary() {
 function upstreamsConf(upstreams) {
   const missing = SERVICES.filter((s) => !Array.isArray(upstreams[s]) || upstreams[s].length === 0);
   if (missing.length) throw new Error(`--upstreams lacks ${missing.join(', ')}`);
-  return SERVICES.map((s) => `upstream ${s} {\n${upstreams[s].map((a) => `  server ${a} max_fails=1 fail_timeout=2s;\n`).join('')}  keepalive 16;\n}\n`).join('');
+  return SERVICES.map((s) => `upstream ${s} {\n${upstreams[s].map((a) => `  server ${a} max_fails=1 fail_timeout=2s;\n`).join('')}  keepalive 16;\n  keepalive_timeout 60s;\n}\n`).join('');
 }
 
 /** Copies gateway/nginx.conf beside the upstreams and checks the result with `nginx -t`. */

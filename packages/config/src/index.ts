@@ -2,8 +2,10 @@
 
 import { adapterConfig, type AdapterConfig } from './adapters.js';
 import { Reader, type Env } from './reader.js';
+import { serverLimitsConfig, type ServerLimitsConfig } from './server.js';
 
 export type { AdapterConfig, BlobsConfig, BusConfig, StoreConfig } from './adapters.js';
+export { DEFAULT_SERVER_LIMITS, type ServerLimitsConfig } from './server.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -38,6 +40,8 @@ export interface LimitsConfig {
   maxConcurrentReadsPerUser: number;
   /** Bytes of documents one organization may keep, all its tenants together. */
   storageQuotaBytes: number;
+  /** Document uploads one AI process receives at once; the others wait their turn, their bodies unread. */
+  maxConcurrentUploads: number;
 }
 
 export const DEFAULT_LIMITS: LimitsConfig = {
@@ -49,6 +53,7 @@ export const DEFAULT_LIMITS: LimitsConfig = {
   maxOrganizationsPerUser: 10,
   maxConcurrentReadsPerUser: 4,
   storageQuotaBytes: 1024 * 1024 * 1024,
+  maxConcurrentUploads: 4,
 };
 
 export interface Config {
@@ -65,6 +70,8 @@ export interface Config {
   /** Trust X-Forwarded-For from this many proxies (for the client address of rate limits). */
   trustProxy: number;
   shutdownTimeoutMs: number;
+  /** Timeouts and the connection cap of the HTTP server (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS). */
+  server: ServerLimitsConfig;
   /** Telemetry (traces, spans, logs) older than this many days is deleted; 0 keeps it forever. */
   retentionDays: number;
   /** Time budget of one read (a page, a metrics window, a search), in ms; past it the read ends with 503 read_timeout. */
@@ -100,10 +107,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxOrganizationsPerUser: r.int('MAX_ORGANIZATIONS_PER_USER', DEFAULT_LIMITS.maxOrganizationsPerUser, 1, 100_000),
       maxConcurrentReadsPerUser: r.int('MAX_CONCURRENT_READS_PER_USER', DEFAULT_LIMITS.maxConcurrentReadsPerUser, 1, 1000),
       storageQuotaBytes: r.int('STORAGE_QUOTA_BYTES', DEFAULT_LIMITS.storageQuotaBytes, 0, Number.MAX_SAFE_INTEGER),
+      maxConcurrentUploads: r.int('MAX_CONCURRENT_UPLOADS', DEFAULT_LIMITS.maxConcurrentUploads, 1, 1000),
     },
     apiKeyCacheMs: r.int('API_KEY_CACHE_MS', 5000, 0, 5000),
     trustProxy: r.int('TRUST_PROXY', 0, 0, 10),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    server: serverLimitsConfig(r),
     retentionDays: r.int('RETENTION_DAYS', 30, 0, 36_500),
     readBudgetMs: r.int('READ_BUDGET_MS', 10_000, 100, 3_600_000),
     streamBudgetMs: r.int('STREAM_BUDGET_MS', 120_000, 100, 3_600_000),

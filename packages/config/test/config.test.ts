@@ -54,14 +54,14 @@ describe('loadConfig: fair limits', () => {
   it('has the documented defaults, and reads each variable', () => {
     expect(loadConfig({}).limits).toEqual({
       ingestPerApplicationPerMinute: 1200, ingestPerOrganizationPerMinute: 6000, uploadsPerUserPerMinute: 30,
-      uploadsPerOrganizationPerMinute: 120, maxApiKeysPerApplication: 20, maxOrganizationsPerUser: 10, maxConcurrentReadsPerUser: 4, storageQuotaBytes: 1_073_741_824,
+      uploadsPerOrganizationPerMinute: 120, maxApiKeysPerApplication: 20, maxOrganizationsPerUser: 10, maxConcurrentReadsPerUser: 4, storageQuotaBytes: 1_073_741_824, maxConcurrentUploads: 4,
     });
     expect(loadConfig({
       RATE_LIMIT_INGEST_APPLICATION_PER_MINUTE: '10', RATE_LIMIT_INGEST_ORGANIZATION_PER_MINUTE: '20', RATE_LIMIT_UPLOADS_PER_MINUTE: '3',
-      RATE_LIMIT_UPLOADS_ORGANIZATION_PER_MINUTE: '4', MAX_API_KEYS_PER_APPLICATION: '5', MAX_ORGANIZATIONS_PER_USER: '7', MAX_CONCURRENT_READS_PER_USER: '6', STORAGE_QUOTA_BYTES: '10737418240',
+      RATE_LIMIT_UPLOADS_ORGANIZATION_PER_MINUTE: '4', MAX_API_KEYS_PER_APPLICATION: '5', MAX_ORGANIZATIONS_PER_USER: '7', MAX_CONCURRENT_READS_PER_USER: '6', STORAGE_QUOTA_BYTES: '10737418240', MAX_CONCURRENT_UPLOADS: '8',
     }).limits).toEqual({
       ingestPerApplicationPerMinute: 10, ingestPerOrganizationPerMinute: 20, uploadsPerUserPerMinute: 3,
-      uploadsPerOrganizationPerMinute: 4, maxApiKeysPerApplication: 5, maxOrganizationsPerUser: 7, maxConcurrentReadsPerUser: 6, storageQuotaBytes: 10_737_418_240,
+      uploadsPerOrganizationPerMinute: 4, maxApiKeysPerApplication: 5, maxOrganizationsPerUser: 7, maxConcurrentReadsPerUser: 6, storageQuotaBytes: 10_737_418_240, maxConcurrentUploads: 8,
     });
   });
 
@@ -366,5 +366,24 @@ describe('loadConfig: no error message shows a password', () => {
     const config = loadConfig({ LANTERN_STORE: 'mongo', LANTERN_MONGO_URL: `mongodb://u:${SECRET}@mongo:27017`, LANTERN_BLOBS: 'minio', LANTERN_MINIO_URL: `http://key:${SECRET}@minio:9000` });
     expect(config.adapters.store).toMatchObject({ url: `mongodb://u:${SECRET}@mongo:27017` });
     expect(config.adapters.blobs).toMatchObject({ url: `http://key:${SECRET}@minio:9000` });
+  });
+});
+
+describe('loadConfig: the HTTP server\'s timeouts and connection cap', () => {
+  it('has the documented defaults, and reads each variable', () => {
+    expect(loadConfig({}).server).toEqual({ headersTimeoutMs: 15_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 65_000, maxConnections: 10_000 });
+    expect(loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '60000', KEEP_ALIVE_TIMEOUT_MS: '75000', MAX_CONNECTIONS: '2000' }).server)
+      .toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 75_000, maxConnections: 2000 });
+  });
+
+  it('refuses a timeout of 0 (no bound) or a cap of 0, naming the variable', () => {
+    expect(problemsOf({ HEADERS_TIMEOUT_MS: '0', REQUEST_TIMEOUT_MS: '0', KEEP_ALIVE_TIMEOUT_MS: '0', MAX_CONNECTIONS: '0' }).join('\n'))
+      .toMatch(/HEADERS_TIMEOUT_MS[\s\S]*REQUEST_TIMEOUT_MS[\s\S]*KEEP_ALIVE_TIMEOUT_MS[\s\S]*MAX_CONNECTIONS must be a whole number from 1/);
+  });
+
+  it('refuses a headers timeout longer than the request timeout (Node would refuse to start)', () => {
+    expect(problemsOf({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' })).toEqual([
+      'HEADERS_TIMEOUT_MS (20000) must not be more than REQUEST_TIMEOUT_MS (10000): the headers are part of the request',
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import type { Logger } from '@lantern/logging';
 import type { Store, StoredDocument } from '@lantern/store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { admitDocument, quotaNotReached } from './admit.js';
+import { uploadSlots } from './slots.js';
 import { acceptUpload, uploadMiddleware, type StoredUpload } from './upload.js';
 
 export type AiStore = Pick<
@@ -22,6 +23,8 @@ export interface UploadLimits {
   perOrganizationPerMinute: number;
   /** Bytes of documents one organization may keep, all its tenants together. */
   storageQuotaBytes: number;
+  /** Uploads this process receives at once; the others wait their turn (slots.ts). */
+  maxConcurrentUploads?: number;
 }
 
 export interface AiDeps {
@@ -32,6 +35,9 @@ export interface AiDeps {
   /** Default: no rate limit, and a quota of 1 GiB per organization. */
   limits?: UploadLimits;
 }
+
+/** MAX_CONCURRENT_UPLOADS's default (packages/config). */
+const DEFAULT_CONCURRENT_UPLOADS = 4;
 
 const tenantBody = validatorFor<{ name: string; organizationId: number }>(schemas.ai.tenantBody.$id);
 
@@ -80,7 +86,8 @@ export function createAiRouter({ store, blobs, tokens, logger, limits }: AiDeps)
   };
 
   const uploadChecks = [auth, perUser, findTenant, perOrganization, multipartOnly, quotaNotReached({ store, quotaBytes })];
-  router.post('/ai/docs', uploadChecks, uploadMiddleware(blobs), async (req: Request, res: Response) => {
+  const slot = uploadSlots(limits?.maxConcurrentUploads ?? DEFAULT_CONCURRENT_UPLOADS);
+  router.post('/ai/docs', uploadChecks, slot, uploadMiddleware(blobs), async (req: Request, res: Response) => {
     const tenantId = res.locals['tenantId'] as string;
     const file = req.file as (Express.Multer.File & StoredUpload) | undefined;
     if (!file) throw errors.validation('No file: send the document in a multipart part named "file".');
