@@ -33,12 +33,17 @@ export function requiredText(req: Request, name: string): string {
   return v;
 }
 
-/** A positive integer id parameter (organizations, projects, applications). */
+/**
+ * A positive integer id parameter (organizations, projects, applications): decimal digits without sign, leading
+ * zero, fraction or exponent (`1.0`, `+1`, `01`, `1e0` are refused), as the OpenAPI schema says (integer, minimum 1,
+ * maximum 2^53-1). Present but empty (`?id=`) is refused too, as for every optional parameter here: an empty value
+ * is not one of the values the schema allows, and dropping it silently would answer a wider read.
+ */
 export function queryId(req: Request, name: string, required: true): number;
 export function queryId(req: Request, name: string, required?: false): number | undefined;
 export function queryId(req: Request, name: string, required = false): number | undefined {
   const raw = required ? requiredText(req, name) : queryText(req, name);
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined) return undefined;
   const id = parsePositiveInt(raw);
   if (id === null) throw errors.validation(`The query parameter "${name}" must be a positive integer id.`, [{ parameter: name }]);
   return id;
@@ -59,7 +64,7 @@ export function pathUuid(value: string | undefined, what: string): string {
 
 export function queryTime(req: Request, name: string): number | undefined {
   const raw = queryText(req, name, 64);
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined) return undefined;
   const ms = parseTimestamp(raw);
   if (ms === null) throw errors.validation(`The query parameter "${name}" must be an ISO 8601 date-time with an offset.`, [{ parameter: name }]);
   return ms;
@@ -67,7 +72,7 @@ export function queryTime(req: Request, name: string): number | undefined {
 
 export function queryInt(req: Request, name: string, min: number, max: number): number | undefined {
   const raw = queryText(req, name, 32);
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined) return undefined;
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max)
     throw errors.validation(`The query parameter "${name}" must be a whole number from ${min} to ${max}.`, [{ parameter: name }]);
