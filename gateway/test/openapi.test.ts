@@ -26,6 +26,7 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
 interface Parameter { name: string; in: string; required?: boolean; schema: Obj }
 interface Operation {
+  description?: string;
   security: Array<Record<string, string[]>>;
   parameters?: Parameter[];
   requestBody?: { required: boolean; content: Record<string, { schema: Obj }> };
