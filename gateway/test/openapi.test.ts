@@ -465,7 +465,9 @@ describe('GET /openapi.json', () => {
         // Issue 13's findings: each refusal is now one the document states.
         ['POST', '/applications/{id}/api-keys', () => l.http.post(`/applications/${app.body.id}/api-keys`).set(auth).set('Content-Type', 'application/json').send('null'), 400],
         ['GET', '/ai/docs', () => l.http.get('/ai/docs?TenantId=').set(auth), 400],
-        ['GET', '/projects', () => l.http.get('/projects?organizationId=1.0').set(auth), 400],
+        ['GET', '/projects', () => l.http.get('/projects?organizationId=1.5').set(auth), 400],
+        // 1.0 is an integer to JSON Schema, so to the service: organization 1 is not the caller's, 404.
+        ['GET', '/projects', () => l.http.get('/projects?organizationId=1.0').set(bearer(b.token)), 404],
         ['GET', '/metrics', () => l.http.get('/metrics?from=2026-01-01T00:00:00Z&to=2026-01-01T00:00:00Z').set(auth), 400],
         ['GET', '/metrics', () => l.http.get('/metrics?from=2026-01-01T00:00:00Z&to=2026-05-01T00:00:00Z').set(auth), 400],
         ['GET', '/ingest/logs', () => l.http.get('/ingest/logs?to=').set(auth), 400],

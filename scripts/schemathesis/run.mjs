@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const requirements = join(here, 'requirements.txt');
-const MAX_EXAMPLES = process.env.LANTERN_FUZZ_MAX_EXAMPLES ?? '30';
+/** Examples per operation and phase: with the coverage and stateful phases, about 2 minutes on the 2-core CI machine. */
+const MAX_EXAMPLES = process.env.LANTERN_FUZZ_MAX_EXAMPLES ?? '20';
 
 /** The virtualenv for this requirements file: made once, kept under ~/.cache, keyed by the file's hash. */
 function virtualenv() {
@@ -99,6 +100,15 @@ async function main() {
   const schemathesis = virtualenv();
   const dataDir = mkdtempSync(join(tmpdir(), 'lantern-fuzz-'));
   const { child, base } = await startServer(dataDir);
+  // Stopped from outside (Ctrl-C, a CI timeout): the server and schemathesis stop too.
+  let run;
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      run?.kill(signal);
+      child.kill('SIGTERM');
+      process.exitCode = 1;
+    });
+  }
   let status = 1;
   try {
     const account = await setUp(base);
@@ -114,7 +124,7 @@ async function main() {
       ...process.argv.slice(2),
     ];
     console.log(`schemathesis ${args.slice(2).join(' ')}`);
-    const run = spawn(schemathesis, args, {
+    run = spawn(schemathesis, args, {
       stdio: 'inherit',
       env: {
         ...process.env,

@@ -168,9 +168,9 @@ const ops: Record<string, Record<string, Op>> = {
   '/ai/docs': {
     post: { summary: 'Upload a document (multipart part "file", at most 10,485,760 bytes)', security: 'jwt', ok: ['200', 'The stored document, or the tenant\'s existing one with the same bytes', ref('Document')], errors: ['400', '401', '404', '413', '415', '429', '503'],
       errorNotes: uploadLimits,
-      body: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', minLength: 1, description: 'The document: 1 to 10,485,760 bytes (empty: 400; larger: 413). Its type is decided from its content; a binary type not listed above is 415.' } } },
+      body: { type: 'object', required: ['file'], maxProperties: 11, propertyNames: { pattern: '^[\\w.-]{1,64}$' }, additionalProperties: { type: 'string', maxLength: 1024 }, properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', minLength: 1, description: 'The document: 1 to 10,485,760 bytes (empty: 400; larger: 413). Its type is decided from its content; a binary type not listed above is 415.' } } },
       params: [tenantIdParam],
-      description: 'Supported: PDF, DOCX, TXT, MD and other text (JSON, CSV, HTML, XML, YAML...), decided from the content. Text that is not UTF-8 is taken as ISO-8859-1.' },
+      description: 'Supported: PDF, DOCX, TXT, MD and other text (JSON, CSV, HTML, XML, YAML...), decided from the content. Text that is not UTF-8 is taken as ISO-8859-1. Besides `file`, up to 10 text fields (names of 1-64 `A-Za-z0-9_.-`, values of at most 1,024 characters) are allowed and ignored; others are 400.' },
     get: { summary: 'List the documents of a tenant, newest first', security: 'jwt', ok: ['200', 'Documents', list('Document')], errors: ['400', '401', '404'], params: [tenantIdParam] },
   },
   '/ai/docs/{docId}': {

@@ -1,4 +1,4 @@
-import { errors, isUuid, parsePositiveInt, parseTimestamp } from '@lantern/domain';
+import { errors, isUuid, parseIntegerText, parsePositiveInt, parseTimestamp } from '@lantern/domain';
 import type { Request } from 'express';
 
 /**
@@ -34,9 +34,9 @@ export function requiredText(req: Request, name: string): string {
 }
 
 /**
- * A positive integer id parameter (organizations, projects, applications): decimal digits without sign, leading
- * zero, fraction or exponent (`1.0`, `+1`, `01`, `1e0` are refused), as the OpenAPI schema says (integer, minimum 1,
- * maximum 2^53-1). Present but empty (`?id=`) is refused too, as for every optional parameter here: an empty value
+ * A positive integer id parameter (organizations, projects, applications), read as the OpenAPI schema's `integer`
+ * (minimum 1, maximum 2^53-1) reads a number: `7` and `7.0` are 7 (JSON Schema counts 7.0 an integer); `7.5`, `+7`,
+ * `07`, `7e0`, `0` are 400 (plain decimal only). Present but empty (`?id=`) is refused too, as for every optional parameter here: an empty value
  * is not one of the values the schema allows, and dropping it silently would answer a wider read.
  */
 export function queryId(req: Request, name: string, required: true): number;
@@ -73,8 +73,8 @@ export function queryTime(req: Request, name: string): number | undefined {
 export function queryInt(req: Request, name: string, min: number, max: number): number | undefined {
   const raw = queryText(req, name, 32);
   if (raw === undefined) return undefined;
-  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max)
+  const n = parseIntegerText(raw, min, max);
+  if (n === null)
     throw errors.validation(`The query parameter "${name}" must be a whole number from ${min} to ${max}.`, [{ parameter: name }]);
   return n;
 }
