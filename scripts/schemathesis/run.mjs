@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const requirements = join(here, 'requirements.txt');
-/** Examples per operation and phase: with the coverage and stateful phases, about 2 minutes on the 2-core CI machine. */
-const MAX_EXAMPLES = process.env.LANTERN_FUZZ_MAX_EXAMPLES ?? '20';
+/** Examples per operation and phase: with the coverage and stateful phases, under 3 minutes on the 2-core CI machine. */
+const MAX_EXAMPLES = process.env.LANTERN_FUZZ_MAX_EXAMPLES ?? '10';
 
 /** The virtualenv for this requirements file: made once, kept under ~/.cache, keyed by the file's hash. */
 function virtualenv() {
