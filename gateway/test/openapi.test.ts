@@ -26,6 +26,7 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
 interface Parameter { name: string; in: string; required?: boolean; schema: Obj }
 interface Operation {
+  description?: string;
   security: Array<Record<string, string[]>>;
   parameters?: Parameter[];
   requestBody?: { required: boolean; content: Record<string, { schema: Obj }> };
@@ -92,12 +93,24 @@ function undocumented(doc: Doc, schema: Obj | undefined, value: unknown, path = 
 describe('GET /openapi.json', () => {
   let l: Lantern;
   let doc: Doc;
+  /** The document as served, its shared responses still references. */
+  let raw: Doc;
   let ajv: AjvInstance;
   beforeAll(async () => {
     l = await startLantern();
     const res = await l.http.get('/openapi.json').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
+    raw = JSON.parse(res.text) as Doc;
+    // The document as a client reads it: shared responses (`$ref: '#/components/responses/X'`) in place.
     doc = JSON.parse(res.text) as Doc;
+    for (const methods of Object.values(doc.paths)) {
+      for (const o of Object.values(methods)) {
+        for (const [status, r] of Object.entries(o.responses)) {
+          const target = (r as unknown as Obj)['$ref'];
+          if (typeof target === 'string') o.responses[status] = resolvePointer(raw as unknown as Json, target) as unknown as Operation['responses'][string];
+        }
+      }
+    }
     ajv = new Ajv2020({ strict: true, strictTypes: false, allowUnionTypes: true, allErrors: true });
     addFormats(ajv);
     ajv.addSchema({ $id: COMPONENTS, $defs: absolute(doc.components.schemas as unknown as Json) } as object);
@@ -246,6 +259,33 @@ describe('GET /openapi.json', () => {
           for (const schema of schemas) expect({ op: `${method} ${path}`, compiles: (() => { ajv.compile(absolute(schema) as object); return true; })() }).toEqual({ op: `${method} ${path}`, compiles: true });
         }
       }
+    });
+
+    it('declares on every operation 405 (the shared MethodNotAllowed response: Allow and the Error body) and 503', () => {
+      const shared = resolvePointer(raw as unknown as Json, '#/components/responses/MethodNotAllowed') as Obj;
+      expect(shared).toMatchObject({ headers: { Allow: { required: true } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+      for (const [path, methods] of Object.entries(raw.paths)) {
+        for (const [method, o] of Object.entries(methods)) {
+          const where = `${method} ${path}`;
+          expect({ where, r405: o.responses['405'], has503: o.responses['503'] !== undefined }).toEqual({ where, r405: { $ref: '#/components/responses/MethodNotAllowed' }, has503: true });
+        }
+      }
+    });
+
+    it('declares 400, 413 and 415 on every operation with a JSON body, and the constraints of ids and TenantId', () => {
+      for (const [path, methods] of Object.entries(doc.paths)) {
+        for (const [method, o] of Object.entries(methods)) {
+          if (!o.requestBody?.content['application/json']) continue;
+          expect({ op: `${method} ${path}`, statuses: ['400', '413', '415'].filter((st) => o.responses[st] === undefined) }).toEqual({ op: `${method} ${path}`, statuses: [] });
+        }
+      }
+      const param = (method: string, path: string, name: string) => op(method, path).parameters!.find((p) => p.name === name)!.schema;
+      expect(param('GET', '/projects', 'organizationId')).toEqual({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+      expect(param('GET', '/ai/docs', 'TenantId')).toMatchObject({ type: 'string', minLength: 1, maxLength: 1024 });
+      expect(param('PATCH', '/organizations/{id}/members/{userId}', 'userId')).toMatchObject({ format: 'uuid', pattern: expect.any(String) });
+      expect(param('POST', '/invitations/{id}/accept', 'id')).toMatchObject({ format: 'uuid' });
+      expect(op('GET', '/metrics').description).toMatch(/`from` must be before `to`, and the window at most 90 days/);
+      expect(op('POST', '/ai/docs').requestBody!.content['multipart/form-data']!.schema).toMatchObject({ properties: { file: { minLength: 1 } } });
     });
 
     it('documents the Error body for every error response', () => {
@@ -422,11 +462,35 @@ describe('GET /openapi.json', () => {
         ['POST', '/ai/docs', () => l.http.post('/ai/docs').set(auth).attach('file', Buffer.from('x'), 'x.txt'), 400],
         ['GET', '/ai/docs', () => l.http.get(`/ai/docs?TenantId=${randomUUID()}`).set(auth), 404],
         ['DELETE', '/ai/docs/{docId}', () => l.http.delete(`/ai/docs/${randomUUID()}`).set(auth), 404],
+        // Issue 13's findings: each refusal is now one the document states.
+        ['POST', '/applications/{id}/api-keys', () => l.http.post(`/applications/${app.body.id}/api-keys`).set(auth).set('Content-Type', 'application/json').send('null'), 400],
+        ['GET', '/ai/docs', () => l.http.get('/ai/docs?TenantId=').set(auth), 400],
+        ['GET', '/projects', () => l.http.get('/projects?organizationId=1.5').set(auth), 400],
+        // 1.0 is an integer to JSON Schema, so to the service: organization 1 is not the caller's, 404.
+        ['GET', '/projects', () => l.http.get('/projects?organizationId=1.0').set(bearer(b.token)), 404],
+        ['GET', '/metrics', () => l.http.get('/metrics?from=2026-01-01T00:00:00Z&to=2026-01-01T00:00:00Z').set(auth), 400],
+        ['GET', '/metrics', () => l.http.get('/metrics?from=2026-01-01T00:00:00Z&to=2026-05-01T00:00:00Z').set(auth), 400],
+        ['GET', '/ingest/logs', () => l.http.get('/ingest/logs?to=').set(auth), 400],
+        ['GET', '/logs/project', () => l.http.get(`/logs/project?id=1&cursor=${'x'.repeat(8)}`).set(auth), 400],
+        ['POST', '/ai/docs', () => l.http.post(`/ai/docs?TenantId=${tenant}`).set(auth).attach('file', Buffer.alloc(0), 'empty.txt'), 400],
+        ['POST', '/ingest/logs', () => sendLogs(l, key, { ...logBatch([]), extra: { deeper: { than: 'allowed' } } }), 400],
       ];
       for (const [method, path, send, status] of cases) {
         const res = await send();
         expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} ${status}`);
         expectDocumented(method, path, res);
+      }
+    });
+
+    it('errors: a method a path is not served with is 405 with Allow, documented on each operation of the path', async () => {
+      for (const [path, methods] of Object.entries(doc.paths)) {
+        const method = ['put', 'patch', 'delete', 'post'].find((m) => !(m in methods))!;
+        const url = path.replace(/\{[^}]+\}/g, '1');
+        const res = await (l.http as unknown as Record<string, (u: string) => Promise<Response>>)[method]!(url);
+        expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} 405`);
+        expect(res.headers['allow']).toBe([...Object.keys(methods).map((m) => m.toUpperCase()), ...('get' in methods ? ['HEAD'] : []), 'OPTIONS']
+          .sort((a, b) => ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].indexOf(a) - ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].indexOf(b)).join(', '));
+        for (const documentedMethod of Object.keys(methods)) expectDocumented(documentedMethod.toUpperCase(), path, res);
       }
     });
 

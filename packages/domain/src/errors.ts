@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'payload_too_large'
   | 'quota_exceeded'
@@ -48,6 +49,9 @@ export const errors = {
   unauthorized: (message = 'A valid credential is required.') => new AppError(401, 'unauthorized', message),
   forbidden: (message = 'You are not allowed to do this.') => new AppError(403, 'forbidden', message),
   notFound: (what = 'resource') => new AppError(404, 'not_found', `No such ${what}, or it is not visible to you.`),
+  /** A path the API serves, with a method it does not serve there: the `Allow` header lists the ones it does. */
+  methodNotAllowed: (method: string, allowed: readonly string[]) =>
+    new AppError(405, 'method_not_allowed', `${method.slice(0, 20)} is not served on this path; use ${allowed.join(', ')}.`, [{ allow: [...allowed] }]),
   conflict: (message: string) => new AppError(409, 'conflict', message),
   tooLarge: (message: string) => new AppError(413, 'payload_too_large', message),
   unsupportedMedia: (message: string) => new AppError(415, 'unsupported_media_type', message),

@@ -10,10 +10,44 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value);
 }
 
-/** A positive integer id (organizations, projects, applications) from text or number, or null. */
+/** The text of a JSON number without sign or exponent: integer digits and an optional fraction. */
+const DECIMAL = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/;
+
+/**
+ * A whole number from text as JSON Schema's `integer` reads a number (`1.0` is one): decimal digits, optionally a
+ * fraction whose value is whole (`7`, `7.0`, `7.000`), computed exactly (BigInt, no rounding:
+ * `1.0000000000000000001` is not whole), or null. No sign, leading zero or exponent (`+7`, `07`, `7e0`), at most 40
+ * characters: numbers in the document's query and path parameters are written in plain decimal.
+ */
+export function parseWholeNumber(text: string): bigint | null {
+  if (text.length > 40) return null;
+  const m = DECIMAL.exec(text);
+  if (!m) return null;
+  const fraction = m[2] ?? '';
+  let digits = `${m[1]}${fraction}`.replace(/^0+(?=\d)/, '');
+  let exponent = -fraction.length;
+  while (exponent < 0 && digits.length > 1 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    exponent++;
+  }
+  if (digits === '0') return 0n;
+  if (exponent < 0) return null;
+  return BigInt(digits);
+}
+
+/** A whole number from `min` to `max` given as text (see parseWholeNumber), or null. */
+export function parseIntegerText(text: string, min: number, max: number): number | null {
+  const n = parseWholeNumber(text);
+  if (n === null || n < BigInt(min) || n > BigInt(max)) return null;
+  return Number(n);
+}
+
+/**
+ * A positive integer id (organizations, projects, applications), at most 2^53-1, from text or number, or null.
+ * Text as JSON Schema's `integer` reads it (parseWholeNumber): `1` and `1.0` are 1; `1.5`, `+1`, `01`, `1e0` are not ids.
+ */
 export function parsePositiveInt(value: unknown): number | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? value : null;
-  if (typeof value !== 'string' || !/^[1-9][0-9]{0,15}$/.test(value)) return null;
-  const n = Number(value);
-  return Number.isSafeInteger(n) ? n : null;
+  if (typeof value !== 'string') return null;
+  return parseIntegerText(value, 1, Number.MAX_SAFE_INTEGER);
 }

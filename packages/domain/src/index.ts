@@ -10,4 +10,5 @@ export * from './types.js';
 export * from './validation.js';
 export * as schemas from './schemas/index.js';
 export { allSchemas } from './schemas/index.js';
-export { buildOpenApi } from './openapi.js';
+export { buildOpenApi, documentedRoutes } from './openapi.js';
+export { allowedMethods } from './routes.js';

@@ -1,4 +1,5 @@
 import { limits } from './limits.js';
+import { positiveId, uuid } from './schemas/common.js';
 import { allSchemas } from './schemas/index.js';
 
 /**
@@ -34,7 +35,17 @@ const ERRORS: Record<string, Json> = {
   '413': err('payload_too_large'),
   '415': err('unsupported_media_type'),
   '429': { ...err('rate_limited'), headers: retryAfter },
-  '503': { ...err('unavailable: a backing system is down; nothing was written'), headers: retryAfter },
+  '503': { ...err('unavailable: a backing system (store, message bus, object storage) is down; nothing was written'), headers: retryAfter },
+};
+
+/**
+ * 405 for a method the path is not served with (every path: a shared response). `Allow` lists the methods it is
+ * served with, HEAD wherever GET is, and OPTIONS, which every path answers 204 with the same `Allow`.
+ */
+const METHOD_NOT_ALLOWED: Json = {
+  description: 'method_not_allowed: the path is not served with this method; `Allow` lists the ones it is.',
+  headers: { Allow: { description: 'The methods of the path, e.g. `GET, HEAD, POST, OPTIONS`.', required: true, schema: { type: 'string' } } },
+  ...json(ref('Error')),
 };
 
 /** The limits of docs/api.md ("Limits"): what 413 and 429 mean on the operations they apply to. */
@@ -90,15 +101,27 @@ interface Op {
   read?: boolean;
 }
 
-const id = { type: 'integer', minimum: 1 };
-const str = { type: 'string' };
+/** An integer id (organizations, projects, applications): decimal digits, no sign, fraction or exponent (`1.0` is 400). */
+const id = positiveId as unknown as Json;
+/** A path id of an integer-keyed resource: any other text names nothing (404). */
+const pathInt = (name: string): NonNullable<Op['params']>[number] => ({ name, in: 'path', required: true, schema: id, description: 'An integer id; any other text names nothing: 404.' });
+/** A path id of a UUID-keyed record (users, invitations): any other text names nothing (404). */
+const pathUuid = (name: string): NonNullable<Op['params']>[number] => ({ name, in: 'path', required: true, schema: uuid as unknown as Json, description: 'A UUID; any other text names nothing: 404.' });
+/** A path id the store looks up as given (documents, API keys): an unknown one is 404. */
+const pathText = (name: string): NonNullable<Op['params']>[number] => ({ name, in: 'path', required: true, schema: { type: 'string', minLength: 1 }, description: 'The record id (a UUID) as returned; an unknown one is 404.' });
+/** The tenant of the document operations: looked up as given (at most 1,024 characters: longer is 400), an unknown one is 404. */
+const tenantIdParam: NonNullable<Op['params']>[number] = {
+  name: 'TenantId', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 1024 },
+  description: 'The tenant\'s id, as POST /ai/tenant returned it. Absent or empty: 400 missing_parameter; a tenant you cannot see: 404.',
+};
+const FROM_BEFORE_TO = '`from` must be before `to` when both are given (400 validation_failed otherwise: a rule the schema cannot state across two parameters).';
 const readFilters: Op['params'] = [
-  { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Inclusive lower bound.' },
-  { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Exclusive upper bound.' },
+  { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: `Inclusive lower bound, with an offset. ${FROM_BEFORE_TO}` },
+  { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: `Exclusive upper bound, with an offset. ${FROM_BEFORE_TO}` },
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 }, description: 'Page size; the next page is in X-Next-Cursor and Link rel="next".' },
-  { name: 'cursor', in: 'query', schema: str, description: 'From X-Next-Cursor of the previous page.' },
+  { name: 'cursor', in: 'query', schema: { type: 'string', minLength: 1, maxLength: 256 }, description: 'From X-Next-Cursor of the previous page; any text this service did not issue is 400 validation_failed.' },
   { name: 'applicationId', in: 'query', schema: id },
-  { name: 'traceId', in: 'query', schema: { type: 'string', format: 'uuid' } },
+  { name: 'traceId', in: 'query', schema: uuid as unknown as Json },
 ];
 
 /** A substring filter of a read: its text is taken literally, ASCII letters without regard to case. */
@@ -130,12 +153,13 @@ const ops: Record<string, Record<string, Op>> = {
     get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Trace records'), list('TraceRecord')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       params: [{ name: 'id', in: 'query', required: true, schema: id, description: 'Project id.' }, ...readFilters,
         { name: 'minDurationMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs }, description: 'Root span duration at least this.' },
-        { name: 'status', in: 'query', schema: { type: 'string', pattern: '^[1-5]([xX]{2}|[0-9]{2})$' }, description: 'Root span status: a code (404) or a class (5xx).' },
+        { name: 'status', in: 'query', schema: { type: 'string', pattern: '^[1-5]([xX]{2}|[0-9]{2})$', maxLength: 3 }, description: 'Root span status: a code (404) or a class (5xx).' },
         contains('url', 'The root span\'s `requestURL`')] },
   },
   '/metrics': {
     get: { summary: 'Request metrics per application from its entry (controller:) spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
-      params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: an hour before `to`. The window is at most 90 days, and is widened to whole buckets.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now (the window then ends with the current minute).' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
+      description: '`from` must be before `to`, and the window at most 90 days (with the defaults: a `from` at most 90 days before now); else 400 validation_failed, rules the schema cannot state across two parameters.',
+      params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'Default: an hour before `to`. Before `to`, at most 90 days before it; the window is widened to whole buckets.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'Default: now (the window then ends with the current minute).' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
   },
   '/ai/tenant': {
     post: { summary: 'Create an AI tenant in an organization you are a member of', security: 'jwt', body: ref('TenantBody'), ok: ['200', 'The tenant', ref('Tenant')], errors: ['400', '401', '403', '409', '413', '415'] },
@@ -144,13 +168,13 @@ const ops: Record<string, Record<string, Op>> = {
   '/ai/docs': {
     post: { summary: 'Upload a document (multipart part "file", at most 10,485,760 bytes)', security: 'jwt', ok: ['200', 'The stored document, or the tenant\'s existing one with the same bytes', ref('Document')], errors: ['400', '401', '404', '413', '415', '429', '503'],
       errorNotes: uploadLimits,
-      body: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } } },
-      params: [{ name: 'TenantId', in: 'query', required: true, schema: str }],
-      description: 'Supported: PDF, DOCX, TXT, MD and other text (JSON, CSV, HTML, XML, YAML...), decided from the content. Text that is not UTF-8 is taken as ISO-8859-1.' },
-    get: { summary: 'List the documents of a tenant, newest first', security: 'jwt', ok: ['200', 'Documents', list('Document')], errors: ['400', '401', '404'], params: [{ name: 'TenantId', in: 'query', required: true, schema: str }] },
+      body: { type: 'object', required: ['file'], maxProperties: 11, propertyNames: { pattern: '^[\\w.-]{1,64}$' }, additionalProperties: { type: 'string', maxLength: 1024 }, properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', minLength: 1, description: 'The document: 1 to 10,485,760 bytes (empty: 400; larger: 413). Its type is decided from its content; a binary type not listed above is 415.' } } },
+      params: [tenantIdParam],
+      description: 'Supported: PDF, DOCX, TXT, MD and other text (JSON, CSV, HTML, XML, YAML...), decided from the content. Text that is not UTF-8 is taken as ISO-8859-1. Besides `file`, up to 10 text fields (names of 1-64 `A-Za-z0-9_.-`, values of at most 1,024 characters) are allowed and ignored; others are 400.' },
+    get: { summary: 'List the documents of a tenant, newest first', security: 'jwt', ok: ['200', 'Documents', list('Document')], errors: ['400', '401', '404'], params: [tenantIdParam] },
   },
   '/ai/docs/{docId}': {
-    delete: { summary: 'Delete a document: its object and its record', security: 'jwt', ok: ['204', 'Deleted'], errors: ['401', '404', '503'], params: [{ name: 'docId', in: 'path', required: true, schema: str }] },
+    delete: { summary: 'Delete a document: its object and its record', security: 'jwt', ok: ['204', 'Deleted'], errors: ['401', '404', '503'], params: [pathText('docId')] },
   },
   '/auth/register': { post: { summary: 'Create an account', security: 'none', body: ref('RegisterBody'), ok: ['201', 'Account and token', ref('AuthResult')], errors: ['400', '409', '413', '415', '429'] } },
   '/auth/login': { post: { summary: 'Log in', security: 'none', body: ref('LoginBody'), ok: ['200', 'Token', ref('AuthResult')], errors: ['400', '401', '413', '415', '429'] } },
@@ -169,27 +193,27 @@ const ops: Record<string, Record<string, Op>> = {
     post: { summary: 'Invite someone by email to an organization (owners only)', security: 'jwt', body: ref('MemberBody'), ok: ['201', 'Invited', ref('Invited')], errors: ['400', '401', '403', '404', '413', '415', '429'],
       description: 'Creates an invitation (valid 7 days) that the invitee accepts with POST /invitations/{id}/accept; until then nobody is added. '
         + 'The answer is the same whether or not the email has an account. Inviting the same email again replaces the pending invitation. '
-        + 'Rate limited per inviting user.', params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+        + 'Rate limited per inviting user.', params: [pathInt('id')] },
     get: { summary: 'Members of an organization with their roles (any member)', security: 'jwt', ok: ['200', 'Members', list('Member')], errors: ['400', '401', '404'],
-      params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+      params: [pathInt('id')] },
   },
   '/organizations/{id}/members/{userId}': {
     patch: { summary: 'Change a member\'s role (owners only)', security: 'jwt', body: ref('RoleBody'), ok: ['200', 'The member', ref('Member')], errors: ['400', '401', '403', '404', '409', '413', '415'],
       description: '403 for anyone but an owner, and for a change to the creator\'s membership by anyone but the creator. 409 when the organization would be left without an owner.',
-      params: [{ name: 'id', in: 'path', required: true, schema: id }, { name: 'userId', in: 'path', required: true, schema: str }] },
+      params: [pathInt('id'), pathUuid('userId')] },
     delete: { summary: 'Remove a member (owners only), or leave (yourself)', security: 'jwt', ok: ['204', 'Removed'], errors: ['401', '403', '404', '409'],
       description: 'The same rules as the role change: the creator is removed only by themselves, and the last owner not at all (409).',
-      params: [{ name: 'id', in: 'path', required: true, schema: id }, { name: 'userId', in: 'path', required: true, schema: str }] },
+      params: [pathInt('id'), pathUuid('userId')] },
   },
   '/organizations/{id}/invitations': {
     get: { summary: 'Pending invitations of an organization, oldest first (owners only)', security: 'jwt', ok: ['200', 'Invitations', list('PendingInvitation')], errors: ['400', '401', '403', '404'],
       description: 'Unexpired invitations whose inviter is still an owner. 403 for members that are not owners, 404 for an organization you are not in.',
-      params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+      params: [pathInt('id')] },
   },
   '/organizations/{id}/invitations/{invitationId}': {
     delete: { summary: 'Withdraw a pending invitation (owners only)', security: 'jwt', ok: ['204', 'Withdrawn'], errors: ['400', '401', '403', '404'],
       description: '403 for members that are not owners; 404 for an organization you are not in, or an invitation it does not have.',
-      params: [{ name: 'id', in: 'path', required: true, schema: id }, { name: 'invitationId', in: 'path', required: true, schema: str }] },
+      params: [pathInt('id'), pathUuid('invitationId')] },
   },
   '/invitations': {
     get: { summary: 'Your pending invitations (to your account\'s email), oldest first', security: 'jwt', ok: ['200', 'Invitations', list('Invitation')], errors: ['401'] },
@@ -198,10 +222,10 @@ const ops: Record<string, Record<string, Op>> = {
     post: { summary: 'Accept an invitation: you become a member with its role', security: 'jwt', ok: ['200', 'Your membership', ref('Organization')], errors: ['401', '404'],
       description: 'An existing member keeps their role. 404 for an invitation that is not yours, expired, already used or withdrawn, '
         + 'or whose inviter is no longer an owner of the organization.',
-      params: [{ name: 'id', in: 'path', required: true, schema: str }] },
+      params: [pathUuid('id')] },
   },
   '/invitations/{id}/decline': {
-    post: { summary: 'Decline an invitation', security: 'jwt', ok: ['204', 'Declined'], errors: ['401', '404'], params: [{ name: 'id', in: 'path', required: true, schema: str }] },
+    post: { summary: 'Decline an invitation', security: 'jwt', ok: ['204', 'Declined'], errors: ['401', '404'], params: [pathUuid('id')] },
   },
   '/projects': {
     post: { summary: 'Create a project (admins and owners)', security: 'jwt', body: ref('ProjectBody'), ok: ['201', 'Project', ref('Project')], errors: ['400', '401', '403', '413', '415'] },
@@ -213,13 +237,18 @@ const ops: Record<string, Record<string, Op>> = {
   },
   '/applications/{id}/api-keys': {
     post: { summary: 'Create an API key (admins and owners; the key is shown only in this response)', security: 'jwt', body: ref('ApiKeyBody'), bodyOptional: true, ok: ['201', 'Key', ref('ApiKeyCreated')], errors: ['400', '401', '403', '404', '413', '415', '429'], errorNotes: keyCap,
-      description: 'Without a body (or without `name`) the key is named "default".', params: [{ name: 'id', in: 'path', required: true, schema: id }] },
-    get: { summary: 'API keys of an application (admins and owners; never the key itself)', security: 'jwt', ok: ['200', 'Keys', list('ApiKey')], errors: ['401', '403', '404'], params: [{ name: 'id', in: 'path', required: true, schema: id }] },
+      description: 'Without a body (or without `name`) the key is named "default".', params: [pathInt('id')] },
+    get: { summary: 'API keys of an application (admins and owners; never the key itself)', security: 'jwt', ok: ['200', 'Keys', list('ApiKey')], errors: ['401', '403', '404'], params: [pathInt('id')] },
   },
   '/api-keys/{id}': {
-    delete: { summary: 'Revoke an API key (admins and owners; ingest refuses it within 5 s)', security: 'jwt', ok: ['204', 'Revoked'], errors: ['401', '404'], params: [{ name: 'id', in: 'path', required: true, schema: str }] },
+    delete: { summary: 'Revoke an API key (admins and owners; ingest refuses it within 5 s)', security: 'jwt', ok: ['204', 'Revoked'], errors: ['401', '404'], params: [pathText('id')] },
   },
 };
+
+/** The documented paths (OpenAPI templates such as `/organizations/{id}/members`) with their methods, lower-case. */
+export function documentedRoutes(): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(ops).map(([path, methods]) => [path, Object.keys(methods)]));
+}
 
 function operation(op: Op): Json {
   const out: Record<string, Json> = { summary: op.summary };
@@ -234,7 +263,11 @@ function operation(op: Op): Json {
   const success: Record<string, Json> = schema === undefined ? { description } : { description, ...json(schema) };
   if (op.headers) success['headers'] = op.headers;
   const responses: Record<string, Json> = { [code]: success };
-  for (const e of op.errors) responses[e] = op.errorNotes?.[e] ?? (e === '503' && op.read ? READ_503 : ERRORS[e]!);
+  // Every operation may answer 503 (a backing system down) and every path 405 (another method).
+  const statuses = [...new Set([...op.errors, '405', '503'])].sort();
+  for (const e of statuses) {
+    responses[e] = e === '405' ? { $ref: '#/components/responses/MethodNotAllowed' } : op.errorNotes?.[e] ?? (e === '503' && op.read ? READ_503 : ERRORS[e]!);
+  }
   out['responses'] = responses;
   return out;
 }
@@ -254,6 +287,7 @@ export function buildOpenApi(serverUrl = '/'): Json {
     paths,
     components: {
       schemas: components,
+      responses: { MethodNotAllowed: METHOD_NOT_ALLOWED },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
     },
   };

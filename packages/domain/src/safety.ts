@@ -13,7 +13,8 @@ export function findUnsafe(value: unknown, maxDepth: number = limits.maxDepth, s
   while (stack.length > 0) {
     const { v, path, depth } = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.length > limits.maxStringLength) return `${path || '/'} is longer than ${limits.maxStringLength} characters`;
+      // Counted in code points, as JSON Schema's maxLength counts (the OpenAPI document states these bounds).
+      if (v.length > limits.maxStringLength && [...v].length > limits.maxStringLength) return `${path || '/'} is longer than ${limits.maxStringLength} characters`;
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
@@ -27,7 +28,7 @@ export function findUnsafe(value: unknown, maxDepth: number = limits.maxDepth, s
       if (FORBIDDEN_KEYS.has(key)) return `${path}/${key} is a forbidden field name`;
       if (key.startsWith('$') || key.includes('.') || key.includes('\u0000'))
         return `${path}/${key} is not an allowed field name (no leading $, no dots)`;
-      if (key.length > 256) return `${path}/${key.slice(0, 32)}... field name is too long`;
+      if (key.length > 256 && [...key].length > 256) return `${path}/${key.slice(0, 32)}... field name is too long`;
       stack.push({ v: (v as Record<string, unknown>)[key], path: `${path}/${key}`, depth: depth + 1 });
     }
   }

@@ -16,7 +16,13 @@ addFormats(ajv);
 for (const schema of allSchemas) ajv.addSchema(schema);
 
 export function describeErrors(errs: ErrorObject[] | null | undefined): ValidationIssue[] {
-  return (errs ?? []).slice(0, 20).map((e) => {
+  // A field name refused by `propertyNames` comes as two errors: the name's own (pattern...) and propertyNames'.
+  // One is said, naming the field.
+  const said = (errs ?? []).filter((e) => e.keyword === 'propertyNames' || e.params['propertyName'] === undefined);
+  return said.slice(0, 20).map((e) => {
+    if (e.keyword === 'propertyNames') {
+      return { path: `${e.instancePath}/${String(e.params['propertyName'])}`, message: 'is not an allowed field name (no leading $, no dots, no NUL, at most 256 characters, not __proto__, constructor or prototype)' };
+    }
     let path = e.instancePath || '/';
     if (e.keyword === 'required') path = `${e.instancePath}/${String(e.params['missingProperty'])}`;
     if (e.keyword === 'additionalProperties') path = `${e.instancePath}/${String(e.params['additionalProperty'])}`;

@@ -2,6 +2,7 @@ import type { Logger } from '@lantern/logging';
 import compression from 'compression';
 import express, { type Express, type Router } from 'express';
 import { errorMiddleware, notFoundHandler } from './errors.js';
+import { methodGuard } from './methods.js';
 import { requestLogger } from './request-log.js';
 import { securityHeaders } from './security-headers.js';
 
@@ -19,8 +20,8 @@ export interface ServiceAppOptions {
 }
 
 /**
- * The Express app every service shares: request log, security headers (security-headers.ts), response compression, health endpoints, the routers, 404 for
- * anything else, and the one error middleware. The embedded gateway passes every service's routers to one such app.
+ * The Express app every service shares: request log, security headers (security-headers.ts), response compression, health endpoints, 405 for a method a
+ * path is not served with (methods.ts), the routers, 404 for anything else, and the one error middleware. The embedded gateway passes every service's routers to one such app.
  */
 export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0, isStopping = () => false }: ServiceAppOptions): Express {
   const app = express();
@@ -57,6 +58,7 @@ export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0,
     if (!ready) res.setHeader('Retry-After', '5');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: results });
   });
+  app.use(methodGuard);
   for (const router of routers) app.use(router);
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger));

@@ -29,7 +29,8 @@ const isUtf8 = (charset: string | undefined) => charset === undefined || charset
  * Parses a JSON body: 415 unless `Content-Type: application/json` (UTF-8), 413 over `limit` (measured after
  * gzip/deflate decoding), 400 `validation_failed` when nested deeper than `maxDepth` (found by a linear scan of
  * the raw bytes, before JSON.parse runs), 400 `invalid_json` when malformed or absent, 400 `validation_failed`
- * when unsafe.
+ * when unsafe, 400 `validation_failed` when it is not a JSON object (every body of the API is one: `null`, an
+ * array, a number, a string or a boolean is refused even where the body is optional).
  */
 export function jsonBody({ limit, checkSafety = true, optional = false, maxDepth = limits.maxJsonDepth }: JsonBodyOptions): RequestHandler {
   const parse = express.json({
@@ -55,6 +56,11 @@ export function jsonBody({ limit, checkSafety = true, optional = false, maxDepth
     }
     parse(req, res, (err?: unknown) => {
       if (err) return next(err);
+      const body: unknown = req.body;
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        const found = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`;
+        return next(errors.validation(`The request body must be a JSON object, not ${found}.`, [{ path: '/', message: 'must be object' }]));
+      }
       if (checkSafety) {
         const unsafe = findUnsafe(req.body);
         if (unsafe) return next(errors.validation(`The request body is invalid: ${unsafe}`, [{ path: unsafe.split(' ')[0], message: unsafe }]));

@@ -1,4 +1,4 @@
-import { errors, isUuid, parsePositiveInt, parseTimestamp } from '@lantern/domain';
+import { errors, isUuid, parseIntegerText, parsePositiveInt, parseTimestamp } from '@lantern/domain';
 import type { Request } from 'express';
 
 /**
@@ -33,12 +33,17 @@ export function requiredText(req: Request, name: string): string {
   return v;
 }
 
-/** A positive integer id parameter (organizations, projects, applications). */
+/**
+ * A positive integer id parameter (organizations, projects, applications), read as the OpenAPI schema's `integer`
+ * (minimum 1, maximum 2^53-1) reads a number: `7` and `7.0` are 7 (JSON Schema counts 7.0 an integer); `7.5`, `+7`,
+ * `07`, `7e0`, `0` are 400 (plain decimal only). Present but empty (`?id=`) is refused too, as for every optional parameter here: an empty value
+ * is not one of the values the schema allows, and dropping it silently would answer a wider read.
+ */
 export function queryId(req: Request, name: string, required: true): number;
 export function queryId(req: Request, name: string, required?: false): number | undefined;
 export function queryId(req: Request, name: string, required = false): number | undefined {
   const raw = required ? requiredText(req, name) : queryText(req, name);
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined) return undefined;
   const id = parsePositiveInt(raw);
   if (id === null) throw errors.validation(`The query parameter "${name}" must be a positive integer id.`, [{ parameter: name }]);
   return id;
@@ -59,7 +64,7 @@ export function pathUuid(value: string | undefined, what: string): string {
 
 export function queryTime(req: Request, name: string): number | undefined {
   const raw = queryText(req, name, 64);
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined) return undefined;
   const ms = parseTimestamp(raw);
   if (ms === null) throw errors.validation(`The query parameter "${name}" must be an ISO 8601 date-time with an offset.`, [{ parameter: name }]);
   return ms;
@@ -67,9 +72,9 @@ export function queryTime(req: Request, name: string): number | undefined {
 
 export function queryInt(req: Request, name: string, min: number, max: number): number | undefined {
   const raw = queryText(req, name, 32);
-  if (raw === undefined || raw === '') return undefined;
-  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max)
+  if (raw === undefined) return undefined;
+  const n = parseIntegerText(raw, min, max);
+  if (n === null)
     throw errors.validation(`The query parameter "${name}" must be a whole number from ${min} to ${max}.`, [{ parameter: name }]);
   return n;
 }

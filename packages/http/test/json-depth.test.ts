@@ -44,8 +44,10 @@ describe('jsonBody: the depth bound before parsing', () => {
   });
 
   it(`accepts ${limits.maxJsonDepth} levels and refuses ${limits.maxJsonDepth + 1} with 400 validation_failed`, async () => {
-    await app().post('/echo').set('Content-Type', 'application/json').send(arrays(limits.maxJsonDepth)).expect(200);
-    const res = await app().post('/echo').set('Content-Type', 'application/json').send(arrays(limits.maxJsonDepth + 1));
+    // Every body is an object: one object around the arrays, one level of the bound.
+    const inObject = (levels: number) => `{"a":${arrays(levels - 1)}}`;
+    await app().post('/echo').set('Content-Type', 'application/json').send(inObject(limits.maxJsonDepth)).expect(200);
+    const res = await app().post('/echo').set('Content-Type', 'application/json').send(inObject(limits.maxJsonDepth + 1));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       error: { code: 'validation_failed', message: expect.stringContaining(`deeper than ${limits.maxJsonDepth} levels`), details: [{ path: '/', maxDepth: limits.maxJsonDepth }] },

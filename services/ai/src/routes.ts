@@ -38,6 +38,9 @@ export interface AiDeps {
 
 /** MAX_CONCURRENT_UPLOADS's default (packages/config). */
 const DEFAULT_CONCURRENT_UPLOADS = 4;
+/** The names of the text fields an upload form may carry beside `file` (the OpenAPI document says the same). */
+const FORM_FIELD_NAME = /^[\w.-]{1,64}$/;
+const MAX_FORM_FIELD_CHARS = 1024;
 
 const tenantBody = validatorFor<{ name: string; organizationId: number }>(schemas.ai.tenantBody.$id);
 
@@ -91,6 +94,13 @@ export function createAiRouter({ store, blobs, tokens, logger, limits }: AiDeps)
     const tenantId = res.locals['tenantId'] as string;
     const file = req.file as (Express.Multer.File & StoredUpload) | undefined;
     if (!file) throw errors.validation('No file: send the document in a multipart part named "file".');
+    // Other text fields are allowed and ignored, as the OpenAPI document states them (FORM_FIELD_NAME, 1,024 characters).
+    const refused = Object.entries((req.body ?? {}) as Record<string, unknown>)
+      .find(([name, value]) => !FORM_FIELD_NAME.test(name) || typeof value !== 'string' || [...value].length > MAX_FORM_FIELD_CHARS);
+    if (refused) {
+      await blobs.delete(file.objectKey);
+      throw errors.validation(`The form field "${refused[0].slice(0, 64)}" is not allowed: names are 1-64 of A-Z a-z 0-9 _ . -, values at most ${MAX_FORM_FIELD_CHARS} characters.`, [{ path: `/${refused[0].slice(0, 64)}` }]);
+    }
     const record = await acceptUpload(blobs, tenantId, file, file.originalname);
     const { document, existing } = await admitDocument({ store, blobs, logger, quotaBytes }, res.locals['organizationId'] as number, record);
     if (existing) logger.info('document already stored', { tenantId, documentId: document.id, size: document.size });

@@ -61,7 +61,8 @@ function blobStorage(blobs: BlobStore): multer.StorageEngine {
 export function uploadMiddleware(blobs: BlobStore): RequestHandler {
   const receive = multer({
     storage: blobStorage(blobs),
-    limits: { fileSize: limits.maxUploadBytes, files: 1, fields: 10, parts: 12, fieldSize: 1024, headerPairs: 50 },
+    // fieldSize in bytes: 1,024 characters of up to 4 bytes each; the character count is checked by the route.
+    limits: { fileSize: limits.maxUploadBytes, files: 1, fields: 10, parts: 12, fieldSize: 4096, headerPairs: 50 },
     defParamCharset: 'utf8',
     preservePath: true,
   }).single('file');

@@ -20,7 +20,7 @@ function decodeCursor(raw: string): Cursor {
 }
 
 function statusRange(raw: string | undefined): { min: number; max: number } | undefined {
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined) return undefined;
   let m = /^([1-5])xx$/i.exec(raw);
   if (m) return { min: Number(m[1]) * 100, max: Number(m[1]) * 100 + 99 };
   m = /^([1-5]\d\d)$/.exec(raw);
@@ -56,7 +56,7 @@ export function commonFilters(req: Request) {
     applicationId: queryId(req, 'applicationId'),
     traceId: traceId?.toLowerCase(),
     limit: queryInt(req, 'limit', 1, MAX_PAGE),
-    cursor: cursor ? decodeCursor(cursor) : undefined,
+    cursor: cursor === undefined ? undefined : decodeCursor(cursor),
   };
 }
 

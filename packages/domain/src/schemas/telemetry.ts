@@ -42,10 +42,28 @@ export const logInput = {
   },
 } as const;
 
+/**
+ * A field name the service keeps (safety.ts, findUnsafe): no leading `$`, no dot, no NUL, at most 256 characters,
+ * not `__proto__`, `constructor` or `prototype`.
+ */
+const fieldName = {
+  type: 'string',
+  pattern: '^(?!\\$)[^.\\u0000]{0,256}$',
+  not: { enum: ['__proto__', 'constructor', 'prototype'] },
+} as const;
+
+/** A value nested no deeper than a batch envelope's extra fields may be: a string of at most 65,536 characters, a number, a boolean or null. */
+const scalar = { type: ['string', 'number', 'boolean', 'null'], maxLength: limits.maxStringLength } as const;
+
 const envelope = (items: 'traces' | 'logs', ref: string) =>
   ({
     type: 'object',
     required: ['timestamp', items],
+    description: 'Other fields of the envelope are allowed and ignored, nested at most one level: a value, or an array or object of values.',
+    propertyNames: fieldName,
+    additionalProperties: {
+      anyOf: [scalar, { type: 'array', items: scalar }, { type: 'object', propertyNames: fieldName, additionalProperties: scalar }],
+    },
     properties: {
       timestamp: { ...timestamp, description: 'Flush time: when the client sent the batch.' },
       [items]: {

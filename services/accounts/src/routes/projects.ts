@@ -62,7 +62,7 @@ export function projectRoutes({ store, tokens, maxApiKeysPerApplication = 20 }: 
 
   router.post('/applications/:id/api-keys', auth, jsonBody({ limit: 16 * 1024, optional: true }), async (req, res) => {
     const applicationId = pathId(req.params['id'] as string | undefined, 'application');
-    const input = apiKeyBody.assert(req.body ?? {});
+    const input = apiKeyBody.assert(req.body);
     const app = await adminApplication(store, applicationId, userIdOf(res));
     const key = generateApiKey();
     // The cap is checked by the store's creation itself (one atomic step), so parallel requests never pass it together.
