@@ -1,4 +1,4 @@
-import { errors, isUuid, parseIntegerText, parsePositiveInt, parseTimestamp } from '@lantern/domain';
+import { errors, isUuid, longerThan, parseIntegerText, parsePositiveInt, parseTimestamp } from '@lantern/domain';
 import type { Request } from 'express';
 
 /**
@@ -12,7 +12,7 @@ function bracketed(query: Record<string, unknown>, name: string): boolean {
   return Object.keys(query).some((k) => k.startsWith(prefix));
 }
 
-/** A query parameter as one string, or undefined. Repeated (`?a=1&a=2`) or nested (`a[$gt]=`) is 400. */
+/** A query parameter as one string of at most `maxLength` code points (as JSON Schema counts), or undefined. Repeated (`?a=1&a=2`) or nested (`a[$gt]=`) is 400. */
 export function queryText(req: Request, name: string, maxLength = 1024): string | undefined {
   const query = req.query as Record<string, unknown>;
   if (bracketed(query, name)) {
@@ -21,7 +21,7 @@ export function queryText(req: Request, name: string, maxLength = 1024): string 
   const value = query[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw errors.validation(`The query parameter "${name}" must be given once, as text.`, [{ parameter: name }]);
-  if (value.length > maxLength) throw errors.validation(`The query parameter "${name}" is too long.`, [{ parameter: name }]);
+  if (longerThan(value, maxLength)) throw errors.validation(`The query parameter "${name}" is too long.`, [{ parameter: name }]);
   return value;
 }
 
