@@ -39,7 +39,7 @@ export interface AiDeps {
 /** MAX_CONCURRENT_UPLOADS's default (packages/config). */
 const DEFAULT_CONCURRENT_UPLOADS = 4;
 /** The names of the text fields an upload form may carry beside `file` (the OpenAPI document says the same). */
-const FORM_FIELD_NAME = /^[\w.-]{1,64}$/;
+const FORM_FIELD_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_FORM_FIELD_CHARS = 1024;
 
 const tenantBody = validatorFor<{ name: string; organizationId: number }>(schemas.ai.tenantBody.$id);
