@@ -134,6 +134,44 @@ describe('distributed: register to read-back through nginx', () => {
       expect(await objectExists(c, tenantId, res.body.id)).toBe(false);
     });
   });
+
+  /** A raw request over a real socket (supertest will not send TRACE). */
+  const raw = (method: string, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> =>
+    new Promise((resolve, reject) => {
+      const { hostname, port } = new URL(c.url);
+      const req = http.request({ host: hostname, port, method, path }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('405 with Allow and the error body through nginx: a method nginx refuses itself (TRACE), and one routed to a service that does not serve it', async () => {
+    for (const [method, path, allow] of [['TRACE', '/projects', 'GET, HEAD, POST, OPTIONS'], ['DELETE', '/ingest/logs', 'GET, HEAD, POST, OPTIONS'], ['PUT', '/metrics', 'GET, HEAD, OPTIONS']] as const) {
+      const res = await raw(method, path);
+      expect({ method, path, status: res.status, allow: res.headers['allow'] }).toEqual({ method, path, status: 405, allow });
+      expect(JSON.parse(res.body).error.code).toBe('method_not_allowed');
+    }
+  });
+
+  // Last in this cluster: it spends the address's login allowance at nginx for some seconds.
+  it('nginx limits logins per address on every spelling the services route (case, trailing slash), with the API\'s 429', async () => {
+    // GET, so that what passes nginx is the service's 405 (before its own login throttle), never a login.
+    const statuses: number[] = [];
+    let refused: { status: number; headers: http.IncomingHttpHeaders; body: string } | undefined;
+    for (let i = 0; i < 150; i++) {
+      const res = await raw('GET', i % 2 ? '/Auth/Login/' : '/AUTH/REGISTER');
+      statuses.push(res.status);
+      if (res.status === 429) refused ??= res;
+    }
+    expect(statuses.filter((s) => s === 405).length).toBeGreaterThanOrEqual(100); // the burst
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(refused!.headers['retry-after']).toBe('1');
+    expect(JSON.parse(refused!.body).error.code).toBe('rate_limited');
+  });
 });
 
 describe('distributed: the authorization matrix through nginx', () => {
