@@ -92,6 +92,15 @@ export const errors = {
     new AppError(429, 'too_many_reads', `You already have ${max} reads in progress; retry in ${retryAfter} s, when one has finished.`, [{ maxConcurrentReads: max }], retryAfter),
   unavailable: (what: string, retryAfter = 5) =>
     new AppError(503, 'unavailable', `The ${what} is unavailable; nothing was written. Retry in ${retryAfter} s.`, undefined, retryAfter),
+  /** An upload that waited UPLOAD_WAIT_MS for one of the process's upload slots (MAX_CONCURRENT_UPLOADS) in vain. */
+  uploadsBusy: (waitedMs: number, retryAfter = 5) =>
+    new AppError(
+      503,
+      'unavailable',
+      `Every upload slot of this server stayed busy for ${waitedMs} ms; nothing was read or stored. Retry in ${retryAfter} s.`,
+      [{ waitedMs }],
+      retryAfter,
+    ),
   /** A read that ran past its time budget (READ_BUDGET_MS, STREAM_BUDGET_MS): narrowing it is the fix, not retrying. */
   readTimeout: (budgetMs: number) =>
     new AppError(
