@@ -18,6 +18,8 @@ export interface UploadSlotOptions {
 
 interface Waiter {
   user: string;
+  /** Its client went away (its own 'close' listener removes it too: this is the check on leaving the queue). */
+  gone(): boolean;
   take(): void;
 }
 
@@ -42,6 +44,10 @@ export function uploadSlots({ max, perUser = UPLOAD_SLOTS_PER_USER, maxWaitMs }:
   const dispatch = () => {
     for (let i = 0; i < waiting.length && busy < max; ) {
       const w = waiting[i]!;
+      if (w.gone()) {
+        waiting.splice(i, 1);
+        continue;
+      }
       if (!mayTake(w.user)) {
         i++;
         continue;
@@ -57,6 +63,7 @@ export function uploadSlots({ max, perUser = UPLOAD_SLOTS_PER_USER, maxWaitMs }:
     let timer: NodeJS.Timeout | undefined;
     const waiter: Waiter = {
       user,
+      gone: () => res.closed || req.destroyed,
       take: () => {
         clearTimeout(timer);
         busy++;
