@@ -82,6 +82,7 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
             perOrganizationPerMinute: limits.uploadsPerOrganizationPerMinute,
             storageQuotaBytes: limits.storageQuotaBytes,
             maxConcurrentUploads: limits.maxConcurrentUploads,
+            uploadWaitMs: limits.uploadWaitMs,
           },
         }),
       ];

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkingIntervalMs } from '@lantern/gateway';
-import { healthz, listenWithLimits, rawConnection, settledWithin, sleep, untilReceived, type RawConnection } from './abuse-helpers.js';
+import { expectServerError, healthz, listenWithLimits, rawConnection, settledWithin, sleep, untilReceived, type RawConnection } from './abuse-helpers.js';
 import { startLantern, type Lantern } from './harness.js';
 
 /**
@@ -28,8 +28,9 @@ describe('abusive connections: headers timeout, idle keep-alive, connection cap'
     expect(checkingIntervalMs({ headersTimeoutMs: 100, requestTimeoutMs: 100 })).toBe(50);
   });
 
-  it('answers 408 and closes connections whose headers trickle in past headersTimeout, while /healthz answers at once', async () => {
-    listening = await listenWithLimits(l, { headersTimeoutMs: 600, requestTimeoutMs: 2000 });
+  it('answers 408 request_timeout and closes connections whose headers trickle in past headersTimeout, while /healthz answers at once', async () => {
+    // requestTimeout far above: only headersTimeout can close these connections within the bound checked below.
+    listening = await listenWithLimits(l, { headersTimeoutMs: 600, requestTimeoutMs: 60_000 });
     const slow: RawConnection[] = [];
     for (let i = 0; i < 20; i++) slow.push(await rawConnection(listening.port));
     opened.push(...slow);
@@ -45,14 +46,27 @@ describe('abusive connections: headers timeout, idle keep-alive, connection cap'
       // Still open before the bound...
       await sleep(300);
       expect(slow.filter((c) => c.isClosed())).toHaveLength(0);
-      // ...and every one answered 408 and closed after it (generous: a loaded CI machine).
+      // ...and every one answered 408 with the error body and closed after it (generous: a loaded CI machine).
       await Promise.all(slow.map((c) => c.closed));
       expect(Date.now() - started).toBeLessThan(10_000);
-      for (const c of slow) expect(c.received()).toMatch(/^HTTP\/1\.1 408 /);
+      for (const c of slow) expectServerError(c.received(), 408, 'request_timeout');
       expect((await healthz(listening.port)).status).toBe(200);
     } finally {
       clearInterval(drip);
     }
+  });
+
+  it('answers headers over 16 KiB 431 headers_too_large, and bytes that are not HTTP 400 bad_request, each with the error body, then closes', async () => {
+    listening = await listenWithLimits(l, {});
+    const big = await rawConnection(listening.port);
+    const junk = await rawConnection(listening.port);
+    opened.push(big, junk);
+    big.socket.write(`GET /healthz HTTP/1.1\r\nHost: lantern\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+    junk.socket.write('NOT HTTP AT ALL\r\n\r\n');
+    await Promise.all([settledWithin(big.closed, 5000), settledWithin(junk.closed, 5000)]);
+    expect(big.isClosed() && junk.isClosed()).toBe(true);
+    expectServerError(big.received(), 431, 'headers_too_large');
+    expectServerError(junk.received(), 400, 'bad_request');
   });
 
   it('closes an idle keep-alive connection after keepAliveTimeout, not before', async () => {

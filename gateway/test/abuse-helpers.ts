@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import type { Server } from 'node:http';
 import http from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -76,6 +77,25 @@ export function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | '
     timer = setTimeout(() => r('pending'), ms);
   });
   return Promise.race([promise, pending]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Checks a raw answer of the HTTP server's own (clientError): the status, the contract's error body with `code`,
+ * the headers every answer carries, and Connection: close.
+ */
+export function expectServerError(raw: string, status: number, code: string): void {
+  const split = raw.indexOf('\r\n\r\n');
+  const head = raw.slice(0, split);
+  const body = raw.slice(split + 4);
+  expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+  expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8(\r\n|$)/);
+  expect(head).toMatch(/\r\nX-Content-Type-Options: nosniff(\r\n|$)/);
+  expect(head).toMatch(/\r\nCache-Control: no-store(\r\n|$)/);
+  expect(head).toMatch(/\r\nConnection: close(\r\n|$)/);
+  expect(head).toMatch(new RegExp(`\r\nContent-Length: ${Buffer.byteLength(body)}(\r\n|$)`));
+  const parsed = JSON.parse(body) as { error: { code: string; message: string } };
+  expect(parsed.error.code).toBe(code);
+  expect(parsed.error.message.length).toBeGreaterThan(0);
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -42,6 +42,8 @@ export interface LimitsConfig {
   storageQuotaBytes: number;
   /** Document uploads one AI process receives at once; the others wait their turn, their bodies unread. */
   maxConcurrentUploads: number;
+  /** The longest an upload waits for one of those slots, in ms; then 503 `unavailable` with Retry-After. */
+  uploadWaitMs: number;
 }
 
 export const DEFAULT_LIMITS: LimitsConfig = {
@@ -54,6 +56,7 @@ export const DEFAULT_LIMITS: LimitsConfig = {
   maxConcurrentReadsPerUser: 4,
   storageQuotaBytes: 1024 * 1024 * 1024,
   maxConcurrentUploads: 4,
+  uploadWaitMs: 20_000,
 };
 
 export interface Config {
@@ -108,6 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxConcurrentReadsPerUser: r.int('MAX_CONCURRENT_READS_PER_USER', DEFAULT_LIMITS.maxConcurrentReadsPerUser, 1, 1000),
       storageQuotaBytes: r.int('STORAGE_QUOTA_BYTES', DEFAULT_LIMITS.storageQuotaBytes, 0, Number.MAX_SAFE_INTEGER),
       maxConcurrentUploads: r.int('MAX_CONCURRENT_UPLOADS', DEFAULT_LIMITS.maxConcurrentUploads, 1, 1000),
+      uploadWaitMs: r.int('UPLOAD_WAIT_MS', DEFAULT_LIMITS.uploadWaitMs, 100, 3_600_000),
     },
     apiKeyCacheMs: r.int('API_KEY_CACHE_MS', 5000, 0, 5000),
     trustProxy: r.int('TRUST_PROXY', 0, 0, 10),

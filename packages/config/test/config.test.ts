@@ -54,14 +54,14 @@ describe('loadConfig: fair limits', () => {
   it('has the documented defaults, and reads each variable', () => {
     expect(loadConfig({}).limits).toEqual({
       ingestPerApplicationPerMinute: 1200, ingestPerOrganizationPerMinute: 6000, uploadsPerUserPerMinute: 30,
-      uploadsPerOrganizationPerMinute: 120, maxApiKeysPerApplication: 20, maxOrganizationsPerUser: 10, maxConcurrentReadsPerUser: 4, storageQuotaBytes: 1_073_741_824, maxConcurrentUploads: 4,
+      uploadsPerOrganizationPerMinute: 120, maxApiKeysPerApplication: 20, maxOrganizationsPerUser: 10, maxConcurrentReadsPerUser: 4, storageQuotaBytes: 1_073_741_824, maxConcurrentUploads: 4, uploadWaitMs: 20_000,
     });
     expect(loadConfig({
       RATE_LIMIT_INGEST_APPLICATION_PER_MINUTE: '10', RATE_LIMIT_INGEST_ORGANIZATION_PER_MINUTE: '20', RATE_LIMIT_UPLOADS_PER_MINUTE: '3',
-      RATE_LIMIT_UPLOADS_ORGANIZATION_PER_MINUTE: '4', MAX_API_KEYS_PER_APPLICATION: '5', MAX_ORGANIZATIONS_PER_USER: '7', MAX_CONCURRENT_READS_PER_USER: '6', STORAGE_QUOTA_BYTES: '10737418240', MAX_CONCURRENT_UPLOADS: '8',
+      RATE_LIMIT_UPLOADS_ORGANIZATION_PER_MINUTE: '4', MAX_API_KEYS_PER_APPLICATION: '5', MAX_ORGANIZATIONS_PER_USER: '7', MAX_CONCURRENT_READS_PER_USER: '6', STORAGE_QUOTA_BYTES: '10737418240', MAX_CONCURRENT_UPLOADS: '8', UPLOAD_WAIT_MS: '5000',
     }).limits).toEqual({
       ingestPerApplicationPerMinute: 10, ingestPerOrganizationPerMinute: 20, uploadsPerUserPerMinute: 3,
-      uploadsPerOrganizationPerMinute: 4, maxApiKeysPerApplication: 5, maxOrganizationsPerUser: 7, maxConcurrentReadsPerUser: 6, storageQuotaBytes: 10_737_418_240, maxConcurrentUploads: 8,
+      uploadsPerOrganizationPerMinute: 4, maxApiKeysPerApplication: 5, maxOrganizationsPerUser: 7, maxConcurrentReadsPerUser: 6, storageQuotaBytes: 10_737_418_240, maxConcurrentUploads: 8, uploadWaitMs: 5000,
     });
   });
 

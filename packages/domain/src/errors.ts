@@ -1,14 +1,17 @@
 /** The one error body of every Lantern service: `{"error": {"code", "message", "details"?}}` (contract.md). */
 export type ErrorCode =
+  | 'bad_request'
   | 'invalid_json'
   | 'validation_failed'
   | 'missing_parameter'
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'request_timeout'
   | 'method_not_allowed'
   | 'conflict'
   | 'payload_too_large'
+  | 'headers_too_large'
   | 'quota_exceeded'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -92,6 +95,15 @@ export const errors = {
     new AppError(429, 'too_many_reads', `You already have ${max} reads in progress; retry in ${retryAfter} s, when one has finished.`, [{ maxConcurrentReads: max }], retryAfter),
   unavailable: (what: string, retryAfter = 5) =>
     new AppError(503, 'unavailable', `The ${what} is unavailable; nothing was written. Retry in ${retryAfter} s.`, undefined, retryAfter),
+  /** An upload that waited UPLOAD_WAIT_MS for one of the process's upload slots (MAX_CONCURRENT_UPLOADS) in vain. */
+  uploadsBusy: (waitedMs: number, retryAfter = 5) =>
+    new AppError(
+      503,
+      'unavailable',
+      `Every upload slot of this server stayed busy for ${waitedMs} ms; nothing was read or stored. Retry in ${retryAfter} s.`,
+      [{ waitedMs }],
+      retryAfter,
+    ),
   /** A read that ran past its time budget (READ_BUDGET_MS, STREAM_BUDGET_MS): narrowing it is the fix, not retrying. */
   readTimeout: (budgetMs: number) =>
     new AppError(
@@ -100,6 +112,12 @@ export const errors = {
       `The read ran past its time budget of ${budgetMs} ms and was stopped. Narrow it (from/to, limit, filters) or page with the cursor.`,
       [{ budgetMs }],
     ),
+  /** The HTTP server's own answers, before any route runs (gateway/src/http-server.ts, clientError). */
+  badRequest: () => new AppError(400, 'bad_request', 'The request is not valid HTTP/1.1; the connection is closed.'),
+  requestTimeout: () =>
+    new AppError(408, 'request_timeout', 'The request (its headers, or with its body) did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed and nothing was kept.'),
+  headersTooLarge: () => new AppError(431, 'headers_too_large', 'The request\'s headers are larger than the server accepts (16 KiB, all of them together); the connection is closed.'),
+  chunkExtensionsTooLarge: () => new AppError(413, 'payload_too_large', 'The chunk extensions of the request body are too large; the connection is closed.'),
   internal: () => new AppError(500, 'internal', 'An unexpected error occurred; it has been logged.'),
 };
 

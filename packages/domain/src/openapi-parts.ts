@@ -56,6 +56,7 @@ export const readLimit = { '429': { ...err('too_many_reads: you already have MAX
 export const uploadLimits = {
   '413': err('payload_too_large (a file over 10,485,760 bytes) or quota_exceeded (the organization would pass STORAGE_QUOTA_BYTES); nothing is kept'),
   '429': { ...err('rate_limited: over your uploads per minute or your organization\'s (details name it)'), headers: retryAfter },
+  '503': { ...err('unavailable: every upload slot of the process (MAX_CONCURRENT_UPLOADS, at most 2 of them yours) stayed busy for UPLOAD_WAIT_MS (default 20 s), or a backing system is down; nothing was stored'), headers: retryAfter },
 };
 export const organizationCap = {
   '429': { ...err('too_many_organizations: you have created MAX_ORGANIZATIONS_PER_USER (default 10) organizations (Retry-After: 60); deleting or leaving one does not give one back yet'), headers: retryAfter },

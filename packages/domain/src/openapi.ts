@@ -150,7 +150,9 @@ export function buildOpenApi(serverUrl = '/'): Json {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Lantern API', version: '0.1.0', description: 'Traces, logs and metrics for Node.js services, and AI document tenants. Errors: {"error": {"code", "message", "details"?}}.' },
+    info: { title: 'Lantern API', version: '0.1.0', description: 'Traces, logs and metrics for Node.js services, and AI document tenants. Errors: {"error": {"code", "message", "details"?}}. '
+      + 'The HTTP server itself answers, on any path and before any route, 400 bad_request (not HTTP/1.1), 408 request_timeout (HEADERS_TIMEOUT_MS, '
+      + 'REQUEST_TIMEOUT_MS) and 431 headers_too_large (headers over 16 KiB), each with that body and Connection: close.' },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: serverUrl }],
     paths,

@@ -23,8 +23,10 @@ export interface UploadLimits {
   perOrganizationPerMinute: number;
   /** Bytes of documents one organization may keep, all its tenants together. */
   storageQuotaBytes: number;
-  /** Uploads this process receives at once; the others wait their turn (slots.ts). */
+  /** Uploads this process receives at once, at most UPLOAD_SLOTS_PER_USER of them one user's; the others wait their turn (slots.ts). */
   maxConcurrentUploads?: number;
+  /** The longest an upload waits for a slot before 503 `unavailable` (UPLOAD_WAIT_MS). */
+  uploadWaitMs?: number;
 }
 
 export interface AiDeps {
@@ -36,8 +38,9 @@ export interface AiDeps {
   limits?: UploadLimits;
 }
 
-/** MAX_CONCURRENT_UPLOADS's default (packages/config). */
+/** MAX_CONCURRENT_UPLOADS's and UPLOAD_WAIT_MS's defaults (packages/config). */
 const DEFAULT_CONCURRENT_UPLOADS = 4;
+const DEFAULT_UPLOAD_WAIT_MS = 20_000;
 /** The names of the text fields an upload form may carry beside `file` (the OpenAPI document says the same). */
 const FORM_FIELD_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_FORM_FIELD_CHARS = 1024;
@@ -89,7 +92,7 @@ export function createAiRouter({ store, blobs, tokens, logger, limits }: AiDeps)
   };
 
   const uploadChecks = [auth, perUser, findTenant, perOrganization, multipartOnly, quotaNotReached({ store, quotaBytes })];
-  const slot = uploadSlots(limits?.maxConcurrentUploads ?? DEFAULT_CONCURRENT_UPLOADS);
+  const slot = uploadSlots({ max: limits?.maxConcurrentUploads ?? DEFAULT_CONCURRENT_UPLOADS, maxWaitMs: limits?.uploadWaitMs ?? DEFAULT_UPLOAD_WAIT_MS });
   router.post('/ai/docs', uploadChecks, slot, uploadMiddleware(blobs), async (req: Request, res: Response) => {
     const tenantId = res.locals['tenantId'] as string;
     const file = req.file as (Express.Multer.File & StoredUpload) | undefined;

@@ -12,8 +12,8 @@ export const errorBody = {
         code: {
           type: 'string',
           enum: [
-            'invalid_json', 'validation_failed', 'missing_parameter', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed',
-            'conflict', 'payload_too_large', 'quota_exceeded', 'unsupported_media_type', 'rate_limited', 'too_many_keys',
+            'bad_request', 'invalid_json', 'validation_failed', 'missing_parameter', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed',
+            'request_timeout', 'conflict', 'payload_too_large', 'headers_too_large', 'quota_exceeded', 'unsupported_media_type', 'rate_limited', 'too_many_keys',
             'too_many_organizations', 'too_many_reads', 'unavailable', 'read_timeout', 'internal',
           ],
         },
