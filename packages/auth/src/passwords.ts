@@ -1,6 +1,10 @@
-import { randomBytes, scrypt, type ScryptOptions } from 'node:crypto';
+import { randomBytes, type ScryptOptions } from 'node:crypto';
 import { constantTimeEqual } from './constant-time.js';
 import { createLimiter } from './limiter.js';
+import { createScryptPool } from './scrypt-pool.js';
+
+/** The nice value of the hashing threads: below the request thread's 0 (scrypt-worker.ts). */
+const HASH_NICE = 10;
 
 export interface ScryptParams {
   N: number;
@@ -38,18 +42,20 @@ function parse(stored: string): { params: ScryptParams; salt: Buffer; key: Buffe
  * scrypt hashing. At most `maxConcurrent` derivations run at once (default 2, one per core of a small host):
  * at N = 2^17 each holds 128 MiB, so a burst of parallel logins waits its turn instead of exhausting memory;
  * the bound is at most maxConcurrent * 128 * N * r bytes. At most `maxWaiting` (default 32, a few seconds of
- * hashing) wait; one more is 503 `unavailable` with Retry-After 1 at once. Create one hasher per process.
+ * hashing) wait; one more is 503 `unavailable` with Retry-After 1 at once. The derivations run on threads of the
+ * hasher's own at nice 10 (scrypt-pool.ts), not on libuv's pool at the request thread's priority: a login flood's
+ * checks then take the cores only while the event loop does not need one. Create one hasher per process.
  */
 export function createPasswordHasher(
   params: ScryptParams = OWASP_SCRYPT,
   { maxConcurrent = 2, maxWaiting = 32 }: { maxConcurrent?: number; maxWaiting?: number } = {},
 ): PasswordHasher {
   const limit = createLimiter(maxConcurrent, { maxWaiting, what: 'password service (too many sign-ins at once)' });
+  const pool = createScryptPool({ size: maxConcurrent, nice: HASH_NICE });
   const derive = (password: string, salt: Buffer, at: ScryptParams): Promise<Buffer> => {
     // scrypt refuses more than maxmem (32 MiB by default); 128 * N * r is what it needs, twice that is headroom.
     const options: ScryptOptions = { ...at, maxmem: 2 * 128 * at.N * at.r };
-    return limit(() => new Promise((resolve, reject) =>
-      scrypt(password.normalize('NFKC'), salt, KEY_LEN, options, (err, key) => (err ? reject(err) : resolve(key)))));
+    return limit(() => pool.derive(password.normalize('NFKC'), salt, KEY_LEN, options));
   };
   let decoy: Promise<string> | undefined;
   const hash = async (password: string): Promise<string> => {
