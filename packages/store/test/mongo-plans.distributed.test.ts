@@ -395,16 +395,18 @@ describe('mongo store: writes and the purge find their documents on an index', (
   it('the purge: trace records and logs by the TTL index on ts, their spans by trace, rollups and keys by their TTL index', async () => {
     // The cut-off falls inside an hour: the hours before it go, and that hour's documents are marked partial,
     // both by the TTL index on hour.
-    // A trace and a log two days old, within the 30 days of the TTL indexes, before the purge's cut-off of one day.
+    // A trace and a log two days old, within the 30 days of the TTL indexes, before the purge's cut-off of about
+    // one day. The cut-off sits at half past an hour: in an hour's first minute there is no partial hour to mark.
+    const cutoff = Math.floor((T0 - 24 * HOUR) / HOUR) * HOUR - HOUR / 2;
     const old = newId();
     await store.writeSpans(spanBatch(quiet, [rootSpan(old, T0 - 48 * HOUR)]));
     await store.writeLogs(logBatch(quiet, [logEntry(quiet, T0 - 48 * HOUR)]));
     expect(await waitIndexed(db)).toBe(0);
-    await expectServed(() => store.purgeTelemetryBefore(T0 - 24 * HOUR),
+    await expectServed(() => store.purgeTelemetryBefore(cutoff),
       ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'traces _id_', 'logs ttl', 'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'idempotencyKeys ttl']);
     expect(await db.collection('traces').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('spans').countDocuments({ traceId: old })).toBe(0);
-    expect(await db.collection('logs').countDocuments({ ts: { $lt: new Date(T0 - 24 * HOUR) } })).toBe(0);
+    expect(await db.collection('logs').countDocuments({ ts: { $lt: new Date(cutoff) } })).toBe(0);
   });
 });
 
