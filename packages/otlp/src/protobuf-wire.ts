@@ -6,7 +6,9 @@
 import protobuf from 'protobufjs/minimal.js';
 import { OtlpDecodeError } from './errors.js';
 
-export type Reader = protobuf.Reader & { buf: Buffer };
+/** Node's Buffer, with the slicers that `toString(encoding, start, end)` calls (skipping its dispatch on the name). */
+type NodeBuffer = Buffer & { hexSlice?(start: number, end: number): string; base64Slice?(start: number, end: number): string };
+export type Reader = protobuf.Reader & { buf: NodeBuffer };
 
 /** A reader over the body, without copying it (a Buffer view of the same memory: ids become hex with Buffer). */
 export function openReader(body: Uint8Array): Reader {
@@ -43,7 +45,9 @@ export function readHex(r: Reader, end: number): string {
   const stop = fieldEnd(r, end);
   const start = r.pos;
   r.pos = stop;
-  return start === stop ? '' : r.buf.toString('hex', start, stop);
+  if (start === stop) return '';
+  const buf = r.buf;
+  return buf.hexSlice ? buf.hexSlice(start, stop) : buf.toString('hex', start, stop);
 }
 
 /** The bytes field as base64 ('' when empty). */
@@ -51,7 +55,8 @@ export function readBase64(r: Reader, end: number): string {
   const stop = fieldEnd(r, end);
   const start = r.pos;
   r.pos = stop;
-  return r.buf.toString('base64', start, stop);
+  const buf = r.buf;
+  return buf.base64Slice ? buf.base64Slice(start, stop) : buf.toString('base64', start, stop);
 }
 
 /** A fixed64 (the Unix-nanosecond times) as decimal text. */
