@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // OTLP protobuf decode -> the OTLP/JSON shape of @lantern/otlp (ids as hex, 64-bit integers as decimal text: the
 // whole cost), candidate by candidate, on bytes made by the OpenTelemetry JS SDK's own serializer (fixtures.mjs).
-//   pnpm bench:otlp-decode            (tsc -b, then: node bench/otlp-decode/run.mjs [--rounds 9] [--traces 50] [--logs 500])
+//   pnpm bench:otlp-decode   (tsc -b, then node bench/otlp-decode/run.mjs [--rounds 9] [--traces 50] [--logs 500])
 // Candidates: protobufjs reflection (loadSync of the .proto files), protobufjs static code (pbjs), @bufbuild/protobuf
 // v2 (protoc-gen-es) - each then walked to the shape - and @lantern/otlp's decoder (protobufjs's Reader, decoding
 // straight into the shape). Each round times `iterations` decodes of one request per candidate, candidates
