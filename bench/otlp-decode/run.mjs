@@ -84,10 +84,12 @@ const commit = (() => { try { return execSync('git rev-parse --short HEAD', { en
 console.log(`OTLP protobuf decode -> shape, ${new Date().toISOString()}, commit ${commit}, node ${process.version}, ${cpus()[0]?.model} x${cpus().length}`);
 console.log(`loadavg before/after: ${LOAD0} / ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
 console.log(`traces request: ${spanCount} spans, ${traces.length} bytes; logs request: ${LOGS} records, ${logs.length} bytes; ${ROUNDS} rounds x 60 decodes, median round`);
-console.log('| candidate | traces: ms / request | spans / s | logs: ms / request | records / s |');
+const spread = (xs) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
+const rate = (count, ms) => Math.round((count / ms) * 1000).toLocaleString('en');
+console.log('| candidate | traces: ms / request, median (min-max) | spans / s | logs: ms / request, median (min-max) | records / s |');
 console.log('|---|---:|---:|---:|---:|');
 for (const [name, r] of Object.entries(results)) {
   const t = median(r.traces);
   const l = median(r.logs);
-  console.log(`| ${name} | ${t.toFixed(3)} | ${Math.round((spanCount / t) * 1000).toLocaleString('en')} | ${l.toFixed(3)} | ${Math.round((LOGS / l) * 1000).toLocaleString('en')} |`);
+  console.log(`| ${name} | ${spread(r.traces)} | ${rate(spanCount, t)} | ${spread(r.logs)} | ${rate(LOGS, l)} |`);
 }
