@@ -1,4 +1,9 @@
 export * from './shape.js';
+export { type Attribute, type PlainValue, RejectedItem } from './attributes.js';
+export { type Mapped, rejectionMessage } from './map-common.js';
+export { countSpans, kindOf, mapSpan, mapTraces } from './map-spans.js';
+export { countLogRecords, levelOf, mapLogRecord, mapLogs, messageOf } from './map-logs.js';
+export { grpcCodeOf } from './grpc-codes.js';
 export { OtlpDecodeError } from './errors.js';
 export { decodeTracesProtobuf } from './protobuf-traces.js';
 export { decodeLogsProtobuf } from './protobuf-logs.js';
