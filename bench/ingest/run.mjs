@@ -6,6 +6,8 @@
 //
 //   pnpm bench:ingest                                 30 s of spans (8 connections, batches of 500)
 //   pnpm bench:ingest -- --kind logs --batch 1000     log entries instead
+//   pnpm bench:ingest -- --format otlp-protobuf       the same spans as OTLP/HTTP protobuf on POST /v1/traces
+//                                                    (otlp-json: as OTLP/JSON there; lantern: /ingest/traces, the default)
 //   pnpm bench:ingest -- --total 10000000             a growth run: until 10M are accepted, a rate per million
 //   pnpm bench:ingest -- --repeat                     the old figure: 32 bodies re-sent (duplicates, labelled)
 //   options: --connections 8 --batch 500 --data-dir DIR (kept) --env NAME=VALUE (server) --profile DIR (--cpu-prof)
@@ -19,6 +21,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { logBody, spanBody } from './bodies.mjs';
+import { otlpJsonSpanBody, otlpProtobufSpanBody } from './otlp-bodies.mjs';
 import { ROOT, cpuSeconds, peakRssMb, percentile, post, startLantern } from './lantern.mjs';
 
 const argv = process.argv.slice(2);
@@ -26,6 +29,7 @@ const { values } = parseArgs({
   args: argv[0] === '--' ? argv.slice(1) : argv,
   options: {
     kind: { type: 'string', default: 'spans' },
+    format: { type: 'string', default: 'lantern' },
     seconds: { type: 'string', default: '30' },
     total: { type: 'string' },
     connections: { type: 'string', default: '8' },
@@ -44,8 +48,28 @@ const total = values.total ? Number(values.total) : undefined;
 const connections = Number(values.connections);
 const batchSize = Number(values.batch);
 const port = Number(values.port);
-const makeBody = () => (kind === 'spans' ? spanBody(batchSize) : logBody(batchSize));
-const path = kind === 'spans' ? '/ingest/traces' : '/ingest/logs';
+const format = values.format;
+if (!['lantern', 'otlp-json', 'otlp-protobuf'].includes(format) || (kind === 'logs' && format !== 'lantern')) {
+  throw new Error(`--format ${format}: lantern, otlp-json or otlp-protobuf (the OTLP formats for spans only)`);
+}
+const otlp = format !== 'lantern';
+const makeBody = otlp
+  ? () => (format === 'otlp-json' ? otlpJsonSpanBody(batchSize) : otlpProtobufSpanBody(batchSize))
+  : () => (kind === 'spans' ? spanBody(batchSize) : logBody(batchSize));
+const path = otlp ? '/v1/traces' : kind === 'spans' ? '/ingest/traces' : '/ingest/logs';
+const contentType = format === 'otlp-protobuf' ? 'application/x-protobuf' : 'application/json';
+/**
+ * What a 200 answer says was accepted: Lantern's `accepted`; for OTLP the batch less the partial success's
+ * rejections (a protobuf answer is empty when none was rejected; a non-empty one is counted as partial, none accepted).
+ */
+let partial = 0;
+function acceptedBy(text) {
+  if (!otlp) return JSON.parse(text).accepted;
+  if (format === 'otlp-json') return batchSize - Number(JSON.parse(text).partialSuccess?.rejectedSpans ?? 0);
+  if (text === '') return batchSize;
+  partial++;
+  return 0;
+}
 
 const dataDir = values['data-dir'] ?? (await mkdtemp(join(os.tmpdir(), 'lantern-bench-')));
 const extraEnv = Object.fromEntries(values.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
@@ -73,9 +97,9 @@ try {
     while (Date.now() < end && (total === undefined || accepted < total)) {
       const body = repeated ? repeated[n++ % repeated.length] : makeBody();
       const started = process.hrtime.bigint();
-      const res = await post(agent, port, path, { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body);
+      const res = await post(agent, port, path, { 'content-type': contentType, 'x-api-key': account.apiKey }, body);
       latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-      if (res.status === 200) accepted += JSON.parse(res.text).accepted;
+      if (res.status === 200) accepted += acceptedBy(res.text);
       else failures++;
       if (accepted >= nextMark) {
         const now = Date.now();
@@ -106,10 +130,11 @@ try {
     date: new Date().toISOString(),
     machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
     server: serverRoot,
-    settings: { kind, seconds: total ? undefined : seconds, total, connections, batchSize, avgItemBytes, repeat: values.repeat, env: extraEnv },
+    settings: { kind, format, path, seconds: total ? undefined : seconds, total, connections, batchSize, avgItemBytes, repeat: values.repeat, env: extraEnv },
     mode: values.repeat ? 'REPEATED bodies: after the first 32 requests every item is a duplicate the store skips' : 'new ids in every request',
     requests: latencies.length,
     failures,
+    ...(partial ? { partialSuccessAnswers: partial } : {}),
     elapsedSeconds: Number(elapsed.toFixed(1)),
     accepted,
     stored,
