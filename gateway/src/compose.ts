@@ -3,6 +3,7 @@ import { createTokenService, type PasswordHasher } from '@lantern/auth';
 import type { Config, LimitsConfig } from '@lantern/config';
 import { consoleDir } from '@lantern/console';
 import { createServiceApp } from '@lantern/http';
+import { ingestErrorRenderers } from '@lantern/ingest';
 import type { Logger } from '@lantern/logging';
 import { DEFAULT_READ_BUDGETS } from '@lantern/query';
 import type { Store } from '@lantern/store';
@@ -71,6 +72,8 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
     logger,
     trustProxy: options.trustProxy,
     isStopping: () => stopping,
+    // OTLP's google.rpc.Status on /v1/* (the ingest service's paths), the contract's error body elsewhere.
+    errorRenderers: ingestErrorRenderers,
     checks: { store: () => store.ping(), bus: () => bus.ping(), blobs: () => blobs.ping() },
     // The console first: it claims only `/`, `/index.html`, `/assets/*` and `/favicon.ico`, and lets the rest through.
     routers: [consoleRouter(options.consoleDir ?? consoleDir), ...SERVICES.flatMap((service) => serviceRouters(service, deps))],

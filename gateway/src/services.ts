@@ -1,6 +1,7 @@
 import { createTokenService } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { createServiceApp } from '@lantern/http';
+import { ingestErrorRenderers } from '@lantern/ingest';
 import type { Logger } from '@lantern/logging';
 import { createRetention, createWriter } from '@lantern/writer';
 import type { Express } from 'express';
@@ -57,7 +58,7 @@ export async function createServiceProcess(service: ServiceName, config: Config,
       retention.start();
     }
     const routers = serviceRouters(service, { store, logger, ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, limits: config.limits, apiKeyCacheMs: config.apiKeyCacheMs, budgets: { readBudgetMs: config.readBudgetMs, streamBudgetMs: config.streamBudgetMs }, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
-    return createServiceApp({ logger, trustProxy: config.trustProxy, isStopping: () => stopping, checks, routers });
+    return createServiceApp({ logger, trustProxy: config.trustProxy, isStopping: () => stopping, checks, routers, errorRenderers: ingestErrorRenderers });
   });
   return {
     app,

@@ -1,5 +1,6 @@
 import { type Json, type Op, contains, ERRORS, id, idempotencyKey, ingestLimits, json, keyCap, list, METHOD_NOT_ALLOWED, organizationCap, pageHeaders, pathInt, pathText, pathUuid, READ_503, readFilters, readLimit, ref, streamed, tenantIdParam, toComponent, uploadLimits } from './openapi-parts.js';
 import { limits } from './limits.js';
+import { OTLP_METHOD_NOT_ALLOWED, otlpPaths } from './openapi-otlp.js';
 import { allSchemas } from './schemas/index.js';
 
 /**
@@ -116,7 +117,7 @@ const ops: Record<string, Record<string, Op>> = {
 
 /** The documented paths (OpenAPI templates such as `/organizations/{id}/members`) with their methods, lower-case. */
 export function documentedRoutes(): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(ops).map(([path, methods]) => [path, Object.keys(methods)]));
+  return Object.fromEntries([...Object.entries(ops), ...Object.entries(otlpPaths)].map(([path, methods]) => [path, Object.keys(methods)]));
 }
 
 function operation(op: Op): Json {
@@ -148,6 +149,7 @@ export function buildOpenApi(serverUrl = '/'): Json {
   for (const [path, methods] of Object.entries(ops)) {
     paths[path] = Object.fromEntries(Object.entries(methods).map(([m, op]) => [m, operation(op)]));
   }
+  Object.assign(paths, otlpPaths);
   return {
     openapi: '3.1.0',
     info: { title: 'Lantern API', version: '0.1.0', description: 'Traces, logs and metrics for Node.js services, and AI document tenants. Errors: {"error": {"code", "message", "details"?}}. '
@@ -158,7 +160,7 @@ export function buildOpenApi(serverUrl = '/'): Json {
     paths,
     components: {
       schemas: components,
-      responses: { MethodNotAllowed: METHOD_NOT_ALLOWED },
+      responses: { MethodNotAllowed: METHOD_NOT_ALLOWED, OtlpMethodNotAllowed: OTLP_METHOD_NOT_ALLOWED },
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
     },
   };

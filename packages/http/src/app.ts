@@ -1,7 +1,7 @@
 import type { Logger } from '@lantern/logging';
 import compression from 'compression';
 import express, { type Express, type Router } from 'express';
-import { errorMiddleware, notFoundHandler } from './errors.js';
+import { type ErrorRenderer, errorMiddleware, notFoundHandler } from './errors.js';
 import { methodGuard } from './methods.js';
 import { requestLogger } from './request-log.js';
 import { securityHeaders } from './security-headers.js';
@@ -17,13 +17,15 @@ export interface ServiceAppOptions {
   trustProxy?: number;
   /** True once a shutdown has begun: /readyz then answers 503 so a load balancer stops sending. */
   isStopping?: () => boolean;
+  /** Error bodies of their own for some paths (the OTLP endpoints' google.rpc.Status); the rest get the contract's. */
+  errorRenderers?: readonly ErrorRenderer[];
 }
 
 /**
  * The Express app every service shares: request log, security headers (security-headers.ts), response compression, health endpoints, 405 for a method a
  * path is not served with (methods.ts), the routers, 404 for anything else, and the one error middleware. The embedded gateway passes every service's routers to one such app.
  */
-export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0, isStopping = () => false }: ServiceAppOptions): Express {
+export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0, isStopping = () => false, errorRenderers = [] }: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
@@ -61,7 +63,7 @@ export function createServiceApp({ logger, routers, checks = {}, trustProxy = 0,
   app.use(methodGuard);
   for (const router of routers) app.use(router);
   app.use(notFoundHandler);
-  app.use(errorMiddleware(logger));
+  app.use(errorMiddleware(logger, errorRenderers));
   return app;
 }
 

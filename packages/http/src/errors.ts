@@ -1,6 +1,6 @@
 import { AppError, errors } from '@lantern/domain';
 import type { Logger } from '@lantern/logging';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
 interface HttpishError {
   type?: string;
@@ -52,8 +52,21 @@ export function toAppError(err: unknown): AppError {
   return errors.internal();
 }
 
-/** The one error middleware of every service: the contract's body, `Retry-After` on 429/503, never a stack. */
-export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+/**
+ * Another body for the errors of some paths, where a protocol fixes it: OTLP/HTTP answers every error of `/v1/*`
+ * with a google.rpc.Status (services/ingest, otlp-errors.ts). The status and the headers (`Retry-After`, `Allow`)
+ * stay the error middleware's; the renderer writes only the body.
+ */
+export interface ErrorRenderer {
+  matches(req: Request): boolean;
+  render(req: Request, res: Response, error: AppError): void;
+}
+
+/**
+ * The one error middleware of every service: the contract's body (or a renderer's, for the paths it matches),
+ * `Retry-After` on 429/503, never a stack.
+ */
+export function errorMiddleware(logger: Logger, renderers: readonly ErrorRenderer[] = []): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = toAppError(err);
     if (appError.status >= 500 && appError.code === 'internal') {
@@ -70,7 +83,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (appError.retryAfter !== undefined) res.setHeader('Retry-After', String(appError.retryAfter));
-    res.status(appError.status).json(appError.toBody());
+    res.status(appError.status);
+    const renderer = renderers.find((r) => r.matches(req));
+    if (renderer) renderer.render(req, res, appError);
+    else res.json(appError.toBody());
   };
 }
 

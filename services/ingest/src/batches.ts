@@ -1,6 +1,6 @@
 import {
   errors, findUnsafe, limits, newId, normalizeLog, normalizeSpan, normalizeTimestamp, schemas, validatorFor,
-  type LogBatchMessage, type LogEntry, type Origin, type Span, type SpanBatchMessage,
+  type LogBatchMessage, type LogEntry, type LogInput, type Origin, type Span, type SpanBatchMessage,
 } from '@lantern/domain';
 
 export interface Rejected {
@@ -34,51 +34,58 @@ export function checkIdempotencyKey(value: string | string[] | undefined): strin
 }
 
 /**
- * Splits a valid trace batch into one message per trace (so a trace stays on one partition), keeping the
- * invalid items aside. With an Idempotency-Key the batch stays one message carrying the key: the store claims
- * the key and stores the spans in one transaction, so a repeated key stores nothing new whatever its content
- * (a key per trace would let a retry with other traces through).
+ * One message per trace (so a trace stays on one partition). With an Idempotency-Key the batch stays one message
+ * carrying the key: the store claims the key and stores the spans in one transaction, so a repeated key stores
+ * nothing new whatever its content (a key per trace would let a retry with other traces through).
+ * POST /ingest/traces and POST /v1/traces both publish what this returns.
  */
+export function spanMessages(spans: Span[], origin: Origin, idempotencyKey: string | undefined, receivedAt: string): SpanBatchMessage[] {
+  const message = (list: Span[]): SpanBatchMessage => ({ kind: 'spans', applicationId: origin.applicationId, projectId: origin.projectId, receivedAt, spans: list });
+  if (spans.length === 0) return [];
+  if (idempotencyKey) return [{ ...message(spans), idempotencyKey }];
+  const byTrace = new Map<string, Span[]>();
+  for (const span of spans) {
+    const list = byTrace.get(span.traceId);
+    if (list) list.push(span);
+    else byTrace.set(span.traceId, [span]);
+  }
+  return [...byTrace.values()].map(message);
+}
+
+/** The one message of a log batch; valid logs get their ids here, so a redelivered message is stored once. Shared with POST /v1/logs. */
+export function logMessage(logs: LogInput[], origin: Origin, idempotencyKey: string | undefined, receivedAt: string): LogBatchMessage {
+  const entries: LogEntry[] = logs.map((log) => ({ ...log, id: newId(), projectId: origin.projectId, applicationId: origin.applicationId }));
+  const message: LogBatchMessage = { kind: 'logs', applicationId: origin.applicationId, projectId: origin.projectId, receivedAt, logs: entries };
+  if (idempotencyKey) message.idempotencyKey = idempotencyKey;
+  return message;
+}
+
+/** Validates a trace batch span by span, keeping the invalid items aside, and groups the valid ones (spanMessages). */
 export function prepareSpans(body: unknown, origin: Origin, idempotencyKey: string | undefined, receivedAt: string) {
   checkEnvelope(body, 'traces');
   const rejected: Rejected[] = [];
-  const byTrace = new Map<string, Span[]>();
+  const spans: Span[] = [];
   const items = (body as { traces: unknown[] }).traces;
   for (let i = 0; i < items.length; i++) {
     const checked = normalizeSpan(items[i]);
-    if (!checked.ok) {
-      rejected.push({ index: i, errors: checked.errors });
-      continue;
-    }
-    const list = byTrace.get(checked.value.traceId);
-    if (list) list.push(checked.value);
-    else byTrace.set(checked.value.traceId, [checked.value]);
+    if (checked.ok) spans.push(checked.value);
+    else rejected.push({ index: i, errors: checked.errors });
   }
-  const message = (spans: Span[]): SpanBatchMessage => ({ kind: 'spans', applicationId: origin.applicationId, projectId: origin.projectId, receivedAt, spans });
-  let messages: SpanBatchMessage[];
-  if (idempotencyKey) {
-    const spans = [...byTrace.values()].flat();
-    messages = spans.length > 0 ? [{ ...message(spans), idempotencyKey }] : [];
-  } else {
-    messages = [...byTrace.values()].map(message);
-  }
-  return { messages, accepted: items.length - rejected.length, rejected };
+  return { messages: spanMessages(spans, origin, idempotencyKey, receivedAt), accepted: spans.length, rejected };
 }
 
-/** Validates a log batch; valid logs get their ids here, so a redelivered message is stored once. */
+/** Validates a log batch log by log; the valid ones make one message (logMessage). */
 export function prepareLogs(body: unknown, origin: Origin, idempotencyKey: string | undefined, receivedAt: string) {
   const flushTime = checkEnvelope(body, 'logs');
   const rejected: Rejected[] = [];
-  const logs: LogEntry[] = [];
+  const logs: LogInput[] = [];
   const items = (body as { logs: unknown[] }).logs;
   for (let i = 0; i < items.length; i++) {
     const checked = normalizeLog(items[i], flushTime);
-    if (checked.ok) logs.push({ ...checked.value, id: newId(), projectId: origin.projectId, applicationId: origin.applicationId });
+    if (checked.ok) logs.push(checked.value);
     else rejected.push({ index: i, errors: checked.errors });
   }
-  const message: LogBatchMessage = { kind: 'logs', applicationId: origin.applicationId, projectId: origin.projectId, receivedAt, logs };
-  if (idempotencyKey) message.idempotencyKey = idempotencyKey;
-  return { message, accepted: logs.length, rejected };
+  return { message: logMessage(logs, origin, idempotencyKey, receivedAt), accepted: logs.length, rejected };
 }
 
 export const ingestBodyLimit = limits.maxIngestBytes;

@@ -1,1 +1,1 @@
-export { createIngestApp, createIngestRouter, type IngestDeps } from './app.js';
+export { createIngestApp, createIngestRouter, ingestErrorRenderers, type IngestDeps } from './app.js';

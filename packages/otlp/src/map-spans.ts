@@ -1,0 +1,142 @@
+import { attributesOf, AttributeIndex, RejectedItem } from './attributes.js';
+import { durationMsOf, isoOfNanos, lanternMember, nanosOf, spanUuid, traceUuid, uuidOfHex } from './ids-time.js';
+import { contextFields, type Context, forEachItem, type Mapped } from './map-common.js';
+import type { OtlpEvent, OtlpLink, OtlpSpan, OtlpTracesRequest } from './shape.js';
+
+export const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
+export type SpanKind = (typeof SPAN_KINDS)[number];
+
+/** A kind as a number (0-5) or its name (`SPAN_KIND_SERVER`); anything else is unspecified. */
+export function kindOf(kind: number | string | undefined): SpanKind {
+  if (typeof kind === 'number') return SPAN_KINDS[kind] ?? 'unspecified';
+  if (typeof kind === 'string') {
+    const name = kind.replace(/^SPAN_KIND_/, '').toLowerCase();
+    if ((SPAN_KINDS as readonly string[]).includes(name)) return name as SpanKind;
+  }
+  return 'unspecified';
+}
+
+/** The status code: 'ok', 'error', or undefined for UNSET (and unknown codes). */
+function statusCodeOf(code: number | string | undefined): 'ok' | 'error' | undefined {
+  if (code === 1 || code === 'STATUS_CODE_OK') return 'ok';
+  if (code === 2 || code === 'STATUS_CODE_ERROR') return 'error';
+  return undefined;
+}
+
+/** The host name of a URL, or undefined when it is not an absolute URL with one. */
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const host = new URL(url).hostname;
+    return host === '' ? undefined : host;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `controller:<method>` for SERVER, `external:<peer>` for CLIENT, `service:<name>` for the others. */
+export function requestMethodOf(kind: SpanKind, name: string, attrs: AttributeIndex): string {
+  const label = name === '' ? '(unnamed)' : name;
+  if (kind === 'server') return `controller:${attrs.text('http.request.method') ?? attrs.text('http.method') ?? label}`;
+  if (kind === 'client') {
+    const peer = attrs.text('server.address') ?? hostOf(attrs.text('url.full')) ?? hostOf(attrs.text('http.url'))
+      ?? attrs.text('net.peer.name') ?? attrs.text('peer.service');
+    return `external:${peer ?? label}`;
+  }
+  return `service:${label}`;
+}
+
+/** url.path (+ `?` + url.query), else http.target, http.url, url.full. */
+export function requestUrlOf(attrs: AttributeIndex): string | undefined {
+  const path = attrs.text('url.path');
+  if (path !== undefined) {
+    const query = attrs.text('url.query');
+    return query !== undefined ? `${path}?${query}` : path;
+  }
+  return attrs.text('http.target') ?? attrs.text('http.url') ?? attrs.text('url.full');
+}
+
+/** http.response.status_code or http.status_code, when an integer from 100 to 599. */
+export function responseStatusOf(attrs: AttributeIndex): number | undefined {
+  for (const key of ['http.response.status_code', 'http.status_code']) {
+    const n = attrs.integer(key);
+    if (n !== undefined && n >= 100 && n <= 599) return n;
+  }
+  return undefined;
+}
+
+/**
+ * The parent: none when empty or all zeros; else the uuid of its 16 hex digits and 16 zeros, unless the span's
+ * tracestate carries `lantern=<32 hex>` whose first 16 digits are the parent's: then that whole Lantern span id.
+ */
+export function parentOf(parentHex: string | undefined, traceState: string | undefined): string | null {
+  if (parentHex === undefined || parentHex === '' || /^0+$/.test(parentHex)) return null;
+  const uuid = spanUuid(parentHex, 'parentSpanId');
+  const lantern = lanternMember(traceState);
+  if (lantern !== undefined && lantern.slice(0, 16) === parentHex.toLowerCase()) return uuidOfHex(lantern);
+  return uuid;
+}
+
+function eventOf(event: OtlpEvent, spanTimestamp: string): Record<string, unknown> {
+  const nanos = nanosOf(event.timeUnixNano);
+  const out: Record<string, unknown> = { name: event.name ?? '', timestamp: nanos === undefined ? spanTimestamp : isoOfNanos(nanos, 'an event\'s timeUnixNano') };
+  const attributes = attributesOf(event.attributes);
+  if (attributes) out['attributes'] = attributes;
+  return out;
+}
+
+function linkOf(link: OtlpLink): Record<string, unknown> {
+  const out: Record<string, unknown> = { traceId: traceUuid(link.traceId, 'a link\'s traceId'), spanId: spanUuid(link.spanId, 'a link\'s spanId') };
+  const attributes = attributesOf(link.attributes);
+  if (attributes) out['attributes'] = attributes;
+  return out;
+}
+
+/** One OTLP span as a Lantern span candidate (normalizeSpan validates it next); throws RejectedItem. */
+export function mapSpan(span: OtlpSpan, context: Context): Record<string, unknown> {
+  const traceId = traceUuid(span.traceId);
+  const spanId = spanUuid(span.spanId);
+  const parentSpanId = parentOf(span.parentSpanId, span.traceState);
+  const start = nanosOf(span.startTimeUnixNano);
+  if (start === undefined) throw new RejectedItem('startTimeUnixNano is required (a whole number of nanoseconds, not 0)');
+  const timestamp = isoOfNanos(start, 'startTimeUnixNano');
+  const name = span.name ?? '';
+  const kind = kindOf(span.kind);
+  const attrs = new AttributeIndex(span.attributes);
+  const out: Record<string, unknown> = {
+    traceId, spanId, parentSpanId, timestamp,
+    durationMs: durationMsOf(start, nanosOf(span.endTimeUnixNano)),
+    requestMethod: requestMethodOf(kind, name, attrs),
+  };
+  const url = requestUrlOf(attrs);
+  if (url !== undefined) out['requestURL'] = url;
+  const status = responseStatusOf(attrs);
+  if (status !== undefined) out['responseStatus'] = status;
+  out['name'] = name;
+  out['kind'] = kind;
+  Object.assign(out, contextFields(context));
+  const attributes = attributesOf(span.attributes);
+  if (attributes) out['attributes'] = attributes;
+  const code = statusCodeOf(span.status?.code);
+  if (code) out['status'] = span.status?.message ? { code, message: span.status.message } : { code };
+  if (span.events && span.events.length > 0) out['events'] = span.events.map((e) => eventOf(e, timestamp));
+  if (span.links && span.links.length > 0) out['links'] = span.links.map(linkOf);
+  if (span.traceState) out['traceState'] = span.traceState;
+  return out;
+}
+
+/** How many spans a request holds (the 10,000 bound is checked before any is mapped). */
+export function countSpans(request: OtlpTracesRequest): number {
+  let n = 0;
+  for (const rs of request.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) n += ss.spans?.length ?? 0;
+  return n;
+}
+
+/** Every span of an export request, mapped; the refused ones counted with their reasons. */
+export function mapTraces(request: OtlpTracesRequest): Mapped {
+  const groups = (request.resourceSpans ?? []).map((rs) => ({
+    resource: rs.resource,
+    scopes: (rs.scopeSpans ?? []).map((ss) => ({ scope: ss.scope, items: ss.spans ?? [] })),
+  }));
+  return forEachItem(groups, mapSpan);
+}
