@@ -6,7 +6,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createLantern, type Lantern as LanternClient } from '@lantern/sdk-node';
 import type { TraceRecord } from '@lantern/domain';
 import { createTenancy, listenOnPort, startLantern, type Lantern, type Tenancy } from './harness.js';
-import { spanUuid, traceExporter, tracerProvider, traceUuid } from './otel-helpers.js';
+import { flushed, spanUuid, traceExporter, tracerProvider, traceUuid } from './otel-helpers.js';
 import { addApplication, getAs, traces } from './telemetry-helpers.js';
 
 /**
@@ -94,7 +94,7 @@ describe('@lantern/sdk-node caller -> OpenTelemetry callee', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ reserved: 2 });
     await lantern.close();
-    await provider.forceFlush();
+    await flushed(provider);
     await provider.shutdown();
     exporter.expectAllSucceeded();
     expect(exporter.batches).toEqual([1]);
@@ -162,7 +162,7 @@ describe('OpenTelemetry caller -> @lantern/sdk-node callee', () => {
     span.setAttribute('http.response.status_code', res.status);
     span.end();
     client = { traceId: span.spanContext().traceId, spanId: span.spanContext().spanId };
-    await provider.forceFlush();
+    await flushed(provider);
     await provider.shutdown();
     await lantern.close();
     exporter.expectAllSucceeded();

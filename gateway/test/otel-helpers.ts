@@ -86,6 +86,13 @@ export function loggerProvider(exporter: LogRecordExporter, resource: Record<str
   return new LoggerProvider({ resource: resourceFromAttributes(resource), processors: [new SimpleLogRecordProcessor({ exporter })] });
 }
 
+/**
+ * Waits for the provider's exports. A failed export rejects forceFlush; it is caught here so that the test that
+ * checks the exporter's results (Recording.expectAllSucceeded) fails with the exporter's error, and the others
+ * with what is missing.
+ */
+export const flushed = (provider: { forceFlush(): Promise<void> }) => provider.forceFlush().catch(() => undefined);
+
 export interface KeyValue {
   key: string;
   value: unknown;

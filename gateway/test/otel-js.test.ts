@@ -4,7 +4,7 @@ import { SeverityNumber } from '@opentelemetry/api-logs';
 import type { LogEntry, TraceRecord } from '@lantern/domain';
 import { createTenancy, listenOnPort, startLantern, type Lantern, type Tenancy } from './harness.js';
 import {
-  aMinuteAgo, at, attr, attrs, iso, logExporter, loggerProvider, logOf, recordOf, spanOf, spanUuid, traceExporter, tracerProvider, traceUuid,
+  aMinuteAgo, at, attr, attrs, flushed, iso, logExporter, loggerProvider, logOf, recordOf, spanOf, spanUuid, traceExporter, tracerProvider, traceUuid,
 } from './otel-helpers.js';
 import { logs, traces } from './telemetry-helpers.js';
 
@@ -91,8 +91,8 @@ describe('OpenTelemetry JS SDK -> POST /v1/traces (protobuf and JSON+gzip) -> GE
       const c = span.spanContext();
       ids[name] = { traceId: c.traceId, spanId: c.spanId };
     }
-    await protoProvider.forceFlush();
-    await jsonProvider.forceFlush();
+    await flushed(protoProvider);
+    await flushed(jsonProvider);
     await protoProvider.shutdown();
     await jsonProvider.shutdown();
     records = await traces(l, t);
@@ -230,8 +230,8 @@ describe('OpenTelemetry JS SDK -> POST /v1/logs (protobuf+gzip and JSON) -> GET 
     jsonLogger.emit({ severityText: 'Warning', body: 'level from the text', timestamp: at(L0 + 5) });
     jsonLogger.emit({ severityNumber: SeverityNumber.INFO, body: 'order placed', timestamp: at(L0 + 6), attributes: { 'order.lines': 2 } });
 
-    await protoProvider.forceFlush();
-    await jsonProvider.forceFlush();
+    await flushed(protoProvider);
+    await flushed(jsonProvider);
     await protoProvider.shutdown();
     await jsonProvider.shutdown();
     stored = await logs(l, t);
