@@ -195,6 +195,9 @@ describe('GET /openapi.json', () => {
       ['POST', '/applications/{id}/api-keys', 'bearer', 201, ['path:id']],
       ['GET', '/applications/{id}/api-keys', 'bearer', 200, ['path:id']],
       ['DELETE', '/api-keys/{id}', 'bearer', 204, ['path:id']],
+      // Issue 14: OTLP/HTTP ingest
+      ['POST', '/v1/traces', 'apiKey', 200, []],
+      ['POST', '/v1/logs', 'apiKey', 200, []],
     ];
 
     it.each(OPERATIONS)('documents %s %s with its security, success status and required parameters', (method, path, security, status, params) => {
@@ -261,13 +264,15 @@ describe('GET /openapi.json', () => {
       }
     });
 
-    it('declares on every operation 405 (the shared MethodNotAllowed response: Allow and the Error body) and 503', () => {
+    it('declares on every operation 405 (the shared MethodNotAllowed response: Allow and the Error body; OtlpMethodNotAllowed with a Status on /v1/*) and 503', () => {
       const shared = resolvePointer(raw as unknown as Json, '#/components/responses/MethodNotAllowed') as Obj;
       expect(shared).toMatchObject({ headers: { Allow: { required: true } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
       for (const [path, methods] of Object.entries(raw.paths)) {
         for (const [method, o] of Object.entries(methods)) {
           const where = `${method} ${path}`;
-          expect({ where, r405: o.responses['405'], has503: o.responses['503'] !== undefined }).toEqual({ where, r405: { $ref: '#/components/responses/MethodNotAllowed' }, has503: true });
+          // OTLP/HTTP answers every error of /v1/* with a google.rpc.Status: its 405 has the same Allow, with that body.
+          const shared405 = path.startsWith('/v1/') ? '#/components/responses/OtlpMethodNotAllowed' : '#/components/responses/MethodNotAllowed';
+          expect({ where, r405: o.responses['405'], has503: o.responses['503'] !== undefined }).toEqual({ where, r405: { $ref: shared405 }, has503: true });
         }
       }
     });
@@ -288,12 +293,15 @@ describe('GET /openapi.json', () => {
       expect(op('POST', '/ai/docs').requestBody!.content['multipart/form-data']!.schema).toMatchObject({ properties: { file: { minLength: 1 } } });
     });
 
-    it('documents the Error body for every error response', () => {
+    it('documents the Error body for every error response (a google.rpc.Status on /v1/*)', () => {
       for (const [path, methods] of Object.entries(doc.paths)) {
         for (const [method, o] of Object.entries(methods)) {
           for (const [status, response] of Object.entries(o.responses)) {
             if (Number(status) < 400) continue;
-            expect({ op: `${method} ${path} ${status}`, schema: response.content?.['application/json']?.schema }).toEqual({ op: `${method} ${path} ${status}`, schema: { $ref: '#/components/schemas/Error' } });
+            // The contract's one exception: OTLP/HTTP's errors are a google.rpc.Status, in JSON or protobuf as the request was.
+            const body = path.startsWith('/v1/') ? 'OtlpStatus' : 'Error';
+            expect({ op: `${method} ${path} ${status}`, schema: response.content?.['application/json']?.schema }).toEqual({ op: `${method} ${path} ${status}`, schema: { $ref: `#/components/schemas/${body}` } });
+            if (body === 'OtlpStatus') expect(response.content?.['application/x-protobuf']).toBeDefined();
           }
         }
       }

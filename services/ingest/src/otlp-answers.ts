@@ -1,8 +1,8 @@
 import type { AppError } from '@lantern/domain';
 import type { ErrorRenderer } from '@lantern/http';
-import { exportResponseJson, grpcCodeOf, type OtlpSignal, type PartialSuccess, statusJson } from '@lantern/otlp';
+import { encodeExportResponse, encodeStatus, grpcCodeOf, type OtlpEncoding, type OtlpPartialSuccess } from '@lantern/otlp';
 import type { Response } from 'express';
-import { encodingOf, type OtlpEncoding } from './otlp-body.js';
+import { encodingOf } from './otlp-body.js';
 
 const CONTENT_TYPE: Record<OtlpEncoding, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
 
@@ -12,10 +12,9 @@ function send(res: Response, encoding: OtlpEncoding, body: Uint8Array | string):
 }
 
 /** 200 with the Export*ServiceResponse in the request's encoding; partialSuccess when something was rejected. */
-export function sendExportResponse(res: Response, signal: OtlpSignal, encoding: OtlpEncoding, partial?: PartialSuccess): void {
+export function sendExportResponse(res: Response, signal: 'traces' | 'logs', encoding: OtlpEncoding, partial?: OtlpPartialSuccess): void {
   res.status(200);
-  send(res, 'json', exportResponseJson(signal, partial));
-  void encoding;
+  send(res, encoding, encodeExportResponse(signal, encoding, partial));
 }
 
 /**
@@ -26,7 +25,6 @@ export const otlpErrorRenderer: ErrorRenderer = {
   matches: (req) => req.path.toLowerCase().startsWith('/v1/'),
   render(req, res, error: AppError) {
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
-    void encoding;
-    send(res, 'json', statusJson({ code: grpcCodeOf(error.status), message: error.message }));
+    send(res, encoding, encodeStatus(encoding, { code: grpcCodeOf(error.status), message: error.message }));
   },
 };

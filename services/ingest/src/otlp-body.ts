@@ -1,8 +1,7 @@
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import { errors } from '@lantern/domain';
+import type { OtlpEncoding } from '@lantern/otlp';
 import type { Request } from 'express';
-
-export type OtlpEncoding = 'protobuf' | 'json';
 
 /** The encoding a Content-Type names (parameters such as charset are fine), or undefined for any other type. */
 export function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {

@@ -1,7 +1,6 @@
 import { errors, limits, schemas, validatorFor } from '@lantern/domain';
 import { nestedDeeperThan } from '@lantern/http';
-import type { OtlpLogsRequest, OtlpTracesRequest } from '@lantern/otlp';
-import type { OtlpEncoding } from './otlp-body.js';
+import { decodeLogsProtobuf, decodeTracesProtobuf, OtlpDecodeError, type OtlpEncoding, type OtlpLogsRequest, type OtlpTracesRequest } from '@lantern/otlp';
 
 const tracesJson = validatorFor<OtlpTracesRequest>(schemas.otlp.otlpTracesRequest.$id);
 const logsJson = validatorFor<OtlpLogsRequest>(schemas.otlp.otlpLogsRequest.$id);
@@ -26,19 +25,23 @@ function parseJson<T>(body: Buffer, validator: { assert(value: unknown, what?: s
   return validator.assert(value, what);
 }
 
+/** Protobuf: an undecodable body (truncated, a wrong wire type, nesting past the decoder's bound) is 400. */
+function parseProtobuf<T>(body: Buffer, decode: (bytes: Uint8Array) => T, what: string): T {
+  try {
+    return decode(body);
+  } catch (err) {
+    if (err instanceof OtlpDecodeError) throw errors.validation(`The ${what} cannot be decoded as protobuf: ${err.message}`);
+    throw err;
+  }
+}
+
 export interface OtlpDecoders {
   traces(body: Buffer, encoding: OtlpEncoding): OtlpTracesRequest;
   logs(body: Buffer, encoding: OtlpEncoding): OtlpLogsRequest;
 }
 
-/** The decoders of the two encodings; protobuf comes from @lantern/otlp (an undecodable body is 400). */
+/** The decoders of the two encodings to the one shape (@lantern/otlp shape.ts) the mapping reads. */
 export const otlpDecoders: OtlpDecoders = {
-  traces(body, encoding) {
-    if (encoding === 'json') return parseJson(body, tracesJson, 'ExportTraceServiceRequest');
-    throw errors.unsupportedMedia('OTLP/protobuf is not decoded yet: send application/json.');
-  },
-  logs(body, encoding) {
-    if (encoding === 'json') return parseJson(body, logsJson, 'ExportLogsServiceRequest');
-    throw errors.unsupportedMedia('OTLP/protobuf is not decoded yet: send application/json.');
-  },
+  traces: (body, encoding) => (encoding === 'json' ? parseJson(body, tracesJson, 'ExportTraceServiceRequest') : parseProtobuf(body, decodeTracesProtobuf, 'ExportTraceServiceRequest')),
+  logs: (body, encoding) => (encoding === 'json' ? parseJson(body, logsJson, 'ExportLogsServiceRequest') : parseProtobuf(body, decodeLogsProtobuf, 'ExportLogsServiceRequest')),
 };
