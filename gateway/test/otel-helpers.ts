@@ -1,4 +1,6 @@
 import { expect } from '@jest/globals';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPLogExporter as OTLPLogExporterJson } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as OTLPLogExporterProto } from '@opentelemetry/exporter-logs-otlp-proto';
@@ -129,6 +131,42 @@ export function logOf(logs: LogEntry[], message: string): LogEntry {
   const found = logs.filter((entry) => entry.message === message);
   expect(found).toHaveLength(1);
   return found[0]!;
+}
+
+/** What went over the wire: one request as the exporter sent it, and Lantern's status. */
+export interface SeenRequest {
+  path: string;
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+  status: number | undefined;
+}
+
+/**
+ * A pass-through HTTP proxy in front of Lantern that notes each request's path, Content-Type and
+ * Content-Encoding, so a test sees which encoding and compression the exporters really used.
+ */
+export async function wiretap(target: string): Promise<{ base: string; seen: SeenRequest[]; close(): Promise<void> }> {
+  const seen: SeenRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const upstream = http.request(`${target}${req.url ?? '/'}`, { method: req.method, headers: req.headers }, (answer) => {
+      seen.push({
+        path: req.url ?? '', contentType: req.headers['content-type'], contentEncoding: req.headers['content-encoding'], status: answer.statusCode,
+      });
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /** A whole millisecond a minute ago, so every timestamp of a test is exact in ms and in the past. */

@@ -4,7 +4,7 @@ import { SeverityNumber } from '@opentelemetry/api-logs';
 import type { LogEntry, TraceRecord } from '@lantern/domain';
 import { createTenancy, listenOnPort, startLantern, type Lantern, type Tenancy } from './harness.js';
 import {
-  aMinuteAgo, at, attr, attrs, flushed, iso, logExporter, loggerProvider, logOf, recordOf, spanOf, spanUuid, traceExporter, tracerProvider, traceUuid,
+  aMinuteAgo, at, attr, attrs, flushed, iso, logExporter, loggerProvider, logOf, recordOf, spanOf, spanUuid, traceExporter, tracerProvider, traceUuid, wiretap,
 } from './otel-helpers.js';
 import { logs, traces } from './telemetry-helpers.js';
 
@@ -18,6 +18,8 @@ import { logs, traces } from './telemetry-helpers.js';
 let l: Lantern;
 let t: Tenancy;
 let server: { port: number; close(): Promise<void> };
+let tap: Awaited<ReturnType<typeof wiretap>>;
+/** Where the exporters send: a pass-through proxy that notes each request's encoding, in front of Lantern's port. */
 let base: string;
 
 const RESOURCE = { 'service.name': 'checkout', 'deployment.environment.name': 'proof' };
@@ -26,10 +28,12 @@ const T0 = aMinuteAgo();
 beforeAll(async () => {
   l = await startLantern();
   server = await listenOnPort(l);
-  base = `http://127.0.0.1:${server.port}`;
+  tap = await wiretap(`http://127.0.0.1:${server.port}`);
+  base = tap.base;
   t = await createTenancy(l, 'otel-js');
 }, 60_000);
 afterAll(async () => {
+  await tap.close();
   await server.close();
   await l.stop();
 });
@@ -279,6 +283,16 @@ describe('OpenTelemetry JS SDK -> POST /v1/logs (protobuf+gzip and JSON) -> GET 
     expect(logOf(stored, 'entering loop')).toMatchObject({ level: 'trace' });
     expect(logOf(stored, 'level from the text')).toMatchObject({ level: 'warn', severityText: 'Warning' });
     expect(logOf(stored, 'order placed')).toMatchObject({ level: 'info', serviceName: 'checkout', timestamp: iso(L0 + 6) });
+  });
+
+  it('on the wire: each exporter its encoding and compression, every request answered 200', () => {
+    const requests = tap.seen.map((r) => `${r.status} ${r.path} ${r.contentType} ${r.contentEncoding ?? 'identity'}`).sort();
+    expect(requests).toEqual([
+      ...Array(4).fill('200 /v1/logs application/json identity'),
+      ...Array(3).fill('200 /v1/logs application/x-protobuf gzip'),
+      ...Array(2).fill('200 /v1/traces application/json gzip'),
+      ...Array(2).fill('200 /v1/traces application/x-protobuf identity'),
+    ].sort());
   });
 
   it('the trace filter of GET /ingest/logs finds the logs of the OTel trace', async () => {

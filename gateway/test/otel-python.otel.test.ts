@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { LogEntry, TraceRecord } from '@lantern/domain';
 import { createTenancy, listenOnPort, startLantern, type Lantern, type Tenancy } from './harness.js';
-import { attr, attrs, iso, logOf, recordOf, spanOf, spanUuid, traceUuid } from './otel-helpers.js';
+import { attr, attrs, iso, logOf, recordOf, spanOf, spanUuid, traceUuid, wiretap } from './otel-helpers.js';
 import { logs, traces } from './telemetry-helpers.js';
 
 /**
@@ -30,6 +30,7 @@ interface Exported {
 let l: Lantern;
 let t: Tenancy;
 let server: { port: number; close(): Promise<void> };
+let tap: Awaited<ReturnType<typeof wiretap>>;
 let exported: Exported;
 let records: TraceRecord[];
 let stored: LogEntry[];
@@ -41,11 +42,12 @@ beforeAll(async () => {
   const python = venv.stdout.trim().split('\n').pop()!;
   l = await startLantern();
   server = await listenOnPort(l);
+  tap = await wiretap(`http://127.0.0.1:${server.port}`);
   t = await createTenancy(l, 'otel-python');
   const { OTEL_EXPORTER_OTLP_PROTOCOL: _p, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: _te, OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: _le, ...env } = process.env;
   const child = await run(python, [join(scripts, 'export.py')], {
     timeout: 60_000,
-    env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${server.port}`, OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${t.apiKey}` },
+    env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: tap.base, OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${t.apiKey}` },
   }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
     throw new Error(`export.py failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
   });
@@ -54,11 +56,19 @@ beforeAll(async () => {
   stored = await logs(l, t);
 }, 600_000);
 afterAll(async () => {
+  await tap?.close();
   await server?.close();
   await l?.stop();
 });
 
 describe('OpenTelemetry Python SDK -> POST /v1/traces (protobuf) -> GET /logs/project', () => {
+  it('on the wire: the endpoint variable alone led the exporters to /v1/traces and /v1/logs, protobuf, answered 200', () => {
+    expect(new Set(tap.seen.map((r) => `${r.status} ${r.path} ${r.contentType}`))).toEqual(
+      new Set(['200 /v1/traces application/x-protobuf', '200 /v1/logs application/x-protobuf']),
+    );
+    expect(tap.seen).toHaveLength(exported.exports.spans + exported.exports.logs);
+  });
+
   it('the three spans of the trace join one record of the key\'s application', () => {
     expect(exported.exports.spans).toBeGreaterThanOrEqual(1);
     expect(records).toHaveLength(1);
