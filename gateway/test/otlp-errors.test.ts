@@ -32,6 +32,7 @@ describe('OTLP/HTTP errors: a google.rpc.Status with a clear status, and the ser
         expect(res.body.message).toMatch(/application\/x-protobuf.*application\/json/);
       }
       expectJsonStatus(await sendOtlp(l, path, t.apiKey, body, { 'Content-Encoding': 'br' }), 415, 3);
+      expectJsonStatus(await sendOtlp(l, path, t.apiKey, body, { 'Content-Type': 'application/json; charset=latin1' }), 415, 3);
     });
 
     it(`POST ${path} with malformed JSON, a wrong shape or deep nesting: 400, code 3`, async () => {

@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
 import { expectJsonStatus, hex, int, logsRequest, nanos, otlpLog, otlpSpan, sendOtlp, str, T0, tracesRequest, uuidOfHex } from './otlp-helpers.js';
@@ -64,12 +64,15 @@ describe('OTLP/JSON over HTTP: stored and read back', () => {
     ]);
   });
 
-  it('takes a gzip body and a charset parameter; ignores unknown fields', async () => {
+  it('takes a gzip or deflate body and a charset parameter; ignores unknown fields', async () => {
     const span = otlpSpan();
     const body = { ...tracesRequest([{ ...span, someFutureField: { x: 1 } } as typeof span]), extra: true };
     await sendOtlp(l, '/v1/traces', t.apiKey, gzipSync(JSON.stringify(body)), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Encoding': 'gzip' }).expect(200, {});
     const [record] = await traces(l, t, { traceId: uuidOfHex(span.traceId!) });
     expect(record!.telemetry[0]).not.toHaveProperty('someFutureField');
+    const deflated = otlpSpan();
+    await sendOtlp(l, '/v1/traces', t.apiKey, deflateSync(JSON.stringify(tracesRequest([deflated]))), { 'Content-Type': 'application/json', 'Content-Encoding': 'deflate' }).expect(200, {});
+    expect(await traces(l, t, { traceId: uuidOfHex(deflated.traceId!) })).toHaveLength(1);
   });
 
   it('rejects the spans with bad ids and stores the others, counting them in partialSuccess', async () => {

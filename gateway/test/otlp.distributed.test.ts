@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startCluster, type Cluster } from './distributed/cluster.js';
 import { eventually } from './distributed/eventually.js';
 import { createTenancy, type Tenancy } from './harness.js';
-import { expectJsonStatus, hex, logsRequest, otlpLog, otlpSpan, sendOtlp, tracesRequest, uuidOfHex } from './otlp-helpers.js';
+import { expectJsonStatus, hex, logsRequest, nanos, otlpLog, otlpSpan, sendOtlp, T0, tracesRequest, uuidOfHex } from './otlp-helpers.js';
 import { binary, bodyBytes, decodeStatus, decodeTracesResponse, encodeLogs, encodeTraces } from './otlp-protobuf.js';
 import { logs, traces } from './telemetry-helpers.js';
 
@@ -19,7 +19,7 @@ describe('distributed: OTLP/HTTP through nginx', () => {
   it('an OTLP/JSON and an OTLP/protobuf request of one trace are stored as one record; logs of both encodings read back', async () => {
     const traceId = hex(16);
     const root = otlpSpan({ traceId });
-    const child = otlpSpan({ traceId, parentSpanId: root.spanId!, kind: 1, name: 'loadCart' });
+    const child = otlpSpan({ traceId, parentSpanId: root.spanId!, kind: 1, name: 'loadCart', startTimeUnixNano: nanos(T0 + 1) });
     await sendOtlp(c, '/v1/traces', t.apiKey, tracesRequest([root])).expect(200, {});
     const pb = await binary(sendOtlp(c, '/v1/traces', t.apiKey, encodeTraces(tracesRequest([child], 'cart')))).expect(200);
     expect(pb.headers['content-type']).toMatch(/^application\/x-protobuf/);

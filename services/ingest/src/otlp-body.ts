@@ -13,8 +13,14 @@ export function encodingOf(contentType: string | undefined): OtlpEncoding | unde
 
 /** The OTLP/HTTP encoding of a request, or 415. */
 export function requireEncoding(req: Request): OtlpEncoding {
-  const encoding = encodingOf(req.headers['content-type']);
+  const header = req.headers['content-type'];
+  const encoding = encodingOf(header);
   if (!encoding) throw errors.unsupportedMedia('Send OTLP as "Content-Type: application/x-protobuf" or "application/json".');
+  // JSON is UTF-8 (RFC 8259), as on every JSON endpoint: the depth scan reads the raw bytes as such.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(header ?? '')?.[1]?.toLowerCase();
+  if (encoding === 'json' && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw errors.unsupportedMedia('Unsupported charset: send UTF-8 JSON.');
+  }
   return encoding;
 }
 
