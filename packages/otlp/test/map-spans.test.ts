@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { countSpans, mapTraces, type OtlpSpan, type OtlpTracesRequest } from '../src/index.js';
+import { countSpans, mapTraces, type OtlpKeyValue, type OtlpSpan, type OtlpTracesRequest } from '../src/index.js';
 
 const TRACE = '5b8efff798038103d269b633813fc60c';
 const SPAN = 'eee19b7ec3c1b174';
@@ -8,7 +8,7 @@ const START = '1700000000123456789';
 const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
 const int = (key: string, v: number | string) => ({ key, value: { intValue: v } });
 
-function request(spans: OtlpSpan[], resource = [str('service.name', 'checkout')], scope: Record<string, unknown> = { name: 'my.lib', version: '1.2.0' }): OtlpTracesRequest {
+function request(spans: OtlpSpan[], resource: OtlpKeyValue[] = [str('service.name', 'checkout')], scope: Record<string, unknown> = { name: 'my.lib', version: '1.2.0' }): OtlpTracesRequest {
   return { resourceSpans: [{ resource: { attributes: resource }, scopeSpans: [{ scope, spans }] }] };
 }
 const base = (over: Partial<OtlpSpan> = {}): OtlpSpan => ({ traceId: TRACE, spanId: SPAN, name: 'GET /cart', kind: 2, startTimeUnixNano: START, endTimeUnixNano: '1700000000173456789', ...over });
