@@ -7,7 +7,8 @@ export default {
   roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/examples', '<rootDir>/scripts'],
   testMatch: ['**/test/**/*.test.ts'],
   // *.distributed.test.ts need real servers: `pnpm test:distributed` (jest.distributed.config.js) runs them.
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.distributed\\.test\\.ts$'],
+  // *.otel.test.ts need the OpenTelemetry Python SDK: `pnpm test:otel` (jest.otel.config.js) runs them.
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.distributed\\.test\\.ts$', '\\.otel\\.test\\.ts$'],
   moduleNameMapper: {
     '^@lantern/sdk-node$': '<rootDir>/packages/sdk-node/src/index.ts',
     '^@lantern/sdk-node/winston$': '<rootDir>/packages/sdk-node/src/winston.ts',
