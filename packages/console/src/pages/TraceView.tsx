@@ -96,6 +96,7 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
                   row={selected}
                   applicationName={applicationName(ws.applications, selected.applicationId)}
                   parentApplicationName={parentApp === undefined ? undefined : applicationName(ws.applications, parentApp)}
+                  projectId={projectId}
                   onClose={() => select(undefined)}
                 />
               ) : <p className="muted hint">Select a span to see all its fields.</p>}
