@@ -73,6 +73,7 @@ describe('snippets', () => {
       `export OTEL_SERVICE_NAME='my-service'`,
     ]);
     expect(otelSnippetText(undefined, 'http://x')).toContain(`x-api-key=${KEY_PLACEHOLDER}`);
+    expect(otelSnippetText('k', 'http://x', `Bob's shop`)).toContain(`export OTEL_SERVICE_NAME='Bob'\\''s shop'`);
     expect(otelSnippetText(`a'b`, 'http://x')).toContain(`'x-api-key=a'\\''b'`);
   });
 });

@@ -53,9 +53,9 @@ export function CurlSnippet({ apiKey, ingestUrl }: SnippetProps) {
   );
 }
 
-export function OtelSnippet({ apiKey, ingestUrl }: SnippetProps) {
+export function OtelSnippet({ apiKey, ingestUrl, serviceName }: SnippetProps & { serviceName?: string }) {
   return (
-    <CodeBlock title="Already on OpenTelemetry? Point its exporter here" text={otelSnippetText(apiKey, ingestUrl)} testid="otel-snippet">
+    <CodeBlock title="Already on OpenTelemetry? Point its exporter here" text={otelSnippetText(apiKey, ingestUrl, serviceName)} testid="otel-snippet">
       <p className="muted snippet-note">
         Any OpenTelemetry SDK, agent or Collector sends traces and logs over OTLP/HTTP with these variables. Per language:
         docs/opentelemetry.md in the Lantern repository.

@@ -66,14 +66,15 @@ export function curlSnippetText(apiKey: string | undefined, ingestUrl: string, i
 /**
  * The environment that points an OpenTelemetry SDK, agent or exporter at Lantern over OTLP/HTTP
  * (docs/opentelemetry.md): the endpoint, the key as a header, protobuf over HTTP (Lantern has no gRPC listener),
- * and no metrics export (OTLP metrics are not taken yet).
+ * and no metrics export (OTLP metrics are not taken yet). The service name is the application's, so the trace list
+ * shows the name the console knows it by.
  */
-export function otelSnippetText(apiKey: string | undefined, ingestUrl: string): string {
+export function otelSnippetText(apiKey: string | undefined, ingestUrl: string, serviceName = 'my-service'): string {
   return [
     `export OTEL_EXPORTER_OTLP_ENDPOINT=${shellQuote(withoutTrailingSlashes(ingestUrl))}`,
     `export OTEL_EXPORTER_OTLP_HEADERS=${shellQuote(`x-api-key=${apiKey || KEY_PLACEHOLDER}`)}`,
     `export OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf`,
     `export OTEL_METRICS_EXPORTER=none`,
-    `export OTEL_SERVICE_NAME=${shellQuote('my-service')}`,
+    `export OTEL_SERVICE_NAME=${shellQuote(serviceName || 'my-service')}`,
   ].join('\n');
 }
