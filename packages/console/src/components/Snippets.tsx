@@ -1,6 +1,6 @@
-// Setup snippets: the SDK's three lines, the environment of an OpenTelemetry-instrumented service, and a curl
-// command that sends one span, filled in with an API key (or
-// <YOUR_API_KEY>) and the ingest address (in the embedded mode the console's own origin, location.origin).
+// Setup snippets: the SDK's three lines, a curl command that sends one span, and the environment of an
+// OpenTelemetry-instrumented service, filled in with an API key (or <YOUR_API_KEY>) and the ingest address (in the
+// embedded mode the console's own origin, location.origin).
 // Used by the Applications page after a key is created and by the Traces page's empty state.
 //
 // data-testid:

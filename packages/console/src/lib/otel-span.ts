@@ -1,6 +1,6 @@
 /**
  * What an OpenTelemetry span carries beyond Lantern's own fields, read from a stored span (docs/opentelemetry.md,
- * "The stored Lantern span"): name, kind, service.name, status, attributes, resource, scope, events and links.
+ * "The mapping"): name, kind, service.name, status, attributes, resource, scope, events and links.
  * Pure and defensive: the span is whatever a client sent (a Lantern SDK user may send an extra field called
  * `status` or `name` of any shape), so each field is taken only when it has the OTLP-mapped shape, and a field that
  * does not stays where it was, among "All fields". Unit-tested in packages/console/test/otel-span.test.ts.
