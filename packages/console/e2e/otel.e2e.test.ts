@@ -112,6 +112,7 @@ describe('console with OpenTelemetry data', () => {
 
     await otelRow.click();
     await page.locator('[data-testid="waterfall"][data-span-count="3"]').waitFor();
+    await expect(page.getByTestId('trace-services').innerText()).resolves.toBe('services checkout-py, payments-gateway');
     const rows = page.getByTestId('span-row');
     // Labelled by the span's name; two services in the trace, so each row names its own.
     await expect(rows.locator('.wf-label').allInnerTexts()).resolves.toEqual(['POST /checkout', 'load cart', 'POST']);
@@ -160,6 +161,7 @@ describe('console with OpenTelemetry data', () => {
     await page.getByTestId('span-row').first().click();
     await page.getByTestId('span-details').waitFor();
     await expect(page.getByTestId('span-details').locator('h3').allInnerTexts()).resolves.toEqual(['All fields']);
+    await expect(page.getByTestId('trace-services').count()).resolves.toBe(0);
     await expect(page.locator('[data-testid="span-details"] [data-testid^="span-attributes"], [data-testid="span-service"], [data-testid="span-status"]').count()).resolves.toBe(0);
     expect(problems.list()).toEqual([]);
   });
