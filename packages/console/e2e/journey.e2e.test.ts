@@ -56,11 +56,15 @@ describe('console journey', () => {
     await screenshot(page, '02-setup');
     await byTestId('setup-app-submit').click();
 
-    // A key, shown once, with the SDK snippet filled in with it.
+    // A key, shown once, with the SDK snippet filled in with it,
     await byTestId('create-key').click();
     const apiKey = (await byTestId('new-key-value').innerText()).trim();
     expect(apiKey.length).toBeGreaterThan(20);
     await expect(byTestId('sdk-snippet').innerText()).resolves.toContain(apiKey);
+    // and the OpenTelemetry exporter's environment: the key as x-api-key, the application's name as the service's.
+    const otel = await byTestId('otel-snippet').innerText();
+    expect(otel).toContain(`OTEL_EXPORTER_OTLP_HEADERS='x-api-key=${apiKey}'`);
+    expect(otel).toContain(`OTEL_SERVICE_NAME='checkout'`);
     await screenshot(page, '03-applications-new-key');
 
     // The instrumented app sends a good and a failing request with that key.

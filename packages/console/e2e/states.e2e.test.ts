@@ -39,6 +39,7 @@ describe('console empty and error states', () => {
       await empty.waitFor();
       await expect(empty.getByTestId('sdk-snippet').innerText()).resolves.toContain('createLantern');
       await expect(empty.getByTestId('curl-snippet').innerText()).resolves.toContain('/ingest/traces');
+      await expect(empty.getByTestId('otel-snippet').innerText()).resolves.toContain(`OTEL_EXPORTER_OTLP_ENDPOINT='${server.url}'`);
       await expect(empty.locator('a[href="#/applications"]').count()).resolves.toBeGreaterThan(0);
       await screenshot(page, 'empty-traces');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MAX_UPLOAD_BYTES, mediaType, MIN_PASSWORD_LENGTH, signUpProblem, uploadProblem } from '../src/lib/form-rules';
-import { curlSnippetText, KEY_PLACEHOLDER, randomUuid, sdkSnippetText } from '../src/lib/snippets';
+import { curlSnippetText, KEY_PLACEHOLDER, otelSnippetText, randomUuid, sdkSnippetText } from '../src/lib/snippets';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -63,5 +63,17 @@ describe('snippets', () => {
       requestMethod: 'controller:GET', responseStatus: 200,
     })]);
     expect(curlSnippetText(undefined, 'http://x', ids)).toContain(`x-api-key: ${KEY_PLACEHOLDER}`);
+  });
+  it('the OpenTelemetry environment names the endpoint, the key as x-api-key, http/protobuf and no metrics', () => {
+    expect(otelSnippetText('lk_abc', 'http://localhost:8080/').split('\n')).toEqual([
+      `export OTEL_EXPORTER_OTLP_ENDPOINT='http://localhost:8080'`,
+      `export OTEL_EXPORTER_OTLP_HEADERS='x-api-key=lk_abc'`,
+      'export OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf',
+      'export OTEL_METRICS_EXPORTER=none',
+      `export OTEL_SERVICE_NAME='my-service'`,
+    ]);
+    expect(otelSnippetText(undefined, 'http://x')).toContain(`x-api-key=${KEY_PLACEHOLDER}`);
+    expect(otelSnippetText('k', 'http://x', `Bob's shop`)).toContain(`export OTEL_SERVICE_NAME='Bob'\\''s shop'`);
+    expect(otelSnippetText(`a'b`, 'http://x')).toContain(`'x-api-key=a'\\''b'`);
   });
 });

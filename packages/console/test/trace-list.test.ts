@@ -59,6 +59,14 @@ describe('addTraceRecords', () => {
     expect(joined.rows[0]!.applicationIds).toEqual([1, 2, 3]);
   });
 
+  it('keeps the root span\'s service.name (an OpenTelemetry span), and none for a Lantern SDK span', () => {
+    const otel = summariseRecord(rec('r1', 't1', 4, [sp('child', { parentSpanId: 'root', serviceName: 'db-proxy' }), sp('root', { parentSpanId: null, serviceName: 'checkout' })]));
+    expect(otel.root!.serviceName).toBe('checkout');
+    expect(summariseRecord(rec('r2', 't2', 4, [sp('root', { parentSpanId: null })])).root!.serviceName).toBeUndefined();
+    expect(summariseRecord(rec('r3', 't3', 4, [sp('root', { parentSpanId: null, serviceName: 7 })])).root!.serviceName).toBeUndefined();
+    expect(addTraceRecords(EMPTY_TRACE_LIST, [rec('r1', 't1', 4, [sp('root', { serviceName: 'checkout' })])]).rows[0]!.root!.serviceName).toBe('checkout');
+  });
+
   it('keeps no telemetry: each record is summarised to what the table and the chart show', () => {
     const big = 'x'.repeat(10_000);
     const r = rec('r1', 'T1', 4, [

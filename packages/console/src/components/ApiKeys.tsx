@@ -35,7 +35,7 @@ export function ApplicationKeys({ app, highlight }: { app: Application; highligh
         <span className="muted">application #{app.id}</span>
       </header>
       <CreateKeyForm appId={app.id} autoFocus={highlight} onCreated={(k) => { setCreated({ key: k.key, name: k.name }); keys.reload(); }} />
-      {created ? <NewKeyBox apiKey={created.key} keyName={created.name} onDismiss={() => setCreated(undefined)} /> : null}
+      {created ? <NewKeyBox apiKey={created.key} keyName={created.name} applicationName={app.name} onDismiss={() => setCreated(undefined)} /> : null}
       <ErrorBanner error={keys.error} onRetry={keys.reload} />
       {keys.loading && !keys.data ? <Loading what="API keys" /> : null}
       {keys.data ? <KeyTable keys={keys.data} onRevoked={keys.reload} /> : null}

@@ -8,9 +8,9 @@
 //   dismiss-key      "I have saved it": closes the box (the key is then gone from the page)
 import { useRef } from 'react';
 import { CopyButton } from './CopyButton';
-import { CurlSnippet, SdkSnippet } from './Snippets';
+import { CurlSnippet, OtelSnippet, SdkSnippet } from './Snippets';
 
-export function NewKeyBox({ apiKey, keyName, onDismiss }: { apiKey: string; keyName: string; onDismiss(): void }) {
+export function NewKeyBox({ apiKey, keyName, applicationName, onDismiss }: { apiKey: string; keyName: string; applicationName?: string; onDismiss(): void }) {
   const code = useRef<HTMLElement>(null);
   const ingestUrl = location.origin;
   return (
@@ -27,6 +27,7 @@ export function NewKeyBox({ apiKey, keyName, onDismiss }: { apiKey: string; keyN
       <h4>Send your first trace</h4>
       <SdkSnippet apiKey={apiKey} ingestUrl={ingestUrl} />
       <CurlSnippet apiKey={apiKey} ingestUrl={ingestUrl} />
+      <OtelSnippet apiKey={apiKey} ingestUrl={ingestUrl} serviceName={applicationName} />
       <button type="button" data-testid="dismiss-key" onClick={onDismiss}>I have saved the key</button>
     </section>
   );

@@ -1,12 +1,14 @@
-// Setup snippets: the SDK's three lines and a curl command that sends one span, filled in with an API key (or
-// <YOUR_API_KEY>) and the ingest address (in the embedded mode the console's own origin, location.origin).
+// Setup snippets: the SDK's three lines, a curl command that sends one span, and the environment of an
+// OpenTelemetry-instrumented service, filled in with an API key (or <YOUR_API_KEY>) and the ingest address (in the
+// embedded mode the console's own origin, location.origin).
 // Used by the Applications page after a key is created and by the Traces page's empty state.
 //
 // data-testid:
 //   sdk-snippet   the SDK setup block (<pre>; its text is the code);  copy-sdk-snippet  its Copy button
 //   curl-snippet  the curl command block (<pre>);                      copy-curl-snippet its Copy button
+//   otel-snippet  the OpenTelemetry environment (<pre>);               copy-otel-snippet its Copy button
 import { useMemo, useRef, type ReactNode } from 'react';
-import { curlSnippetText, randomUuid, SDK_INSTALL, sdkSnippetText } from '../lib/snippets';
+import { curlSnippetText, otelSnippetText, randomUuid, SDK_INSTALL, sdkSnippetText } from '../lib/snippets';
 import { CopyButton } from './CopyButton';
 
 export interface SnippetProps {
@@ -47,6 +49,17 @@ export function CurlSnippet({ apiKey, ingestUrl }: SnippetProps) {
   return (
     <CodeBlock title="Or send one span with curl" text={curlSnippetText(apiKey, ingestUrl, ids)} testid="curl-snippet">
       <p className="muted snippet-note">The answer <code>{'{"accepted":1,"rejected":[]}'}</code> means the span is stored: it shows on the Traces page.</p>
+    </CodeBlock>
+  );
+}
+
+export function OtelSnippet({ apiKey, ingestUrl, serviceName }: SnippetProps & { serviceName?: string }) {
+  return (
+    <CodeBlock title="Already on OpenTelemetry? Point its exporter here" text={otelSnippetText(apiKey, ingestUrl, serviceName)} testid="otel-snippet">
+      <p className="muted snippet-note">
+        Any OpenTelemetry SDK, agent or Collector sends traces and logs over OTLP/HTTP with these variables. Per language:
+        docs/opentelemetry.md in the Lantern repository.
+      </p>
     </CodeBlock>
   );
 }

@@ -1,8 +1,10 @@
 // The traces list as a virtualised table: only the rows in view are in the DOM, however many pages are loaded.
 // Scrolling near the end asks for the next page (onNearEnd).
 //
+// The Service column is the root span's service.name (OpenTelemetry), else its application's name.
+//
 // data-testid: trace-table (the scroll container), trace-row (each row: a link to #/traces/<traceId>,
-// data-trace-id)
+// data-trace-id), trace-service (a row's Service cell)
 import type { Application } from '../api/types';
 import { applicationName } from '../lib/applications';
 import { formatDuration, formatTimestamp, spanName, spanType, statusClass } from '../lib/format';
@@ -28,7 +30,7 @@ export function TraceTable({ rows, applications, projectId, now, onNearEnd }: Tr
     <div className="trace-table" role="table" aria-label="Traces" aria-rowcount={rows.length}>
       <div className="trace-grid trace-head" role="row">
         <span role="columnheader">Time</span>
-        <span role="columnheader">Application</span>
+        <span role="columnheader" title="The root span's service.name, else its application">Service</span>
         <span role="columnheader">Method</span>
         <span role="columnheader">URL</span>
         <span role="columnheader" className="num">Status</span>
@@ -51,6 +53,8 @@ function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; ap
   const method = row.root?.requestMethod ?? '';
   const others = row.applicationIds.length - 1;
   const cls = statusClass(row.status);
+  const app = applicationName(applications, row.applicationId);
+  const service = row.root?.serviceName;
   return (
     <a
       className={`trace-grid trace-row${cls === '5xx' ? ' is-error' : ''}`}
@@ -60,8 +64,8 @@ function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; ap
       href={traceHref(row.traceId, projectId)}
     >
       <span role="cell" title={new Date(row.startMs).toISOString()}>{formatTimestamp(new Date(row.startMs).toISOString(), now)}</span>
-      <span role="cell" className="ellipsis">
-        {applicationName(applications, row.applicationId)}
+      <span role="cell" className="ellipsis" data-testid="trace-service" title={service && service !== app ? `service.name ${service}, application ${app}` : app}>
+        {service ?? app}
         {others > 0 ? <span className="muted"> +{others}</span> : null}
       </span>
       <span role="cell" className="ellipsis">

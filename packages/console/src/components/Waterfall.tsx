@@ -1,14 +1,17 @@
 // One trace's waterfall: a time axis, then one row per span (nested by depth, collapsible), each a bar placed at
 // its offset from the trace start, coloured by type (controller, service, external, other) and red on error.
+// A row is labelled with the span's OpenTelemetry `name` where it has one, else the name part of requestMethod; it
+// names the span's service (service.name, else its application) when the trace crossed more than one.
 // Virtualised: a 10,000-span trace puts only the rows in view in the DOM.
 //
 // data-testid: waterfall (container; data-span-count once laid out), span-row (each row; data-span-id,
 // data-depth, aria-selected), span-toggle (a row's expand/collapse button), waterfall-axis
-import { memo, type KeyboardEvent } from 'react';
+import { memo, useMemo, type KeyboardEvent } from 'react';
 import type { Application } from '../api/types';
 import { niceTicks } from '../lib/chart';
 import { applicationName } from '../lib/applications';
-import { formatDuration, spanName } from '../lib/format';
+import { formatDuration } from '../lib/format';
+import { spanLabel, spanService } from '../lib/otel-span';
 import type { WaterfallLayout, WaterfallRow } from '../lib/waterfall';
 import { VirtualRows } from './VirtualRows';
 
@@ -33,7 +36,14 @@ export function Waterfall({ layout, rows, collapsed, selectedId, applications, o
   const total = layout.totalMs;
   const ticks = niceTicks(0, total || 1, 5).ticks.filter((t) => t <= total);
   const selectedIndex = selectedId === undefined ? -1 : rows.findIndex((r) => r.spanId === selectedId);
-  const multiApp = new Set(layout.rows.map((r) => r.applicationId)).size > 1;
+  const { multiApp, multiService } = useMemo(() => ({
+    multiApp: new Set(layout.rows.map((r) => r.applicationId)).size > 1,
+    multiService: new Set(layout.rows.map((r) => spanService(r.span)).filter(Boolean)).size > 1,
+  }), [layout]);
+  const where = (r: WaterfallRow): string | undefined => {
+    const service = multiService ? spanService(r.span) : undefined;
+    return service ?? (multiApp ? applicationName(applications, r.applicationId) : undefined);
+  };
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     const cur = rows[selectedIndex];
@@ -73,7 +83,7 @@ export function Waterfall({ layout, rows, collapsed, selectedId, applications, o
               total={total}
               collapsed={collapsed.has(r.spanId)}
               selected={r.spanId === selectedId}
-              appName={multiApp ? applicationName(applications, r.applicationId) : undefined}
+              appName={where(r)}
               onSelect={onSelect}
               onToggle={onToggle}
             />
@@ -89,13 +99,14 @@ interface SpanRowProps {
   total: number;
   collapsed: boolean;
   selected: boolean;
+  /** The span's service or application, when the trace crossed several. */
   appName: string | undefined;
   onSelect(spanId: string): void;
   onToggle(spanId: string): void;
 }
 
 const SpanRow = memo(function SpanRow({ row, total, collapsed, selected, appName, onSelect, onToggle }: SpanRowProps) {
-  const name = spanName(row.span.requestMethod ?? '') || row.spanId;
+  const name = spanLabel(row.span) || row.spanId;
   const indent = Math.min(row.depth, MAX_INDENT_DEPTH) * 14;
   const flags = [row.orphan ? 'parent missing' : '', row.cycle ? 'parent link cycle' : '', row.skewMs ? `clock skew adjusted by ${formatDuration(row.skewMs)}` : '']
     .filter(Boolean).join(', ');

@@ -1,6 +1,7 @@
 /**
  * The text of the setup snippets shown after a key is created and on empty trace pages: the SDK's three-line setup
- * (docs/sdk.md "Setup in three lines") and a curl command that sends one span. Pure functions: unit-tested in
+ * (docs/sdk.md "Setup in three lines"), the environment of an OpenTelemetry-instrumented service
+ * (docs/opentelemetry.md) and a curl command that sends one span. Pure functions: unit-tested in
  * packages/console/test.
  */
 
@@ -59,5 +60,21 @@ export function curlSnippetText(apiKey: string | undefined, ingestUrl: string, i
     `  -H ${shellQuote(`x-api-key: ${apiKey || KEY_PLACEHOLDER}`)} \\`,
     `  -H 'content-type: application/json' \\`,
     `  -d '{"timestamp":"${now}","traces":[${span}]}'`,
+  ].join('\n');
+}
+
+/**
+ * The environment that points an OpenTelemetry SDK, agent or exporter at Lantern over OTLP/HTTP
+ * (docs/opentelemetry.md): the endpoint, the key as a header, protobuf over HTTP (Lantern has no gRPC listener),
+ * and no metrics export (OTLP metrics are not taken yet). The service name is the application's, so the trace list
+ * shows the name the console knows it by.
+ */
+export function otelSnippetText(apiKey: string | undefined, ingestUrl: string, serviceName = 'my-service'): string {
+  return [
+    `export OTEL_EXPORTER_OTLP_ENDPOINT=${shellQuote(withoutTrailingSlashes(ingestUrl))}`,
+    `export OTEL_EXPORTER_OTLP_HEADERS=${shellQuote(`x-api-key=${apiKey || KEY_PLACEHOLDER}`)}`,
+    `export OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf`,
+    `export OTEL_METRICS_EXPORTER=none`,
+    `export OTEL_SERVICE_NAME=${shellQuote(serviceName || 'my-service')}`,
   ].join('\n');
 }

@@ -22,6 +22,8 @@ export interface RootSpanSummary {
   requestURL: string | undefined;
   durationMs: number | undefined;
   responseStatus: number | undefined;
+  /** The root span's service.name (an OpenTelemetry span's resource); a Lantern SDK span has none. */
+  serviceName: string | undefined;
 }
 
 /**
@@ -57,6 +59,7 @@ export function summariseRecord(record: TraceRecord): RecordSummary {
       requestURL: str(root.requestURL),
       durationMs: num(root.durationMs),
       responseStatus: num(root.responseStatus),
+      serviceName: str(root.serviceName) || undefined,
     },
   };
 }

@@ -10,9 +10,11 @@
  * - Clock skew: a child span of another application than its parent that starts before the parent or ends after
  *   it is moved, with its subtree, into the parent (Jaeger-style): centred when it fits, else at the parent's
  *   start. The row records its own adjustment (`skewMs`) and the total shift it was drawn with (`shiftMs`).
+ * - A span is an error when its status is 5xx, it has an `error` field, or its OpenTelemetry status is ERROR.
  */
 import type { Span, TraceRecord } from '../api/types';
 import { spanType } from './format';
+import { hasErrorStatus } from './otel-span';
 
 export type SpanKind = 'controller' | 'service' | 'external' | 'other';
 
@@ -84,8 +86,9 @@ export function spanKind(requestMethod: string): SpanKind {
   return KINDS.has(t) ? (t as SpanKind) : 'other';
 }
 
+/** Status 5xx, an `error` field, or an OpenTelemetry status of ERROR. */
 export function isErrorSpan(span: Span): boolean {
-  return (typeof span.responseStatus === 'number' && span.responseStatus >= 500) || Boolean(span.error);
+  return (typeof span.responseStatus === 'number' && span.responseStatus >= 500) || Boolean(span.error) || hasErrorStatus(span);
 }
 
 function collect(records: readonly TraceRecord[]): { nodes: Node[]; duplicates: number } {

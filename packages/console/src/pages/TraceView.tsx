@@ -1,9 +1,9 @@
 // One trace, `#/traces/<traceId>` (`?span=<spanId>` selects a span): every application's record of the trace
 // joined into one waterfall, the selected span's details, and the logs written during the trace.
 //
-// data-testid: trace-view (data-trace-id), trace-summary, trace-back, trace-not-found, trace-expand-all,
-// trace-collapse-all; waterfall, span-row, span-details (components/Waterfall.tsx, SpanDetails.tsx);
-// trace-logs, trace-log (components/TraceLogs.tsx)
+// data-testid: trace-view (data-trace-id), trace-summary, trace-services (its OpenTelemetry services), trace-back,
+// trace-not-found, trace-expand-all, trace-collapse-all; waterfall, span-row, span-details (components/Waterfall.tsx,
+// SpanDetails.tsx); trace-logs, trace-log (components/TraceLogs.tsx)
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import * as client from '../api/client';
 import { ApiError } from '../api/errors';
@@ -14,6 +14,7 @@ import { Waterfall } from '../components/Waterfall';
 import { useAsync } from '../use-async';
 import { applicationName } from '../lib/applications';
 import { formatDuration, formatTimestamp, spanName } from '../lib/format';
+import { spanService } from '../lib/otel-span';
 import { parseTraceId } from '../lib/trace-id';
 import { allCollapsible, layoutTrace, visibleRows, type WaterfallLayout } from '../lib/waterfall';
 import { navigate, useRoute } from '../router';
@@ -96,6 +97,7 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
                   row={selected}
                   applicationName={applicationName(ws.applications, selected.applicationId)}
                   parentApplicationName={parentApp === undefined ? undefined : applicationName(ws.applications, parentApp)}
+                  projectId={projectId}
                   onClose={() => select(undefined)}
                 />
               ) : <p className="muted hint">Select a span to see all its fields.</p>}
@@ -154,6 +156,8 @@ function TraceSummary({ layout, traceId }: { layout: WaterfallLayout; traceId: s
   const ws = useWorkspace();
   const root = layout.rows.find((r) => r.depth === 0 && !r.orphan && !r.cycle) ?? layout.rows[0];
   const apps = [...new Set(layout.rows.map((r) => r.applicationId))].map((id) => applicationName(ws.applications, id));
+  // OpenTelemetry spans name their service (service.name); Lantern SDK spans do not.
+  const services = useMemo(() => [...new Set(layout.rows.map((r) => spanService(r.span)).filter((s): s is string => s !== undefined))], [layout]);
   const errors = layout.rows.reduce((n, r) => n + (r.error ? 1 : 0), 0);
   const notes = [
     layout.skewedCount ? `clock skew adjusted on ${layout.skewedCount} span${layout.skewedCount === 1 ? '' : 's'}` : '',
@@ -173,6 +177,7 @@ function TraceSummary({ layout, traceId }: { layout: WaterfallLayout; traceId: s
         {root?.span.responseStatus !== undefined ? <span className={root.error ? 'error-text' : undefined}>status {root.span.responseStatus}</span> : null}
         {errors ? <span className="error-text">{errors} error span{errors === 1 ? '' : 's'}</span> : null}
         <span>{apps.join(', ')}</span>
+        {services.length ? <span data-testid="trace-services">{services.length === 1 ? 'service' : 'services'} {services.join(', ')}</span> : null}
         <code className="muted" title="Trace id">{traceId}</code>
       </p>
       {notes.length ? <p className="note">Drawn with {notes.join('; ')}.</p> : null}

@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { LatencyChart } from '../components/LatencyChart';
-import { CurlSnippet, SdkSnippet } from '../components/Snippets';
+import { CurlSnippet, OtelSnippet, SdkSnippet } from '../components/Snippets';
 import { TraceFilters } from '../components/TraceFilters';
 import { TraceTable } from '../components/TraceTable';
 import { describeRange } from '../lib/time-range';
@@ -87,11 +87,12 @@ function FirstTrace() {
     <div data-testid="traces-empty">
       <EmptyState title="Send your first trace">
         <p>
-          This project has no traces yet. Instrument an application with the SDK, or send one span with curl. You need an
+          This project has no traces yet. Instrument an application with the SDK, point an OpenTelemetry exporter here, or send one span with curl. You need an
           API key of one of the project's applications: <a href={href('/applications')}>create a key on the Applications page</a>.
         </p>
         <SdkSnippet ingestUrl={location.origin} />
         <CurlSnippet ingestUrl={location.origin} />
+        <OtelSnippet ingestUrl={location.origin} />
       </EmptyState>
     </div>
   );
