@@ -3,6 +3,7 @@ export * from './ids.js';
 export * from './json-batches.js';
 export * from './limits.js';
 export * from './normalize.js';
+export * from './normalize-built.js';
 export * from './safety.js';
 export * from './sketch.js';
 export * from './time.js';

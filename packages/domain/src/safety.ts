@@ -26,9 +26,11 @@ export function longerThan(text: string, max: number): boolean {
  * Walks a parsed JSON value and returns the first unsafe thing in it, or null:
  * prototype keys, MongoDB-style operator keys (`$gt`), keys with a dot or NUL, strings over the
  * length bound, nesting deeper than the bound. Iterative, so a hostile depth cannot overflow the stack.
- * `skipRootKey` leaves one member of the root object out (an envelope's item list, checked item by item).
+ * `skipRootKey` leaves members of the root object out: an envelope's item list (checked item by item), or the parts
+ * of an item its caller has already walked once for the many items sharing them (an OTLP resource and scope).
  */
-export function findUnsafe(value: unknown, maxDepth: number = limits.maxDepth, skipRootKey?: string): string | null {
+export function findUnsafe(value: unknown, maxDepth: number = limits.maxDepth, skipRootKey?: string | ReadonlySet<string>): string | null {
+  const skipped = typeof skipRootKey === 'string' ? (key: string) => key === skipRootKey : (key: string) => skipRootKey?.has(key) === true;
   const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: value, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { v, path, depth } = stack.pop()!;
@@ -44,7 +46,7 @@ export function findUnsafe(value: unknown, maxDepth: number = limits.maxDepth, s
       continue;
     }
     for (const key of Object.keys(v)) {
-      if (depth === 0 && key === skipRootKey) continue;
+      if (depth === 0 && skipped(key)) continue;
       if (FORBIDDEN_KEYS.has(key)) return `${path}/${key} is a forbidden field name`;
       if (key.startsWith('$') || key.includes('.') || key.includes('\u0000'))
         return `${path}/${key} is not an allowed field name (no leading $, no dots)`;

@@ -62,10 +62,13 @@ export type Groups<T> = Array<{ resource: OtlpResource | undefined; scopes: Arra
 export function forEachItem<T>(groups: Groups<T>, map: (item: T, context: Context) => Record<string, unknown>): Mapped {
   const out: Mapped = { items: [], rejected: [] };
   for (const group of groups) {
+    // Once per resource: its spans (or log records) all carry the same attribute list.
+    const resource = attempt(() => resourceContext(group.resource));
     for (const { scope: rawScope, items } of group.scopes) {
       const context = attempt((): Context => {
         const scope = scopeOf(rawScope);
-        return { ...resourceContext(group.resource), ...(scope ? { scope } : {}) };
+        if (resource instanceof RejectedItem) throw resource;
+        return { ...resource, ...(scope ? { scope } : {}) };
       });
       for (const item of items) {
         const mapped = context instanceof RejectedItem ? context : attempt(() => map(item, context));

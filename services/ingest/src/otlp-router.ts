@@ -1,4 +1,4 @@
-import { AppError, errors, limits, normalizeLog, normalizeSpan, toIso, type LogInput, type Span } from '@lantern/domain';
+import { AppError, builtLogNormalizer, builtSpanNormalizer, errors, limits, toIso, type LogInput, type Span } from '@lantern/domain';
 import { originOf } from '@lantern/http';
 import { countLogRecords, countSpans, mapLogs, mapTraces, type Mapped, rejectionMessage } from '@lantern/otlp';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
@@ -8,7 +8,10 @@ import { sendExportResponse } from './otlp-answers.js';
 import { otlpDecoders } from './otlp-decode.js';
 import type { Publisher } from './publish.js';
 
-/** The items `normalize` accepts, and the reasons of the others added to the mapping's. */
+/**
+ * The items `normalize` accepts, and the reasons of the others added to the mapping's. The mapped items are the
+ * domain's "built" items (normalize-built.ts): the resource and scope they share are safety-walked once.
+ */
 function validated<T>(mapped: Mapped, normalize: (item: unknown) => { ok: true; value: T } | { ok: false; errors: string[] }): { valid: T[]; rejected: string[] } {
   const valid: T[] = [];
   const rejected = [...mapped.rejected];
@@ -41,7 +44,7 @@ export function createOtlpRouter(guard: RequestHandler[], publish: Publisher): R
     const encoding = requireEncoding(req);
     const request = otlpDecoders.traces(await readBody(req, limits.maxIngestBytes), encoding);
     checkCount(countSpans(request), 'spans');
-    const { valid, rejected } = validated<Span>(mapTraces(request), normalizeSpan);
+    const { valid, rejected } = validated<Span>(mapTraces(request), builtSpanNormalizer());
     await publish.spans(origin, spanMessages(valid, origin, key, receivedAt()));
     sendExportResponse(res, 'traces', encoding, rejected.length > 0 ? { rejected: rejected.length, errorMessage: rejectionMessage('spans', rejected) } : undefined);
   });
@@ -53,7 +56,7 @@ export function createOtlpRouter(guard: RequestHandler[], publish: Publisher): R
     const request = otlpDecoders.logs(await readBody(req, limits.maxIngestBytes), encoding);
     checkCount(countLogRecords(request), 'log records');
     const now = receivedAt();
-    const { valid, rejected } = validated<LogInput>(mapLogs(request, now), (item) => normalizeLog(item, now));
+    const { valid, rejected } = validated<LogInput>(mapLogs(request, now), builtLogNormalizer(now));
     await publish.logs(origin, logMessage(valid, origin, key, now));
     sendExportResponse(res, 'logs', encoding, rejected.length > 0 ? { rejected: rejected.length, errorMessage: rejectionMessage('log records', rejected) } : undefined);
   });
