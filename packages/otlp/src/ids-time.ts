@@ -49,32 +49,57 @@ export function lanternMember(traceState: string | undefined): string | undefine
   return undefined;
 }
 
-/** Nanoseconds since the epoch as a bigint; undefined when absent, not a whole number, or 0. */
-export function nanosOf(value: OtlpInt64 | undefined): bigint | undefined {
+/**
+ * Nanoseconds since the epoch, split into whole milliseconds and the nanoseconds left over (0-999,999): both exact
+ * JavaScript numbers for any 20-digit value, so the times of every span are read without a BigInt.
+ */
+export interface Nanos {
+  ms: number;
+  ns: number;
+}
+
+const splitBigInt = (n: bigint): Nanos => ({ ms: Number(n / 1_000_000n), ns: Number(n % 1_000_000n) });
+
+/** Nanoseconds since the epoch; undefined when absent, not a whole number, or 0. */
+export function nanosOf(value: OtlpInt64 | undefined): Nanos | undefined {
   if (value === undefined) return undefined;
-  let n: bigint;
+  let n: Nanos;
   if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value) && !(Number.isInteger(value) && value > 0)) return undefined;
-    n = BigInt(value);
+    if (Number.isSafeInteger(value)) {
+      // The quotient is a float: near a whole number of milliseconds it may round up; the remainder corrects it.
+      let ms = Math.floor(value / 1e6);
+      let ns = value - ms * 1e6;
+      if (ns < 0) (ms -= 1), (ns += 1e6);
+      else if (ns >= 1e6) (ms += 1), (ns -= 1e6);
+      n = { ms, ns };
+    } else if (Number.isInteger(value) && value > 0) {
+      n = splitBigInt(BigInt(value));
+    } else {
+      return undefined;
+    }
   } else {
     if (!NANOS.test(value)) return undefined;
-    n = BigInt(value);
+    const cut = value.length - 6;
+    n = cut > 0 ? { ms: Number(value.slice(0, cut)), ns: Number(value.slice(cut)) } : { ms: 0, ns: Number(value) };
   }
-  return n > 0n ? n : undefined;
+  return n.ms > 0 || (n.ms === 0 && n.ns > 0) ? n : undefined;
 }
 
 /** The largest time a Date holds, in milliseconds. */
-const MAX_MS = 8_640_000_000_000_000n;
+const MAX_MS = 8_640_000_000_000_000;
 
 /** Nanoseconds as ISO 8601 UTC with milliseconds (truncated to the millisecond). */
-export function isoOfNanos(nanos: bigint, what: string): string {
-  const ms = nanos / 1_000_000n;
-  if (ms > MAX_MS) throw new RejectedItem(`${what} is past the year 275760`);
-  return new Date(Number(ms)).toISOString();
+export function isoOfNanos(nanos: Nanos, what: string): string {
+  if (nanos.ms > MAX_MS) throw new RejectedItem(`${what} is past the year 275760`);
+  return new Date(nanos.ms).toISOString();
 }
 
 /** round((end - start) / 1e6) in whole milliseconds; 0 when the end is absent or before the start. */
-export function durationMsOf(start: bigint, end: bigint | undefined): number {
-  if (end === undefined || end < start) return 0;
-  return Number((end - start + 500_000n) / 1_000_000n);
+export function durationMsOf(start: Nanos, end: Nanos | undefined): number {
+  if (end === undefined) return 0;
+  const ms = end.ms - start.ms;
+  const ns = end.ns - start.ns; // -999,999 to 999,999
+  if (ms < 0 || (ms === 0 && ns < 0)) return 0;
+  // floor((ms * 1e6 + ns + 500,000) / 1e6), without the product that could pass 2^53.
+  return ms + Math.floor((ns + 500_000) / 1e6);
 }

@@ -1,0 +1,42 @@
+import { describe, expect, it } from '@jest/globals';
+import { durationMsOf, isoOfNanos, nanosOf } from '../src/ids-time.js';
+
+// The reference: the same rules in BigInt arithmetic (how the times were read before they were split in two numbers).
+const reference = (value: string | number) => {
+  const n = BigInt(value);
+  return n > 0n ? n : undefined;
+};
+const refIso = (n: bigint) => new Date(Number(n / 1_000_000n)).toISOString();
+const refDuration = (start: bigint, end: bigint | undefined) => (end === undefined || end < start ? 0 : Number((end - start + 500_000n) / 1_000_000n));
+
+const texts = [
+  '1', '999999', '1000000', '1000001', '1764130000000000000', '1764130000123456789', '1764130000999999999', '1764130001000000000',
+  '1764130000000499999', '1764130000000500000', '9007199254740991', '9007199254740993', '18446744073709551615', '99999999999999999999',
+];
+const numbers = [1, 999_999, 1_000_000, 1_764_130_000_123, 9_007_199_254_740_991, 8_999_999_999_999_999, 4_503_599_627_370_495];
+
+describe('OTLP times: milliseconds and the nanoseconds left over, without BigInt', () => {
+  it('gives the BigInt arithmetic\'s timestamp for decimal text and numbers', () => {
+    for (const value of [...texts, ...numbers]) {
+      const n = nanosOf(value);
+      expect(n).toBeDefined();
+      expect(n!.ns).toBeGreaterThanOrEqual(0);
+      expect(n!.ns).toBeLessThan(1e6);
+      expect(isoOfNanos(n!, 't')).toBe(refIso(reference(value)!));
+    }
+  });
+
+  it('refuses 0, negative, fractional and non-digit values', () => {
+    for (const value of ['0', '000', '', '-5', '1.5', '1e9', 0, -1, 1.5, Number.NaN]) expect(nanosOf(value)).toBeUndefined();
+    expect(nanosOf(undefined)).toBeUndefined();
+  });
+
+  it('gives the BigInt arithmetic\'s rounded duration, 0 when the end is before the start or absent', () => {
+    const pairs: Array<[string, string]> = [];
+    for (const a of texts) for (const b of texts) pairs.push([a, b]);
+    for (const [a, b] of pairs) {
+      expect(durationMsOf(nanosOf(a)!, nanosOf(b))).toBe(refDuration(reference(a)!, reference(b)));
+    }
+    expect(durationMsOf(nanosOf('1764130000000000000')!, undefined)).toBe(0);
+  });
+});
