@@ -5,6 +5,8 @@
 //
 //   pnpm bench:ingest-formats                 2 turns of 30 s per format, 8 connections, batches of 500
 //   options: --turns 2 --seconds 30 --connections 8 --batch 500 --port 18080 --formats lantern,otlp-json,otlp-protobuf
+//            --before DIR: also runs every format against the server of another built checkout (an older commit, run.mjs
+//            --server-root), in the same turns, so before and after are measured side by side under the same load
 //
 // Prints each turn's figures and a table of the medians (stored spans/s, stored per server CPU-second, p50/p99).
 import { spawnSync } from 'node:child_process';
@@ -23,20 +25,23 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '500' },
     port: { type: 'string', default: '18080' },
     formats: { type: 'string', default: 'lantern,otlp-json,otlp-protobuf' },
+    before: { type: 'string' },
   },
 });
-const formats = values.formats.split(',');
+// A run is a format, or `<format>@before` for the --before checkout's server.
+const formats = values.formats.split(',').flatMap((f) => (values.before ? [`${f}@before`, f] : [f]));
 const runs = Object.fromEntries(formats.map((f) => [f, []]));
 const load = () => readFileSync('/proc/loadavg', 'utf8').trim();
 console.error(`load average before: ${load()}`);
 for (let turn = 1; turn <= Number(values.turns); turn++) {
-  for (const format of formats) {
-    const args = ['--format', format, '--seconds', values.seconds, '--connections', values.connections, '--batch', values.batch, '--port', values.port];
+  for (const run of formats) {
+    const [format, before] = run.split('@');
+    const args = ['--format', format, ...(before ? ['--server-root', values.before] : []), '--seconds', values.seconds, '--connections', values.connections, '--batch', values.batch, '--port', values.port];
     const child = spawnSync(process.execPath, [join(ROOT, 'bench/ingest/run.mjs'), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
     if (child.status !== 0) throw new Error(`run.mjs --format ${format} failed (exit ${child.status})`);
     const result = JSON.parse(child.stdout.slice(child.stdout.indexOf('{')));
-    runs[format].push(result);
-    console.error(`turn ${turn} ${format}: ${result.stored} stored of ${result.accepted} accepted, ${result.storedPerSecond}/s, ` +
+    runs[run].push(result);
+    console.error(`turn ${turn} ${run}: ${result.stored} stored of ${result.accepted} accepted, ${result.storedPerSecond}/s, ` +
       `${result.storedPerServerCpuSecond}/server CPU-s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, failures ${result.failures}, load ${load()}`);
   }
 }
