@@ -81,3 +81,24 @@ describe('ingest service: OTLP when the bus is down', () => {
     }
   });
 });
+
+describe('ingest service: a resource is checked once for all its spans', () => {
+  it('a resource value over 64 KiB rejects every span under it, with the safety walk\'s reason; the others share one checked resource', async () => {
+    const { bus, published } = testBus();
+    const attr = (key: string, value: string) => ({ key, value: { stringValue: value } });
+    const trace = hex(16);
+    const body = {
+      resourceSpans: [
+        { resource: { attributes: [attr('service.name', 'bad'), attr('blob', 'x'.repeat(65_537))] }, scopeSpans: [{ spans: [span(trace), span(trace), span(trace)] }] },
+        { resource: { attributes: [attr('service.name', 'good'), attr('host.name', 'web-1')] }, scopeSpans: [{ scope: { name: 'lib' }, spans: [span(trace), span(trace)] }] },
+      ],
+    };
+    const res = await app(bus).post('/v1/traces').set('x-api-key', KEY).set('Content-Type', 'application/json').send(body).expect(200);
+    expect(res.body.partialSuccess).toEqual({ rejectedSpans: '3', errorMessage: '3 spans rejected: /resource/1/value is longer than 65536 characters' });
+    const spans = (published[0]!.messages as Array<BusMessage<SpanBatchMessage>>).flatMap((m) => m.value.spans) as Array<Record<string, unknown>>;
+    expect(spans.map((s) => s['serviceName'])).toEqual(['good', 'good']);
+    expect(spans[0]!['resource']).toEqual([{ key: 'service.name', value: 'good' }, { key: 'host.name', value: 'web-1' }]);
+    expect(spans[0]!['resource']).toBe(spans[1]!['resource']);
+    expect(spans[0]!['timestamp']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+});
