@@ -35,7 +35,7 @@ export function messageOf(body: OtlpAnyValue | undefined): string {
   return plain === null ? '' : JSON.stringify(plain);
 }
 
-/** One OTLP log record as a Lantern log candidate (normalizeLog validates it next); throws RejectedItem. */
+/** One OTLP log record as a Lantern log candidate (validated next with normalizeLog's verdicts: builtLogNormalizer); throws RejectedItem. */
 export function mapLogRecord(record: OtlpLogRecord, context: Context, receivedAt: string): Record<string, unknown> {
   const traceId = optionalId(record.traceId, traceUuid, 'traceId');
   const spanId = optionalId(record.spanId, spanUuid, 'spanId');

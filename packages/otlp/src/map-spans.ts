@@ -92,7 +92,7 @@ function linkOf(link: OtlpLink): Record<string, unknown> {
   return out;
 }
 
-/** One OTLP span as a Lantern span candidate (normalizeSpan validates it next); throws RejectedItem. */
+/** One OTLP span as a Lantern span candidate (validated next with normalizeSpan's verdicts: builtSpanNormalizer); throws RejectedItem. */
 export function mapSpan(span: OtlpSpan, context: Context): Record<string, unknown> {
   const traceId = traceUuid(span.traceId);
   const spanId = spanUuid(span.spanId);
