@@ -1,3 +1,4 @@
+import { MAX_ATTRIBUTES } from './bounds.js';
 import type { OtlpAnyValue, OtlpInt64, OtlpKeyValue } from './shape.js';
 
 /** A plain JSON value as Lantern keeps an OTLP attribute's value (docs/api.md, "OTLP ingest"). */
@@ -52,9 +53,10 @@ function attributeList(list: OtlpKeyValue[] | undefined, depth: number): Attribu
   return (list ?? []).map((kv) => ({ key: kv.key, value: plainValue(kv.value, depth + 1) }));
 }
 
-/** Attributes as `[{ key, value }]`, or undefined when there are none (the field is then omitted). */
-export function attributesOf(list: OtlpKeyValue[] | undefined): Attribute[] | undefined {
+/** Attributes as `[{ key, value }]`, or undefined when there are none (the field is then omitted); over MAX_ATTRIBUTES: RejectedItem. */
+export function attributesOf(list: OtlpKeyValue[] | undefined, holder = 'an item'): Attribute[] | undefined {
   if (!list || list.length === 0) return undefined;
+  if (list.length > MAX_ATTRIBUTES) throw new RejectedItem(`${holder} has more than ${MAX_ATTRIBUTES} attributes`);
   return attributeList(list, 0);
 }
 

@@ -115,3 +115,15 @@ describe('undecodable protobuf -> OtlpDecodeError, never another error', () => {
     expect(() => decodeTracesProtobuf(request)).toThrow('AnyValue nested deeper than');
   });
 });
+
+describe('profiles-only string-table fields', () => {
+  it('KeyValue.key_strindex (3) and AnyValue.string_value_strindex (8) are skipped, not a wrong wire type', () => {
+    const anyValue = [0x40, 0x03, 0x0a, 0x01, 0x76]; // string_value_strindex = 3, stringValue 'v'
+    const keyValue = [0x0a, 0x01, 0x6b, 0x18, 0x05, 0x12, anyValue.length, ...anyValue]; // key 'k', key_strindex = 5, value
+    const span = [0x4a, keyValue.length, ...keyValue]; // attributes
+    const scopeSpans = [0x12, span.length, ...span];
+    const resourceSpans = [0x12, scopeSpans.length, ...scopeSpans];
+    const request = Uint8Array.from([0x0a, resourceSpans.length, ...resourceSpans]);
+    expect(decodeTracesProtobuf(request).resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0]?.attributes).toEqual([{ key: 'k', value: { stringValue: 'v' } }]);
+  });
+});
