@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decodeLogsProtobuf, decodeTracesProtobuf, OtlpDecodeError } from '@lantern/otlp';
+import { decodeLogsProtobuf, decodeTracesProtobuf, OtlpDecodeError, OtlpTooManyItemsError } from '@lantern/otlp';
 import protobuf from 'protobufjs';
 import { MAX_ANY_VALUE_DEPTH } from '../src/protobuf-common.js';
 import { encodeMessage, wrap } from './proto-root.js';
@@ -125,5 +125,26 @@ describe('profiles-only string-table fields', () => {
     const resourceSpans = [0x12, scopeSpans.length, ...scopeSpans];
     const request = Uint8Array.from([0x0a, resourceSpans.length, ...resourceSpans]);
     expect(decodeTracesProtobuf(request).resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0]?.attributes).toEqual([{ key: 'k', value: { stringValue: 'v' } }]);
+  });
+});
+
+describe('the item bound while decoding', () => {
+  const nested = (fields: number[], inner: number[]): Uint8Array => {
+    let bytes = Uint8Array.from(inner);
+    for (const f of fields.reverse()) bytes = Buffer.concat([head(f, bytes.length), bytes]);
+    return bytes;
+  };
+  it('stops at the first span or log record past the bound (OtlpTooManyItemsError), and not below it', () => {
+    const threeSpans = nested([1, 2], [0x12, 0x00, 0x12, 0x00, 0x12, 0x00]); // ResourceSpans > ScopeSpans > 3 empty spans
+    expect(() => decodeTracesProtobuf(threeSpans, 2)).toThrow(OtlpTooManyItemsError);
+    expect(decodeTracesProtobuf(threeSpans, 3).resourceSpans?.[0]?.scopeSpans?.[0]?.spans).toHaveLength(3);
+    const threeRecords = nested([1, 2], [0x12, 0x00, 0x12, 0x00, 0x12, 0x00]); // ResourceLogs > ScopeLogs > 3 empty records
+    expect(() => decodeLogsProtobuf(threeRecords, 2)).toThrow(OtlpTooManyItemsError);
+    expect(decodeLogsProtobuf(threeRecords).resourceLogs?.[0]?.scopeLogs?.[0]?.logRecords).toHaveLength(3);
+  });
+  it('keeps 1,001 attributes of a holder at most (the mapping rejects it), the rest skipped', () => {
+    const attrs = Array.from({ length: 5000 }, () => [0x4a, 0x00]).flat(); // a span's empty attributes
+    const request = nested([1, 2, 2], attrs);
+    expect(decodeTracesProtobuf(request).resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0]?.attributes).toHaveLength(1001);
   });
 });
