@@ -41,7 +41,7 @@ describe('OTLP/HTTP errors: a google.rpc.Status with a clear status, and the ser
       expectJsonStatus(await sendOtlp(l, path, t.apiKey, '[]'), 400, 3);
       const wrong = path === '/v1/traces'
         ? [{ resourceSpans: {} }, { resourceSpans: [{ scopeSpans: [{ spans: [{ startTimeUnixNano: 'soon' }] }] }] }, { resourceSpans: [{ scopeSpans: [{ spans: [{ kind: 'SERVER' }] }] }] },
-          { resourceSpans: [{ scopeSpans: [{ spans: [{ attributes: [{ value: { stringValue: 'no key' } }] }] }] }] }]
+          { resourceSpans: [{ scopeSpans: [{ spans: [{ attributes: [{ key: 1, value: { stringValue: 'a number as key' } }] }] }] }] }]
         : [{ resourceLogs: 'x' }, { resourceLogs: [{ scopeLogs: [{ logRecords: [{ severityNumber: 'LOUD' }] }] }] }, { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { intValue: 1.5 } }] }] }] }];
       for (const shape of wrong) {
         const res = await sendOtlp(l, path, t.apiKey, shape);

@@ -118,4 +118,14 @@ describe('OTLP/JSON over HTTP: stored and read back', () => {
     const [record] = await traces(l, t, { traceId: uuidOfHex(traceId) });
     expect(record!.telemetry).toHaveLength(10_000);
   });
+
+  it('an attribute without a key (an empty key left out by proto3 JSON) and a doubleValue as numeric text are accepted', async () => {
+    const traceId = hex(16);
+    const span = otlpSpan({ traceId, attributes: [{ value: { stringValue: 'no key' } }, { key: 'ratio', value: { doubleValue: '1.5' } }, { key: 'code', value: { doubleValue: '404' } }] });
+    await sendOtlp(l, '/v1/traces', t.apiKey, tracesRequest([span])).expect(200, {});
+    const res = await sendOtlp(l, '/v1/traces', t.apiKey, tracesRequest([otlpSpan({ attributes: [{ key: 'bad', value: { doubleValue: '1.5x' } }] })]));
+    expectJsonStatus(res, 400, 3);
+    const [record] = await traces(l, t, { traceId: uuidOfHex(traceId) });
+    expect(record!.telemetry[0]!['attributes']).toEqual([{ key: '', value: 'no key' }, { key: 'ratio', value: 1.5 }, { key: 'code', value: 404 }]);
+  });
 });

@@ -32,6 +32,8 @@ const operation = (signal: 'traces' | 'logs'): Json => {
     description: `Export${service}ServiceRequest as application/x-protobuf or application/json, optionally with Content-Encoding gzip or deflate. `
       + `Mapped to Lantern ${signal === 'traces' ? 'spans' : 'logs'} (docs/opentelemetry.md) and read back through the same endpoints as any other. `
       + `The ${items} that cannot be stored (bad ids, strings over 65,536 characters, nesting too deep...) are counted in partialSuccess; the others are stored. `
+      + `Bounds (docs/opentelemetry.md, Limits): at most 1,000 attributes per span, event, link, resource, scope or log record, 1,000 events and 1,000 links per span, `
+      + `64 KiB of text in a resource and its scope (else every item under them is rejected), 1 MiB of text in one mapped span or log record; an item past one is rejected with the reason. `
       + 'The answer, and every error (a google.rpc.Status), comes in the encoding of the request.',
     security: [{ apiKey: [] }],
     parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' }, description: '1-200 visible ASCII characters. A repeated key from the same application within 24 h is answered 200 and not stored again.' }],

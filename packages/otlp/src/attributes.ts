@@ -1,3 +1,4 @@
+import { MAX_ATTRIBUTES } from './bounds.js';
 import type { OtlpAnyValue, OtlpInt64, OtlpKeyValue } from './shape.js';
 
 /** A plain JSON value as Lantern keeps an OTLP attribute's value (docs/api.md, "OTLP ingest"). */
@@ -27,7 +28,7 @@ export function intOf(value: OtlpInt64): number | string {
   return INT64.test(value) && Number.isSafeInteger(n) ? n : value;
 }
 
-/** doubleValue: a number; NaN and the infinities (text in OTLP/JSON, or a non-finite number) as text. */
+/** doubleValue: a number (numeric text too, as proto3 JSON allows); NaN and the infinities (text, or a non-finite number) as text. */
 function doubleOf(value: number | string): number | string {
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   const n = Number(value);
@@ -49,12 +50,13 @@ export function plainValue(value: OtlpAnyValue | undefined, depth = 0): PlainVal
 }
 
 function attributeList(list: OtlpKeyValue[] | undefined, depth: number): Attribute[] {
-  return (list ?? []).map((kv) => ({ key: kv.key, value: plainValue(kv.value, depth + 1) }));
+  return (list ?? []).map((kv) => ({ key: kv.key ?? '', value: plainValue(kv.value, depth + 1) }));
 }
 
-/** Attributes as `[{ key, value }]`, or undefined when there are none (the field is then omitted). */
-export function attributesOf(list: OtlpKeyValue[] | undefined): Attribute[] | undefined {
+/** Attributes as `[{ key, value }]`, or undefined when there are none (the field is then omitted); over MAX_ATTRIBUTES: RejectedItem. */
+export function attributesOf(list: OtlpKeyValue[] | undefined, holder = 'an item'): Attribute[] | undefined {
   if (!list || list.length === 0) return undefined;
+  if (list.length > MAX_ATTRIBUTES) throw new RejectedItem(`${holder} has more than ${MAX_ATTRIBUTES} attributes`);
   return attributeList(list, 0);
 }
 
@@ -63,7 +65,12 @@ export class AttributeIndex {
   private readonly byKey = new Map<string, OtlpAnyValue | undefined>();
 
   constructor(...lists: Array<OtlpKeyValue[] | undefined>) {
-    for (const list of lists) for (const kv of list ?? []) if (!this.byKey.has(kv.key)) this.byKey.set(kv.key, kv.value);
+    for (const list of lists) {
+      for (const kv of list ?? []) {
+        const key = kv.key ?? '';
+        if (!this.byKey.has(key)) this.byKey.set(key, kv.value);
+      }
+    }
   }
 
   /** The attribute's value when it is a non-empty string. */

@@ -5,6 +5,7 @@ export { countSpans, kindOf, mapSpan, mapTraces } from './map-spans.js';
 export { countLogRecords, levelOf, mapLogRecord, mapLogs, messageOf } from './map-logs.js';
 export { grpcCodeOf } from './grpc-codes.js';
 export { OtlpDecodeError } from './errors.js';
+export { MAX_ATTRIBUTES, MAX_CONTEXT_TEXT, MAX_EVENTS, MAX_ITEM_TEXT, MAX_LINKS, OtlpTooManyItemsError } from './bounds.js';
 export { decodeTracesProtobuf } from './protobuf-traces.js';
 export { decodeLogsProtobuf } from './protobuf-logs.js';
 export { encodeExportResponse, encodeStatus, type OtlpEncoding, type OtlpPartialSuccess } from './protobuf-encode.js';

@@ -1,4 +1,5 @@
 import { attributesOf, type Attribute, AttributeIndex, RejectedItem } from './attributes.js';
+import { MAX_CONTEXT_TEXT, MAX_ITEM_TEXT, textSize } from './bounds.js';
 import type { OtlpResource, OtlpScope } from './shape.js';
 
 /** What a resource and a scope give every span or log record under them (serviceName, resource, scope). */
@@ -12,7 +13,7 @@ export function resourceContext(resource: OtlpResource | undefined): Pick<Contex
   const out: Pick<Context, 'serviceName' | 'resource'> = {};
   const serviceName = new AttributeIndex(resource?.attributes).text('service.name');
   if (serviceName !== undefined) out.serviceName = serviceName;
-  const attributes = attributesOf(resource?.attributes);
+  const attributes = attributesOf(resource?.attributes, 'the resource');
   if (attributes) out.resource = attributes;
   return out;
 }
@@ -22,7 +23,7 @@ export function scopeOf(scope: OtlpScope | undefined): Context['scope'] {
   if (!scope?.name) return undefined;
   const out: NonNullable<Context['scope']> = { name: scope.name };
   if (scope.version) out.version = scope.version;
-  const attributes = attributesOf(scope.attributes);
+  const attributes = attributesOf(scope.attributes, 'the scope');
   if (attributes) out.attributes = attributes;
   return out;
 }
@@ -52,6 +53,14 @@ function attempt<T>(fn: () => T): T | RejectedItem {
   }
 }
 
+const CONTEXT_KEYS: ReadonlySet<string> = new Set(['serviceName', 'resource', 'scope']);
+
+/** True when the value's text (bounds.ts textSize) is within `max`; else a RejectedItem with the reason. */
+function checkedText(value: unknown, max: number, reason: string, skip?: ReadonlySet<string>): true {
+  if (textSize(value, skip) > max) throw new RejectedItem(reason);
+  return true;
+}
+
 /** The resource -> scope -> items tree of an export request, as both signals have it. */
 export type Groups<T> = Array<{ resource: OtlpResource | undefined; scopes: Array<{ scope: OtlpScope | undefined; items: T[] }> }>;
 
@@ -68,10 +77,15 @@ export function forEachItem<T>(groups: Groups<T>, map: (item: T, context: Contex
       const context = attempt((): Context => {
         const scope = scopeOf(rawScope);
         if (resource instanceof RejectedItem) throw resource;
-        return { ...resource, ...(scope ? { scope } : {}) };
+        const context: Context = { ...resource, ...(scope ? { scope } : {}) };
+        return checkedText(context, MAX_CONTEXT_TEXT, 'its resource and scope hold more than 64 KiB of text') && context;
       });
+      const contextText = context instanceof RejectedItem ? 0 : textSize(contextFields(context));
       for (const item of items) {
-        const mapped = context instanceof RejectedItem ? context : attempt(() => map(item, context));
+        const mapped = context instanceof RejectedItem ? context : attempt(() => {
+          const out = map(item, context);
+          return checkedText(out, MAX_ITEM_TEXT - contextText, 'it holds more than 1 MiB of text (its resource and scope included)', CONTEXT_KEYS) && out;
+        });
         if (mapped instanceof RejectedItem) out.rejected.push(mapped.message);
         else out.items.push(mapped);
       }

@@ -54,7 +54,7 @@ export function mapLogRecord(record: OtlpLogRecord, context: Context, receivedAt
   if (record.severityText) out['severityText'] = record.severityText;
   if (record.eventName) out['eventName'] = record.eventName;
   Object.assign(out, contextFields(context));
-  const attributes = attributesOf(record.attributes);
+  const attributes = attributesOf(record.attributes, 'the log record');
   if (attributes) out['attributes'] = attributes;
   return out;
 }

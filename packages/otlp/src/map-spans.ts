@@ -1,4 +1,5 @@
 import { attributesOf, AttributeIndex, RejectedItem } from './attributes.js';
+import { MAX_EVENTS, MAX_LINKS } from './bounds.js';
 import { durationMsOf, isoOfNanos, lanternMember, nanosOf, spanUuid, traceUuid, uuidOfHex } from './ids-time.js';
 import { contextFields, type Context, forEachItem, type Mapped } from './map-common.js';
 import type { OtlpEvent, OtlpLink, OtlpSpan, OtlpTracesRequest } from './shape.js';
@@ -34,16 +35,29 @@ function hostOf(url: string | undefined): string | undefined {
   }
 }
 
-/** `controller:<method>` for SERVER, `external:<peer>` for CLIENT, `service:<name>` for the others. */
+/** Longest label after `controller:` / `external:` / `service:` (the span schema bounds requestMethod to 1024). */
+export const MAX_LABEL_LENGTH = 1000;
+
+/** A requestMethod label: control characters (a newline in a SQL span name) as a space, cut to 1,000 characters. */
+export function labelOf(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
+  return clean.length > MAX_LABEL_LENGTH ? clean.slice(0, MAX_LABEL_LENGTH) : clean;
+}
+
+/**
+ * `controller:<method>` for SERVER, `external:<peer>` for CLIENT, `service:<name>` for the others; the label cleaned
+ * by labelOf (the span's `name` keeps the full text).
+ */
 export function requestMethodOf(kind: SpanKind, name: string, attrs: AttributeIndex): string {
   const label = name === '' ? '(unnamed)' : name;
-  if (kind === 'server') return `controller:${attrs.text('http.request.method') ?? attrs.text('http.method') ?? label}`;
+  if (kind === 'server') return `controller:${labelOf(attrs.text('http.request.method') ?? attrs.text('http.method') ?? label)}`;
   if (kind === 'client') {
     const peer = attrs.text('server.address') ?? hostOf(attrs.text('url.full')) ?? hostOf(attrs.text('http.url'))
       ?? attrs.text('net.peer.name') ?? attrs.text('peer.service');
-    return `external:${peer ?? label}`;
+    return `external:${labelOf(peer ?? label)}`;
   }
-  return `service:${label}`;
+  return `service:${labelOf(label)}`;
 }
 
 /** url.path (+ `?` + url.query), else http.target, http.url, url.full. */
@@ -80,14 +94,32 @@ export function parentOf(parentHex: string | undefined, traceState: string | und
 function eventOf(event: OtlpEvent, spanTimestamp: string): Record<string, unknown> {
   const nanos = nanosOf(event.timeUnixNano);
   const out: Record<string, unknown> = { name: event.name ?? '', timestamp: nanos === undefined ? spanTimestamp : isoOfNanos(nanos, 'an event\'s timeUnixNano') };
-  const attributes = attributesOf(event.attributes);
+  const attributes = attributesOf(event.attributes, 'an event');
   if (attributes) out['attributes'] = attributes;
   return out;
 }
 
+/** An id of a link: its uuid, or null (the raw text kept under `raw`) when invalid. */
+function linkId(out: Record<string, unknown>, field: string, raw: string | undefined, toUuid: (hex: string) => string): void {
+  try {
+    out[field] = toUuid(raw ?? '');
+  } catch (err) {
+    if (!(err instanceof RejectedItem)) throw err;
+    out[field] = null;
+    if (raw) out[`raw${field[0]!.toUpperCase()}${field.slice(1)}`] = raw;
+  }
+}
+
+/**
+ * A link. OTel SDKs may record links whose context is invalid (all zeros, only attributes and tracestate): such a
+ * link is kept, its invalid id null and the id as given under rawTraceId / rawSpanId; the span is never rejected.
+ */
 function linkOf(link: OtlpLink): Record<string, unknown> {
-  const out: Record<string, unknown> = { traceId: traceUuid(link.traceId, 'a link\'s traceId'), spanId: spanUuid(link.spanId, 'a link\'s spanId') };
-  const attributes = attributesOf(link.attributes);
+  const out: Record<string, unknown> = {};
+  linkId(out, 'traceId', link.traceId, (hex) => traceUuid(hex));
+  linkId(out, 'spanId', link.spanId, (hex) => spanUuid(hex));
+  if (link.traceState) out['traceState'] = link.traceState;
+  const attributes = attributesOf(link.attributes, 'a link');
   if (attributes) out['attributes'] = attributes;
   return out;
 }
@@ -97,6 +129,8 @@ export function mapSpan(span: OtlpSpan, context: Context): Record<string, unknow
   const traceId = traceUuid(span.traceId);
   const spanId = spanUuid(span.spanId);
   const parentSpanId = parentOf(span.parentSpanId, span.traceState);
+  if ((span.events?.length ?? 0) > MAX_EVENTS) throw new RejectedItem(`the span has more than ${MAX_EVENTS} events`);
+  if ((span.links?.length ?? 0) > MAX_LINKS) throw new RejectedItem(`the span has more than ${MAX_LINKS} links`);
   const start = nanosOf(span.startTimeUnixNano);
   if (start === undefined) throw new RejectedItem('startTimeUnixNano is required (a whole number of nanoseconds, not 0)');
   const timestamp = isoOfNanos(start, 'startTimeUnixNano');
@@ -115,7 +149,7 @@ export function mapSpan(span: OtlpSpan, context: Context): Record<string, unknow
   out['name'] = name;
   out['kind'] = kind;
   Object.assign(out, contextFields(context));
-  const attributes = attributesOf(span.attributes);
+  const attributes = attributesOf(span.attributes, 'the span');
   if (attributes) out['attributes'] = attributes;
   const code = statusCodeOf(span.status?.code);
   if (code) out['status'] = span.status?.message ? { code, message: span.status.message } : { code };

@@ -2,6 +2,7 @@
  * Decoders of opentelemetry.proto.common.v1 and resource.v1 (AnyValue, KeyValue, InstrumentationScope, Resource)
  * straight into the OTLP/JSON shape. Field tags are written out as (field number << 3 | wire type).
  */
+import { MAX_ATTRIBUTES } from './bounds.js';
 import { OtlpDecodeError } from './errors.js';
 import { expectEnd, fieldEnd, readBase64, readInt64Text, skipField, type Reader } from './protobuf-wire.js';
 import type { OtlpAnyValue, OtlpKeyValue, OtlpResource, OtlpScope } from './shape.js';
@@ -15,9 +16,11 @@ import type { OtlpAnyValue, OtlpKeyValue, OtlpResource, OtlpScope } from './shap
 export const MAX_ANY_VALUE_DEPTH = 64;
 
 // Known field numbers of each message, as bit masks: such a field with another wire type is malformed.
-const ANY_VALUE_FIELDS = 0b1_1111_1110; // 1-7, and 8 (string_value_strindex, profiles only: skipped)
+// key_strindex (KeyValue 3) and string_value_strindex (AnyValue 8) are used by profiles only and no case reads them:
+// they are left out of the masks, so they are skipped as unknown fields are, whatever their wire type.
+const ANY_VALUE_FIELDS = 0b1111_1110; // 1-7
 const LIST_FIELDS = 0b10; // values = 1 (ArrayValue, KeyValueList)
-const KEY_VALUE_FIELDS = 0b1110; // key = 1, value = 2, key_strindex = 3
+const KEY_VALUE_FIELDS = 0b110; // key = 1, value = 2
 const SCOPE_FIELDS = 0b1_1110; // name, version, attributes, dropped_attributes_count
 const RESOURCE_FIELDS = 0b1110; // attributes, dropped_attributes_count, entity_refs
 
@@ -82,10 +85,14 @@ export function readKeyValue(r: Reader, end: number, depth: number): OtlpKeyValu
   return value === undefined ? { key } : { key, value };
 }
 
-/** Reads one element of a `repeated KeyValue attributes` field into `into` (created on the first one). */
+/**
+ * Reads one element of a `repeated KeyValue attributes` field into `into` (created on the first one). Past
+ * MAX_ATTRIBUTES one more is kept (the mapping then rejects the holder's item with the reason) and the rest skipped.
+ */
 export function pushAttribute(r: Reader, end: number, into: OtlpKeyValue[] | undefined): OtlpKeyValue[] {
   const list = into ?? [];
-  list.push(readKeyValue(r, fieldEnd(r, end), 1));
+  if (list.length > MAX_ATTRIBUTES) r.skipType(2);
+  else list.push(readKeyValue(r, fieldEnd(r, end), 1));
   return list;
 }
 

@@ -2,6 +2,7 @@
  * ExportTraceServiceRequest (opentelemetry.proto.collector.trace.v1) bytes -> the OTLP/JSON shape: ids as lower-case
  * hex (left out when empty), times as decimal text, enums as numbers, fields absent on the wire absent here.
  */
+import { type ItemBudget, MAX_EVENTS, MAX_LINKS, takeItem } from './bounds.js';
 import { asDecodeError } from './errors.js';
 import { pushAttribute, readResource, readScope } from './protobuf-common.js';
 import { expectEnd, fieldEnd, openReader, readFixed64Text, readHex, skipField, type Reader } from './protobuf-wire.js';
@@ -18,15 +19,20 @@ const EVENT_FIELDS = 0b1_1110;
 const LINK_FIELDS = 0b111_1110;
 const STATUS_FIELDS = 0b1100; // message = 2, code = 3
 
-/** Decodes an ExportTraceServiceRequest; any malformed input throws OtlpDecodeError. */
-export function decodeTracesProtobuf(body: Uint8Array): OtlpTracesRequest {
+/**
+ * Decodes an ExportTraceServiceRequest; any malformed input throws OtlpDecodeError. Past `maxSpans` spans it stops at
+ * once with OtlpTooManyItemsError (nothing more is decoded). Beyond MAX_EVENTS / MAX_LINKS of a span (and
+ * MAX_ATTRIBUTES of a holder) one more is kept, so the mapping rejects the span, and the rest skipped unread.
+ */
+export function decodeTracesProtobuf(body: Uint8Array, maxSpans = Infinity): OtlpTracesRequest {
   try {
     const r = openReader(body);
+    const budget: ItemBudget = { left: maxSpans };
     const request: OtlpTracesRequest = {};
     const end = r.len;
     while (r.pos < end) {
       const tag = r.uint32();
-      if (tag === 10) (request.resourceSpans ??= []).push(readResourceSpans(r, fieldEnd(r, end)));
+      if (tag === 10) (request.resourceSpans ??= []).push(readResourceSpans(r, fieldEnd(r, end), budget, maxSpans));
       else skipField(r, tag, REQUEST_FIELDS);
     }
     expectEnd(r, end);
@@ -36,13 +42,13 @@ export function decodeTracesProtobuf(body: Uint8Array): OtlpTracesRequest {
   }
 }
 
-function readResourceSpans(r: Reader, end: number): ResourceSpans {
+function readResourceSpans(r: Reader, end: number, budget: ItemBudget, max: number): ResourceSpans {
   const out: ResourceSpans = {};
   while (r.pos < end) {
     const tag = r.uint32();
     switch (tag) {
       case 10: out.resource = readResource(r, fieldEnd(r, end)); break;
-      case 18: (out.scopeSpans ??= []).push(readScopeSpans(r, fieldEnd(r, end))); break;
+      case 18: (out.scopeSpans ??= []).push(readScopeSpans(r, fieldEnd(r, end), budget, max)); break;
       case 26: out.schemaUrl = r.string(); break;
       default: skipField(r, tag, RESOURCE_SPANS_FIELDS);
     }
@@ -51,13 +57,13 @@ function readResourceSpans(r: Reader, end: number): ResourceSpans {
   return out;
 }
 
-function readScopeSpans(r: Reader, end: number): ScopeSpans {
+function readScopeSpans(r: Reader, end: number, budget: ItemBudget, max: number): ScopeSpans {
   const out: ScopeSpans = {};
   while (r.pos < end) {
     const tag = r.uint32();
     switch (tag) {
       case 10: out.scope = readScope(r, fieldEnd(r, end)); break;
-      case 18: (out.spans ??= []).push(readSpan(r, fieldEnd(r, end))); break;
+      case 18: takeItem(budget, max); (out.spans ??= []).push(readSpan(r, fieldEnd(r, end))); break;
       case 26: out.schemaUrl = r.string(); break;
       default: skipField(r, tag, SCOPE_SPANS_FIELDS);
     }
@@ -82,9 +88,9 @@ function readSpan(r: Reader, end: number): OtlpSpan {
       case 65: span.endTimeUnixNano = readFixed64Text(r); break;
       case 74: span.attributes = pushAttribute(r, end, span.attributes); break;
       case 80: span.droppedAttributesCount = r.uint32(); break;
-      case 90: (span.events ??= []).push(readEvent(r, fieldEnd(r, end))); break;
+      case 90: if ((span.events ??= []).length > MAX_EVENTS) r.skipType(2); else span.events.push(readEvent(r, fieldEnd(r, end))); break;
       case 96: span.droppedEventsCount = r.uint32(); break;
-      case 106: (span.links ??= []).push(readLink(r, fieldEnd(r, end))); break;
+      case 106: if ((span.links ??= []).length > MAX_LINKS) r.skipType(2); else span.links.push(readLink(r, fieldEnd(r, end))); break;
       case 112: span.droppedLinksCount = r.uint32(); break;
       case 122: span.status = readStatus(r, fieldEnd(r, end)); break;
       case 133: span.flags = r.fixed32(); break;

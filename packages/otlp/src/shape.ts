@@ -18,7 +18,8 @@ export interface OtlpAnyValue {
 }
 
 export interface OtlpKeyValue {
-  key: string;
+  /** Absent when a proto3 JSON serialiser left out an empty key: read as ''. */
+  key?: string;
   value?: OtlpAnyValue;
 }
 

@@ -17,6 +17,8 @@ describe('attributes: plain JSON values under their dotted keys', () => {
     ['an int past 2^53 as its text', { intValue: '9007199254740993' }, '9007199254740993'],
     ['a double', { doubleValue: 1.5 }, 1.5],
     ['NaN as text', { doubleValue: 'NaN' }, 'NaN'],
+    ['a double as numeric text (proto3 JSON)', { doubleValue: '1.5' }, 1.5],
+    ['a double as exponent text', { doubleValue: '-2e3' }, -2000],
     ['Infinity as text', { doubleValue: 'Infinity' }, 'Infinity'],
     ['a non-finite number', { doubleValue: Number.NEGATIVE_INFINITY }, '-Infinity'],
     ['bytes as base64', { bytesValue: 'AQID' }, 'AQID'],

@@ -51,7 +51,6 @@ describe('mapTraces: ids', () => {
     ['a malformed parent', { parentSpanId: 'xyz' }, 'parentSpanId must be 16 hex digits'],
     ['no start time', { startTimeUnixNano: undefined }, 'startTimeUnixNano is required'],
     ['a zero start time', { startTimeUnixNano: '0' }, 'startTimeUnixNano is required'],
-    ['a link with a bad id', { links: [{ traceId: TRACE, spanId: '12' }] }, "a link's spanId must be 16 hex digits"],
   ])('rejects %s', (_label, over, why) => {
     expect(reason(over as Partial<OtlpSpan>)).toContain(why);
   });
@@ -158,5 +157,26 @@ describe('mapTraces: the other fields', () => {
     const r: OtlpTracesRequest = { resourceSpans: [{ scopeSpans: [{ spans: [base(), base()] }, {}] }, {}, { scopeSpans: [{ spans: [base()] }] }] };
     expect(countSpans(r)).toBe(3);
     expect(countSpans({})).toBe(0);
+  });
+});
+
+describe('mapTraces: review fixes', () => {
+  it('requestMethod labels: control characters become spaces, cut to 1,000 characters; name kept whole', () => {
+    const sql = one({ kind: 1, name: 'SELECT *\nFROM t\r\n\tWHERE x' });
+    expect(sql['requestMethod']).toBe('service:SELECT * FROM t   WHERE x');
+    expect(sql['name']).toBe('SELECT *\nFROM t\r\n\tWHERE x');
+    const long = 'x'.repeat(5000);
+    expect(one({ kind: 1, name: long })['requestMethod']).toBe(`service:${'x'.repeat(1000)}`);
+    expect(one({ kind: 1, name: long })['name']).toBe(long);
+    expect(one({ kind: 2, attributes: [str('http.request.method', 'GE\nT' + 'y'.repeat(2000))] })['requestMethod']).toBe(`controller:GE T${'y'.repeat(996)}`);
+    expect(one({ kind: 3, attributes: [str('server.address', 'a\u0000b')] })['requestMethod']).toBe('external:a b');
+  });
+  it('a link with an invalid (all-zero) context is kept with null ids and its raw hex; the span is not rejected', () => {
+    const s = one({ links: [{ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceState: 'v=1', attributes: [str('why', 'batch')] }, { attributes: [int('n', 2)] }, { traceId: TRACE, spanId: 'zz' }] });
+    expect(s['links']).toEqual([
+      { traceId: null, spanId: null, rawTraceId: '0'.repeat(32), rawSpanId: '0'.repeat(16), traceState: 'v=1', attributes: [{ key: 'why', value: 'batch' }] },
+      { traceId: null, spanId: null, attributes: [{ key: 'n', value: 2 }] },
+      { traceId: '5b8efff7-9803-8103-d269-b633813fc60c', spanId: null, rawSpanId: 'zz' },
+    ]);
   });
 });

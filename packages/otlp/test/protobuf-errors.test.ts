@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decodeLogsProtobuf, decodeTracesProtobuf, OtlpDecodeError } from '@lantern/otlp';
+import { decodeLogsProtobuf, decodeTracesProtobuf, OtlpDecodeError, OtlpTooManyItemsError } from '@lantern/otlp';
 import protobuf from 'protobufjs';
 import { MAX_ANY_VALUE_DEPTH } from '../src/protobuf-common.js';
 import { encodeMessage, wrap } from './proto-root.js';
@@ -113,5 +113,38 @@ describe('undecodable protobuf -> OtlpDecodeError, never another error', () => {
     const request = wrap(1, wrap(2, wrap(2, wrap(9, attribute)))); // span attributes (9)
     expect(() => decodeTracesProtobuf(request)).toThrow(OtlpDecodeError);
     expect(() => decodeTracesProtobuf(request)).toThrow('AnyValue nested deeper than');
+  });
+});
+
+describe('profiles-only string-table fields', () => {
+  it('KeyValue.key_strindex (3) and AnyValue.string_value_strindex (8) are skipped, not a wrong wire type', () => {
+    const anyValue = [0x40, 0x03, 0x0a, 0x01, 0x76]; // string_value_strindex = 3, stringValue 'v'
+    const keyValue = [0x0a, 0x01, 0x6b, 0x18, 0x05, 0x12, anyValue.length, ...anyValue]; // key 'k', key_strindex = 5, value
+    const span = [0x4a, keyValue.length, ...keyValue]; // attributes
+    const scopeSpans = [0x12, span.length, ...span];
+    const resourceSpans = [0x12, scopeSpans.length, ...scopeSpans];
+    const request = Uint8Array.from([0x0a, resourceSpans.length, ...resourceSpans]);
+    expect(decodeTracesProtobuf(request).resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0]?.attributes).toEqual([{ key: 'k', value: { stringValue: 'v' } }]);
+  });
+});
+
+describe('the item bound while decoding', () => {
+  const nested = (fields: number[], inner: number[]): Uint8Array => {
+    let bytes = Uint8Array.from(inner);
+    for (const f of fields.reverse()) bytes = Buffer.concat([head(f, bytes.length), bytes]);
+    return bytes;
+  };
+  it('stops at the first span or log record past the bound (OtlpTooManyItemsError), and not below it', () => {
+    const threeSpans = nested([1, 2], [0x12, 0x00, 0x12, 0x00, 0x12, 0x00]); // ResourceSpans > ScopeSpans > 3 empty spans
+    expect(() => decodeTracesProtobuf(threeSpans, 2)).toThrow(OtlpTooManyItemsError);
+    expect(decodeTracesProtobuf(threeSpans, 3).resourceSpans?.[0]?.scopeSpans?.[0]?.spans).toHaveLength(3);
+    const threeRecords = nested([1, 2], [0x12, 0x00, 0x12, 0x00, 0x12, 0x00]); // ResourceLogs > ScopeLogs > 3 empty records
+    expect(() => decodeLogsProtobuf(threeRecords, 2)).toThrow(OtlpTooManyItemsError);
+    expect(decodeLogsProtobuf(threeRecords).resourceLogs?.[0]?.scopeLogs?.[0]?.logRecords).toHaveLength(3);
+  });
+  it('keeps 1,001 attributes of a holder at most (the mapping rejects it), the rest skipped', () => {
+    const attrs = Array.from({ length: 5000 }, () => [0x4a, 0x00]).flat(); // a span's empty attributes
+    const request = nested([1, 2, 2], attrs);
+    expect(decodeTracesProtobuf(request).resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0]?.attributes).toHaveLength(1001);
   });
 });

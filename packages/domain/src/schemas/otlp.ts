@@ -21,7 +21,10 @@ export const otlpAnyValue = {
     stringValue: { type: 'string' },
     boolValue: { type: 'boolean' },
     intValue: int64,
-    doubleValue: { anyOf: [{ type: 'number' }, { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] }] },
+    doubleValue: {
+      anyOf: [{ type: 'number' }, { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] }, { type: 'string', pattern: '^-?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?$' }],
+      description: 'A number, its numeric text (proto3 JSON allows both), or NaN, Infinity, -Infinity as text.',
+    },
     arrayValue: { type: 'object', properties: { values: { type: 'array', items: { $ref: 'OtlpAnyValue' } } } },
     kvlistValue: { type: 'object', properties: { values: { type: 'array', items: { $ref: 'OtlpKeyValue' } } } },
     bytesValue: { type: 'string', pattern: '^[A-Za-z0-9+/_-]*={0,2}$' },
@@ -31,7 +34,7 @@ export const otlpAnyValue = {
 export const otlpKeyValue = {
   $id: 'OtlpKeyValue',
   type: 'object',
-  required: ['key'],
+  description: 'An attribute. `key` may be absent (a proto3 JSON serialiser leaves out an empty key): read as "".',
   properties: { key: { type: 'string' }, value: { $ref: 'OtlpAnyValue' } },
 } as const;
 
