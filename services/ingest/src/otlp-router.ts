@@ -1,6 +1,6 @@
-import { AppError, builtLogNormalizer, builtSpanNormalizer, errors, limits, toIso, type LogInput, type Span } from '@lantern/domain';
+import { AppError, builtLogNormalizer, builtSpanNormalizer, errors, limits, toIso, type LogInput, type Origin, type Span } from '@lantern/domain';
 import { originOf } from '@lantern/http';
-import { countLogRecords, countSpans, mapLogs, mapTraces, type Mapped, rejectionMessage } from '@lantern/otlp';
+import { countLogRecords, countSpans, mapLogs, mapTraces, type Mapped, type OtlpEncoding, type OtlpLogsRequest, type OtlpTracesRequest, rejectionMessage } from '@lantern/otlp';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { checkIdempotencyKey, logMessage, spanMessages } from './batches.js';
 import { readBody, requireEncoding } from './otlp-body.js';
@@ -29,6 +29,33 @@ function checkCount(count: number, what: string): void {
   }
 }
 
+/** What differs between the two signals; the rest of an export is the same. */
+interface Signal<R, T> {
+  name: 'traces' | 'logs';
+  items: 'spans' | 'log records';
+  decode: (body: Buffer, encoding: OtlpEncoding) => R;
+  count: (request: R) => number;
+  map: (request: R, now: string) => Mapped;
+  normalizer: (now: string) => (item: unknown) => { ok: true; value: T } | { ok: false; errors: string[] };
+  publish: (origin: Origin, valid: T[], key: string | undefined, now: string) => Promise<void>;
+}
+
+/** One export: key and encoding, the body (decompressed and bounded), decode, the item bound, map, validate, publish, answer. */
+function exportHandler<R, T>(signal: Signal<R, T>) {
+  return async (req: Request, res: Response) => {
+    const origin = originOf(res);
+    const key = checkIdempotencyKey(req.headers['idempotency-key']);
+    const encoding = requireEncoding(req);
+    const request = signal.decode(await readBody(req, limits.maxIngestBytes), encoding);
+    checkCount(signal.count(request), signal.items);
+    const now = toIso(Date.now());
+    const { valid, rejected } = validated<T>(signal.map(request, now), signal.normalizer(now));
+    await signal.publish(origin, valid, key, now);
+    const partial = rejected.length > 0 ? { rejected: rejected.length, errorMessage: rejectionMessage(signal.items, rejected) } : undefined;
+    sendExportResponse(res, signal.name, encoding, partial);
+  };
+}
+
 /**
  * POST /v1/traces and POST /v1/logs (OTLP/HTTP, protobuf or JSON): the ingest guard, the body (decompressed and
  * bounded), decode, the 10,000-item bound, map, the same validation, grouping and bus publish as /ingest/*, and the
@@ -36,30 +63,16 @@ function checkCount(count: number, what: string): void {
  */
 export function createOtlpRouter(guard: RequestHandler[], publish: Publisher): Router {
   const router = Router();
-  const receivedAt = () => toIso(Date.now());
-
-  router.post('/v1/traces', guard, async (req: Request, res: Response) => {
-    const origin = originOf(res);
-    const key = checkIdempotencyKey(req.headers['idempotency-key']);
-    const encoding = requireEncoding(req);
-    const request = otlpDecoders.traces(await readBody(req, limits.maxIngestBytes), encoding);
-    checkCount(countSpans(request), 'spans');
-    const { valid, rejected } = validated<Span>(mapTraces(request), builtSpanNormalizer());
-    await publish.spans(origin, spanMessages(valid, origin, key, receivedAt()));
-    sendExportResponse(res, 'traces', encoding, rejected.length > 0 ? { rejected: rejected.length, errorMessage: rejectionMessage('spans', rejected) } : undefined);
-  });
-
-  router.post('/v1/logs', guard, async (req: Request, res: Response) => {
-    const origin = originOf(res);
-    const key = checkIdempotencyKey(req.headers['idempotency-key']);
-    const encoding = requireEncoding(req);
-    const request = otlpDecoders.logs(await readBody(req, limits.maxIngestBytes), encoding);
-    checkCount(countLogRecords(request), 'log records');
-    const now = receivedAt();
-    const { valid, rejected } = validated<LogInput>(mapLogs(request, now), builtLogNormalizer(now));
-    await publish.logs(origin, logMessage(valid, origin, key, now));
-    sendExportResponse(res, 'logs', encoding, rejected.length > 0 ? { rejected: rejected.length, errorMessage: rejectionMessage('log records', rejected) } : undefined);
-  });
+  router.post('/v1/traces', guard, exportHandler<OtlpTracesRequest, Span>({
+    name: 'traces', items: 'spans', decode: otlpDecoders.traces, count: countSpans,
+    map: (request) => mapTraces(request), normalizer: () => builtSpanNormalizer(),
+    publish: (origin, valid, key, now) => publish.spans(origin, spanMessages(valid, origin, key, now)),
+  }));
+  router.post('/v1/logs', guard, exportHandler<OtlpLogsRequest, LogInput>({
+    name: 'logs', items: 'log records', decode: otlpDecoders.logs, count: countLogRecords,
+    map: mapLogs, normalizer: builtLogNormalizer,
+    publish: (origin, valid, key, now) => publish.logs(origin, logMessage(valid, origin, key, now)),
+  }));
 
   // Documented (docs/api.md), not in the route table: every method of /v1/metrics is 404, with a Status that says
   // why to an OpenTelemetry SDK exporting metrics here.
