@@ -1,8 +1,8 @@
 export * from './shape.js';
 export { type Attribute, type PlainValue, RejectedItem } from './attributes.js';
 export { type Mapped, rejectionMessage } from './map-common.js';
-export { countSpans, kindOf, mapSpan, mapTraces } from './map-spans.js';
-export { countLogRecords, levelOf, mapLogRecord, mapLogs, messageOf } from './map-logs.js';
+export { kindOf, mapSpan, mapTraces } from './map-spans.js';
+export { levelOf, mapLogRecord, mapLogs, messageOf } from './map-logs.js';
 export { grpcCodeOf } from './grpc-codes.js';
 export { OtlpDecodeError } from './errors.js';
 export { MAX_ATTRIBUTES, MAX_CONTEXT_TEXT, MAX_EVENTS, MAX_ITEM_TEXT, MAX_LINKS, OtlpTooManyItemsError } from './bounds.js';

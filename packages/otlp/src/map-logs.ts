@@ -59,13 +59,6 @@ export function mapLogRecord(record: OtlpLogRecord, context: Context, receivedAt
   return out;
 }
 
-/** How many log records a request holds (the 10,000 bound is checked before any is mapped). */
-export function countLogRecords(request: OtlpLogsRequest): number {
-  let n = 0;
-  for (const rl of request.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) n += sl.logRecords?.length ?? 0;
-  return n;
-}
-
 /** Every log record of an export request, mapped; the refused ones counted with their reasons. */
 export function mapLogs(request: OtlpLogsRequest, receivedAt: string): Mapped {
   const groups = (request.resourceLogs ?? []).map((rl) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { countSpans, mapTraces, type OtlpKeyValue, type OtlpSpan, type OtlpTracesRequest } from '../src/index.js';
+import { mapTraces, type OtlpKeyValue, type OtlpSpan, type OtlpTracesRequest } from '../src/index.js';
 
 const TRACE = '5b8efff798038103d269b633813fc60c';
 const SPAN = 'eee19b7ec3c1b174';
@@ -152,11 +152,6 @@ describe('mapTraces: the other fields', () => {
     const m = mapTraces(request([base()], [int('service.name', 3)]));
     expect(m.items[0]).not.toHaveProperty('serviceName');
     expect(m.items[0]!['resource']).toEqual([{ key: 'service.name', value: 3 }]);
-  });
-  it('counts the spans of every resource and scope', () => {
-    const r: OtlpTracesRequest = { resourceSpans: [{ scopeSpans: [{ spans: [base(), base()] }, {}] }, {}, { scopeSpans: [{ spans: [base()] }] }] };
-    expect(countSpans(r)).toBe(3);
-    expect(countSpans({})).toBe(0);
   });
 });
 

@@ -1,6 +1,6 @@
-import { AppError, builtLogNormalizer, builtSpanNormalizer, errors, limits, toIso, type LogInput, type Origin, type Span } from '@lantern/domain';
+import { AppError, builtLogNormalizer, builtSpanNormalizer, limits, toIso, type LogInput, type Origin, type Span } from '@lantern/domain';
 import { originOf } from '@lantern/http';
-import { countLogRecords, countSpans, mapLogs, mapTraces, type Mapped, type OtlpEncoding, type OtlpLogsRequest, type OtlpTracesRequest, rejectionMessage } from '@lantern/otlp';
+import { mapLogs, mapTraces, type Mapped, type OtlpEncoding, type OtlpLogsRequest, type OtlpTracesRequest, rejectionMessage } from '@lantern/otlp';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { checkIdempotencyKey, logMessage, spanMessages } from './batches.js';
 import { readBody, requireEncoding } from './otlp-body.js';
@@ -23,31 +23,26 @@ function validated<T>(mapped: Mapped, normalize: (item: unknown) => { ok: true; 
   return { valid, rejected };
 }
 
-function checkCount(count: number, what: string): void {
-  if (count > limits.maxBatchItems) {
-    throw errors.validation(`The request holds ${count} ${what}; at most ${limits.maxBatchItems} are accepted in one request. Nothing was stored.`, [{ maxItems: limits.maxBatchItems }]);
-  }
-}
-
 /** What differs between the two signals; the rest of an export is the same. */
 interface Signal<R, T> {
   name: 'traces' | 'logs';
   items: 'spans' | 'log records';
   decode: (body: Buffer, encoding: OtlpEncoding) => R;
-  count: (request: R) => number;
   map: (request: R, now: string) => Mapped;
   normalizer: (now: string) => (item: unknown) => { ok: true; value: T } | { ok: false; errors: string[] };
   publish: (origin: Origin, valid: T[], key: string | undefined, now: string) => Promise<void>;
 }
 
-/** One export: key and encoding, the body (decompressed and bounded), decode, the item bound, map, validate, publish, answer. */
+/**
+ * One export: key and encoding, the body (decompressed and bounded), decode (which enforces the 10,000-item bound:
+ * otlp-decode.ts), map, validate, publish, answer.
+ */
 function exportHandler<R, T>(signal: Signal<R, T>) {
   return async (req: Request, res: Response) => {
     const origin = originOf(res);
     const key = checkIdempotencyKey(req.headers['idempotency-key']);
     const encoding = requireEncoding(req);
     const request = signal.decode(await readBody(req, limits.maxIngestBytes), encoding);
-    checkCount(signal.count(request), signal.items);
     const now = toIso(Date.now());
     const { valid, rejected } = validated<T>(signal.map(request, now), signal.normalizer(now));
     await signal.publish(origin, valid, key, now);
@@ -64,12 +59,12 @@ function exportHandler<R, T>(signal: Signal<R, T>) {
 export function createOtlpRouter(guard: RequestHandler[], publish: Publisher): Router {
   const router = Router();
   router.post('/v1/traces', guard, exportHandler<OtlpTracesRequest, Span>({
-    name: 'traces', items: 'spans', decode: otlpDecoders.traces, count: countSpans,
+    name: 'traces', items: 'spans', decode: otlpDecoders.traces,
     map: (request) => mapTraces(request), normalizer: () => builtSpanNormalizer(),
     publish: (origin, valid, key, now) => publish.spans(origin, spanMessages(valid, origin, key, now)),
   }));
   router.post('/v1/logs', guard, exportHandler<OtlpLogsRequest, LogInput>({
-    name: 'logs', items: 'log records', decode: otlpDecoders.logs, count: countLogRecords,
+    name: 'logs', items: 'log records', decode: otlpDecoders.logs,
     map: mapLogs, normalizer: builtLogNormalizer,
     publish: (origin, valid, key, now) => publish.logs(origin, logMessage(valid, origin, key, now)),
   }));

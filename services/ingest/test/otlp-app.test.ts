@@ -105,3 +105,31 @@ describe('ingest service: a resource is checked once for all its spans', () => {
     expect(spans[0]!['timestamp']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 });
+
+describe('ingest service: the 10,000-item bound counts every resource and scope', () => {
+  it('OTLP/JSON: 10,000 spans over three resources and scopes are taken, 10,001 are 400 and nothing is published', async () => {
+    const { bus, published } = testBus();
+    const trace = hex(16);
+    const spread = (n: number) => ({
+      resourceSpans: [
+        { scopeSpans: [{ spans: Array.from({ length: 4_000 }, () => span(trace)) }, {}, { spans: Array.from({ length: 3_000 }, () => span(trace)) }] },
+        {},
+        { scopeSpans: [{ spans: Array.from({ length: n - 7_000 }, () => span(trace)) }] },
+      ],
+    });
+    await app(bus).post('/v1/traces').set('x-api-key', KEY).set('Content-Type', 'application/json').send(spread(10_000)).expect(200, {});
+    expect(published).toHaveLength(1);
+    const over = await app(bus).post('/v1/traces').set('x-api-key', KEY).set('Content-Type', 'application/json').send(spread(10_001)).expect(400);
+    expect(over.body.message).toMatch(/holds 10001 spans; at most 10000/);
+    expect(published).toHaveLength(1);
+  });
+
+  it('OTLP/JSON: 10,001 log records over two resources are 400', async () => {
+    const { bus, published } = testBus();
+    const records = (n: number) => Array.from({ length: n }, () => ({ body: { stringValue: 'x' } }));
+    const body = { resourceLogs: [{ scopeLogs: [{ logRecords: records(5_000) }, { logRecords: records(5_000) }] }, { scopeLogs: [{ logRecords: records(1) }] }] };
+    const over = await app(bus).post('/v1/logs').set('x-api-key', KEY).set('Content-Type', 'application/json').send(body).expect(400);
+    expect(over.body.message).toMatch(/holds 10001 log records; at most 10000/);
+    expect(published).toHaveLength(0);
+  });
+});
