@@ -4,7 +4,7 @@ import { expectError, register, type Registered } from './accounts-helpers.js';
 import { BOUNDARY, blobKeys, createAiTenant, listDocs, tempFiles } from './ai-helpers.js';
 import { expectServerError, healthz, listenWithLimits, rawConnection } from './abuse-helpers.js';
 import { createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
-import { expectRateLimited, inOneWindow } from './limits-helpers.js';
+import { expectRateLimited, IN_ONE_WINDOW_TIMEOUT, inOneWindow } from './limits-helpers.js';
 import { waitFor } from './process-helpers.js';
 
 /**
@@ -103,5 +103,5 @@ describe('abusive clients: a login flood', () => {
     expect(typeof ok.body.token).toBe('string');
     // The flooded address stays refused, even with the right password.
     expectError(await attempt(victim.email, 'correct horse battery', '203.0.113.9'), 429, 'rate_limited');
-  });
+  }, IN_ONE_WINDOW_TIMEOUT);
 });

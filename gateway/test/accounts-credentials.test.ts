@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError, HARNESS_SECRET, jwt, PASSWORD } from './accounts-helpers.js';
 import { bearer, createTenancy, fastHash, span, startLantern, traceBatch, type Lantern, type Tenancy } from './harness.js';
-import { inOneWindow } from './limits-helpers.js';
+import { IN_ONE_WINDOW_TIMEOUT, inOneWindow } from './limits-helpers.js';
 
 /** Every JWT endpoint of the accounts service, with a body that would be valid. */
 function jwtEndpoints(t: Tenancy): Array<[string, string, object?]> {
@@ -102,7 +102,7 @@ describe('accounts: rate limit on register and login', () => {
     await inOneWindow(8_000);
     l = await startLantern({ rateLimit: { enabled: true, ingestPerMinute: 1000, authPerMinute: 3 } });
     await l.store.createUser({ email, name: 'limited', passwordHash: await fastHash.hash(PASSWORD) });
-  });
+  }, IN_ONE_WINDOW_TIMEOUT);
   afterAll(() => l.stop());
 
   it('answers the 4th attempt of a minute with 429 rate_limited and Retry-After, even with the right password', async () => {

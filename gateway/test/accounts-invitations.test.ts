@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ISO_MS, addMember, expectError, register, type Registered } from './accounts-helpers.js';
 import { bearer, createTenancy, startLantern, type Lantern, type Tenancy } from './harness.js';
-import { inOneWindow } from './limits-helpers.js';
+import { IN_ONE_WINDOW_TIMEOUT, inOneWindow } from './limits-helpers.js';
 
 describe('accounts: invitations the invitee accepts', () => {
   let l: Lantern;
@@ -188,5 +188,5 @@ describe('accounts: invitations are rate limited per inviting user', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expectError(await l.http.post(`/organizations/${one.organizationId}/members`).set(bearer(one.token)).send({ email: two.email }), 429, 'rate_limited');
     await invite(two, 0).expect(201);
-  });
+  }, IN_ONE_WINDOW_TIMEOUT);
 });

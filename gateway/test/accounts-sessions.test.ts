@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createPasswordHasher } from '@lantern/auth';
 import { HARNESS_SECRET, PASSWORD, expectError, jwt, register } from './accounts-helpers.js';
 import { bearer, createTenancy, fastHash, startLantern, type Lantern } from './harness.js';
-import { inOneWindow } from './limits-helpers.js';
+import { IN_ONE_WINDOW_TIMEOUT, inOneWindow } from './limits-helpers.js';
 
 describe('accounts: sign-out and password change revoke earlier tokens', () => {
   let l: Lantern;
@@ -132,5 +132,5 @@ describe('accounts: password changes are rate limited per user', () => {
     expectError(refused, 429, 'rate_limited');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expectError(await attempt(other.token), 403, 'forbidden');
-  });
+  }, IN_ONE_WINDOW_TIMEOUT);
 });

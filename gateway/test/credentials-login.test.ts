@@ -8,7 +8,7 @@ import { createLogger } from '@lantern/logging';
 import request from 'supertest';
 import { expectError, HARNESS_SECRET, PASSWORD } from './accounts-helpers.js';
 import { startLantern, type Lantern } from './harness.js';
-import { inOneWindow } from './limits-helpers.js';
+import { IN_ONE_WINDOW_TIMEOUT, inOneWindow } from './limits-helpers.js';
 
 /** A real hasher (cheap parameters) that records the parameters of every stored hash it is asked to verify against. */
 function recordingHasher(): PasswordHasher & { verified: string[] } {
@@ -63,7 +63,7 @@ describe('credentials: the login throttle does not tell known emails from unknow
     await inOneWindow(8_000);
     l = await startLantern({ rateLimit: { enabled: true, ingestPerMinute: 1000, authPerMinute: 2 } });
     await l.store.createUser({ email: 'known@example.com', name: 'known', passwordHash: await createPasswordHasher({ N: 1024, r: 8, p: 1 }).hash(PASSWORD) });
-  });
+  }, IN_ONE_WINDOW_TIMEOUT);
   afterAll(() => l.stop());
 
   it('counts attempts per address whatever the email, and refuses the third with the same 429 for both', async () => {

@@ -4,6 +4,12 @@ import type { Response } from 'supertest';
 import { expectError } from './accounts-helpers.js';
 
 /**
+ * The timeout of a test that calls `inOneWindow` itself: it may wait up to `needMs` (20 s by default, the whole of
+ * the default test timeout) before its own work starts.
+ */
+export const IN_ONE_WINDOW_TIMEOUT = 60_000;
+
+/**
  * The shared rate-limit windows are whole minutes of the clock. A test that fills one waits, if need be, until
  * the current minute has at least `needMs` left, so its requests all fall in one window.
  */

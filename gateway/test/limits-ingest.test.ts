@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bearer, createTenancy, log, logBatch, span, startLantern, traceBatch, type Lantern, type Tenancy } from './harness.js';
-import { expectDocumentedRefusal, expectRateLimited, inOneWindow } from './limits-helpers.js';
+import { expectDocumentedRefusal, expectRateLimited, IN_ONE_WINDOW_TIMEOUT, inOneWindow } from './limits-helpers.js';
 import { addProject, sendLogs, sendTraces, traceIdsOf, traces } from './telemetry-helpers.js';
 
 /** Ingest limits per application and per organization (issue 18): more keys do not buy more allowance. */
@@ -44,5 +44,5 @@ describe('ingest: rate limits per application and per organization', () => {
     await sendLogs(l, second.apiKey, logBatch([log()])).expect(200);
     expectRateLimited(await sendTraces(l, second.apiKey, traceBatch([span()])), 'this organization');
     await sendTraces(l, other.apiKey, traceBatch([span()])).expect(200);
-  });
+  }, IN_ONE_WINDOW_TIMEOUT);
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addMember, expectError, register, type Registered } from './accounts-helpers.js';
 import { blobKeys, createAiTenant, expectNothingKept, listDocs, snapshot, upload } from './ai-helpers.js';
 import { bearer, createTenancy, listenOnPort, startLantern, type Lantern, type Tenancy } from './harness.js';
-import { expectDocumentedRefusal, expectRateLimited, inOneWindow } from './limits-helpers.js';
+import { expectDocumentedRefusal, expectRateLimited, IN_ONE_WINDOW_TIMEOUT, inOneWindow } from './limits-helpers.js';
 
 /** Upload rate limits per user and per organization (issue 18). */
 describe('AI documents: upload rate limits', () => {
@@ -36,7 +36,7 @@ describe('AI documents: upload rate limits', () => {
     // Only the three accepted uploads are kept: records and objects.
     expect((await listDocs(l, t.token, tenantId)).length).toBe(3);
     expect((await blobKeys(l)).length).toBe(3);
-  });
+  }, IN_ONE_WINDOW_TIMEOUT);
 });
 
 /** A per-organization storage quota (issue 18): an upload that would exceed it is 413 and nothing is kept. */
