@@ -11,6 +11,8 @@ import type { Cursor, Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { INDEXES, TTL_INDEX, createMongoStore } from '@lantern/store/mongo';
 import { collectionsOf } from '../src/mongo/collections.js';
+import { OP_LEASE_MS, completeOp } from '../src/mongo/rollup-ops.js';
+import { newOpId } from '../src/mongo/rollups.js';
 import { indexLogsStep } from '../src/mongo/log-indexer.js';
 import { searchGramsOf, searchPage } from '../src/mongo/log-search.js';
 import { waitIndexed } from './mongo-wait.js';
@@ -247,6 +249,57 @@ describe('mongo store: metrics rollups without transactions', () => {
     const ups = spanBatch(w.app, [...parents, ...roots.slice(10)]);
     await Promise.all([a.writeSpans(kids), b.writeSpans(ups), b.writeSpans(kids), a.writeSpans(ups)]);
     expect(await requestsOf(a, w.user.id)).toBe(40);
+  });
+
+  // What the test above failed on now and then, made to happen every time: a writer found another's
+  // operation while that one's marks were still landing, and completed it with the marks it saw.
+  const countedOf = async (store: Store, db: Db, userId: string) => ({
+    requests: (await store.readMetrics({ userId, from: T0 - 10 * MINUTE, to: T0 + 10 * MINUTE, bucketMs: MINUTE })).reduce((n, c) => n + c.requests, 0),
+    flagged: await db.collection('spans').countDocuments({ counted: true }),
+    marked: await db.collection('spans').countDocuments({ op: { $exists: true } }),
+  });
+  const fourEntries = async (onCommand?: (e: CommandStartedEvent) => void) => {
+    const { store: a, db, database } = await openStore();
+    const b = (await openStore({ database, ...(onCommand === undefined ? {} : { onCommand }) })).store;
+    const w = await makeWorld(a);
+    // Four controller spans whose parents are not stored: four entries.
+    const batch = spanBatch(w.app, Array.from({ length: 4 }, (_, i) => rootSpan(newId(), T0 + i * 1000, { parentSpanId: newId() })));
+    await a.writeSpans(batch);
+    expect(await countedOf(a, db, w.user.id)).toEqual({ requests: 4, flagged: 4, marked: 0 });
+    const ids = (await db.collection('spans').find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id as unknown as string);
+    return { a, b, db, w, batch, ids, c: collectionsOf(db) };
+  };
+
+  it('an operation found while its owner is still marking is waited for, not completed with the marks landed so far', async () => {
+    const op = newOpId();
+    let looked: () => void = () => {};
+    const lookedAtOp = new Promise<void>((resolve) => { looked = resolve; });
+    const { a, b, db, w, batch, ids, c } = await fourEntries((e) => {
+      if (e.commandName === 'find' && (e.command.filter as { op?: unknown } | undefined)?.op === op) looked();
+    });
+    // A writer taking the four out (their parents arrived) has seen them and marked two of them so far.
+    await db.collection('spans').updateMany({}, { $set: { parentSeen: true } });
+    await db.collection('spans').updateMany({ _id: { $in: ids.slice(0, 2) } } as object, { $set: { op } });
+    // Another writer stores the batch again meanwhile: it finds the operation on the spans it counts, and reads
+    // the spans under it (waiting for its owner, or, as before, completing it with the two it sees).
+    const again = b.writeSpans(batch);
+    await Promise.race([lookedAtOp, again]);
+    await db.collection('spans').updateMany({ _id: { $in: ids.slice(2) } } as object, { $set: { op } });
+    await completeOp(c, op);
+    await again;
+    expect(await countedOf(a, db, w.user.id)).toEqual({ requests: 0, flagged: 0, marked: 0 });
+  });
+
+  it('an operation older than its lease (its owner stopped half-way) is completed by whoever finds it, at once', async () => {
+    const { a, b, db, w, batch, ids } = await fourEntries();
+    await db.collection('spans').updateMany({}, { $set: { parentSeen: true } });
+    const op = `${(Date.now() - OP_LEASE_MS - 1000).toString(36)}.stopped`;
+    await db.collection('spans').updateMany({ _id: { $in: ids.slice(0, 3) } } as object, { $set: { op } });
+    const began = Date.now();
+    await b.writeSpans(batch);
+    expect(Date.now() - began).toBeLessThan(OP_LEASE_MS / 2);
+    // The three marked were taken out (the owner's delta as far as it got); the fourth stays counted.
+    expect(await countedOf(a, db, w.user.id)).toEqual({ requests: 1, flagged: 1, marked: 0 });
   });
 });
 

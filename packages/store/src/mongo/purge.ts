@@ -1,7 +1,7 @@
 import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
 import { minuteOf } from '../rollups.js';
 import type { Collections } from './collections.js';
-import { completeOp, settle } from './rollup-ops.js';
+import { completeFound, settle } from './rollup-ops.js';
 import { dropRollupsBefore } from './rollups.js';
 
 /** Trace records deleted per round, so that one round's `$in` stays small. */
@@ -30,7 +30,7 @@ export function createPurger(c: Collections, now: () => number): (cutoffMs: numb
       const keys = old.map((t) => t._id);
       const flagged = await c.spans.find({ traceKey: { $in: keys }, $or: [{ counted: true }, { op: { $exists: true } }] },
         { projection: { _id: 1, ts: 1, op: 1 } }).toArray();
-      for (const op of new Set(flagged.flatMap((s) => (s.op === undefined ? [] : [s.op])))) await completeOp(c, op);
+      for (const op of new Set(flagged.flatMap((s) => (s.op === undefined ? [] : [s.op])))) await completeFound(c, op);
       await settle(c, [], flagged.filter((s) => s.ts.getTime() >= minuteOf(cutoffMs)).map((s) => s._id));
       await c.spans.deleteMany({ traceKey: { $in: keys } });
       const round = (await c.traces.deleteMany({ _id: { $in: keys }, ts: { $lt: cutoff } })).deletedCount;

@@ -14,10 +14,14 @@ import { applyDelta, newOpId } from './rollups.js';
  * marked spans alone, so every completion adds the same, and the rollup documents add it once. New spans that
  * are entry candidates are inserted already marked (`entryCandidate`): their insert is their marking.
  *
- * A gap this does not close (the marking by updateMany before had it too): marks land document by document, so a
- * completer that finds a mark while the rest of the operation's marks are still landing adds the delta of the
- * spans it saw, and the rollup documents then skip the owner's completion of the same id: the others are
- * flagged counted without being counted. It takes two writers on the same new spans within that window.
+ * Marks land document by document (an unordered insert, an updateMany), so an operation found while its marks are
+ * still landing is not completed by whoever finds it: its delta would be that of the spans seen so far, and the
+ * rollup documents would then skip the owner's whole delta under the same id (spans flagged without being
+ * counted, or uncounted without being taken out: seen now and then in CI with two writers on late parents
+ * and their children). An operation id carries the time it began (`newOpId`); one found younger than
+ * OP_LEASE_MS is waited for, polled on the partial `rollup_op` index, and only an operation still there past its
+ * lease (its owner failed half-way, or stopped) is completed by the finder. The gap left: an owner alive but
+ * slower than the lease between its first mark and its completion, or clocks apart by more than the lease.
  *
  * Which spans are entries, with several writers at once: a controller span is counted only while no span of
  * its application is stored as its parent. The writer storing a parent marks the children it finds as
@@ -27,7 +31,32 @@ import { applyDelta, newOpId } from './rollups.js';
  * taken out again.
  */
 
-/** Completes an operation: adds the delta of its marked spans to the rollups, then flips their flags. */
+/** How long an operation's owner has, from its first mark, before another may complete it (see above). */
+export const OP_LEASE_MS = 10_000;
+const POLL_MS = 20;
+
+/** When the operation began (`newOpId`'s prefix); ids made before it carried one: undefined, never waited for. */
+export function opStartedAt(op: string): number | undefined {
+  const dot = op.indexOf('.');
+  const at = dot > 0 ? parseInt(op.slice(0, dot), 36) : NaN;
+  return Number.isFinite(at) ? at : undefined;
+}
+
+/**
+ * Completes an operation someone else began (another writer, a failed attempt, the purge's find): waits while
+ * its owner may still be marking or completing it, then completes whatever is left of it.
+ */
+export async function completeFound(c: Collections, op: string): Promise<void> {
+  const began = opStartedAt(op);
+  if (began !== undefined) {
+    while (Date.now() < began + OP_LEASE_MS && (await c.spans.findOne({ op }, { projection: { _id: 1 } })) !== null) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+  await completeOp(c, op);
+}
+
+/** Completes an operation (its owner does, or `completeFound`): adds the delta of its marked spans to the rollups, then flips their flags. */
 export async function completeOp(c: Collections, op: string): Promise<void> {
   const spans = await c.spans.find({ op }, { projection: { projectId: 1, applicationId: 1, ts: 1, durationMs: 1, status: 1, counted: 1 } }).toArray();
   if (spans.length === 0) return;
@@ -43,7 +72,7 @@ export async function completeOp(c: Collections, op: string): Promise<void> {
 async function completePending(c: Collections, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const ops = await c.spans.distinct('op', { _id: { $in: ids }, op: { $exists: true } } as Filter<SpanDoc>);
-  for (const op of ops) if (typeof op === 'string') await completeOp(c, op);
+  for (const op of ops) if (typeof op === 'string') await completeFound(c, op);
 }
 
 /** Brings these spans' flags (and so the rollups) to what they should be: `count` counted, `uncount` not. */

@@ -3,7 +3,7 @@ import { HOUR_MS } from '../rollups.js';
 import type { Collections, SpanDoc } from './collections.js';
 import { spanKey } from './collections.js';
 import { DUPLICATE_KEY, codeOf } from './errors.js';
-import { completeOp, settle } from './rollup-ops.js';
+import { completeFound, settle } from './rollup-ops.js';
 import type { FirstHour } from './rollups.js';
 
 /** Counter documents (`counters`, field `seq`) that record the rollups' start-up steps. */
@@ -63,7 +63,7 @@ async function backfillEntries(c: Collections): Promise<void> {
   // Operations another process started on spans this pass went by (it may have stopped half-way): completed
   // here, as a writer completes those it finds (the partial rollup_op index holds the few under way).
   for (const op of await c.spans.distinct('op', { op: { $exists: true } } as Filter<SpanDoc>)) {
-    if (typeof op === 'string') await completeOp(c, op);
+    if (typeof op === 'string') await completeFound(c, op);
   }
   await c.counters.updateOne({ _id: BACKFILL_DONE }, { $set: { seq: 1 } }, { upsert: true }).catch(unlessDuplicate);
 }

@@ -25,8 +25,8 @@ export const OPS_KEPT = 1000;
 /** Rollup documents a read merges before it gives the event loop a turn (about 10 ms of work). */
 const YIELD_EVERY = 100;
 
-/** A new operation id: 12 characters, random. */
-export const newOpId = (): string => randomBytes(9).toString('base64url');
+/** A new operation id: the time it begins (base 36 ms, read by rollup-ops.ts' `opStartedAt`), a dot, 8 random characters. */
+export const newOpId = (): string => `${Date.now().toString(36)}.${randomBytes(6).toString('base64url')}`;
 
 /** A minute or an hour rollup document, as both collections' updates and reads see them (they differ in `minute`/`hour` alone). */
 type AnyRollup = RollupDoc;
