@@ -13,7 +13,7 @@ export default {
     '^@lantern/sdk-node$': '<rootDir>/packages/sdk-node/src/index.ts',
     '^@lantern/sdk-node/winston$': '<rootDir>/packages/sdk-node/src/winston.ts',
     '^@lantern/(store|bus|blobs)/(contract|mongo|kafka|minio)$': '<rootDir>/packages/$1/src/$2/index.ts',
-    '^@lantern/(domain|config|logging|auth|store|bus|blobs|http|otlp)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@lantern/(domain|config|logging|auth|store|bus|blobs|http|otlp|extract)$': '<rootDir>/packages/$1/src/index.ts',
     '^@lantern/(accounts|ingest|writer|query|ai)$': '<rootDir>/services/$1/src/index.ts',
     '^@lantern/gateway$': '<rootDir>/gateway/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
