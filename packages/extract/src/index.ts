@@ -4,3 +4,7 @@ export type { Extracted, Extraction, ExtractionFailure, ExtractLimits, FailureCo
 export { decodeText, MIN_CONFIDENCE, MIN_LEAD } from './text.js';
 export type { DecodedText } from './text.js';
 export { checkInflatedSize, MAX_ENTRIES, zipEntries } from './zip-bound.js';
+export { checkChunkSettings, chunkText, DEFAULT_CHUNKING, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS, pageStartsOf } from './chunks.js';
+export type { Chunk, ChunkSettings } from './chunks.js';
+export { o200kCounter } from './tokens.js';
+export type { TokenCounter } from './tokens.js';

@@ -1,0 +1,151 @@
+import type { TokenCounter } from './tokens.js';
+
+/**
+ * A document's text cut into chunks by tokens, as OpenAI's file search does by default (`auto`: 800 tokens, 400 of
+ * overlap). The text is first cut into pieces at paragraphs (blank lines); a paragraph over the chunk size is cut
+ * at sentence ends, a sentence still over it at the white space nearest its middle, again and again, and a run
+ * without white space at its middle character. Chunks are then packed from whole pieces, up to `maxTokens` (the
+ * pieces' counts added), and each next chunk starts with the last pieces of the one before that add up to at most
+ * `overlapTokens`, always at least one piece further on. A chunk is a slice of the text: its offsets are exact
+ * (UTF-16 code units, as JavaScript slices), white space between pieces kept.
+ */
+export interface ChunkSettings {
+  maxTokens: number;
+  overlapTokens: number;
+}
+
+export const DEFAULT_CHUNKING: ChunkSettings = { maxTokens: 800, overlapTokens: 400 };
+export const MIN_CHUNK_TOKENS = 100;
+export const MAX_CHUNK_TOKENS = 4096;
+
+export interface Chunk {
+  index: number;
+  text: string;
+  /** [start, end) of the chunk in the document's text. */
+  start: number;
+  end: number;
+  tokens: number;
+  /** A PDF's pages the chunk spans, [first, last], counted from 1. */
+  pages?: [number, number];
+}
+
+/** Checks settings: chunks of 100-4096 tokens, an overlap of at most half of them. Throws a RangeError that says which. */
+export function checkChunkSettings(s: ChunkSettings): ChunkSettings {
+  if (!Number.isInteger(s.maxTokens) || s.maxTokens < MIN_CHUNK_TOKENS || s.maxTokens > MAX_CHUNK_TOKENS) {
+    throw new RangeError(`The chunk size must be a whole number of tokens from ${MIN_CHUNK_TOKENS} to ${MAX_CHUNK_TOKENS} (got ${s.maxTokens}).`);
+  }
+  if (!Number.isInteger(s.overlapTokens) || s.overlapTokens < 0 || s.overlapTokens > s.maxTokens / 2) {
+    throw new RangeError(`The chunk overlap must be a whole number of tokens from 0 to half the chunk size, ${Math.floor(s.maxTokens / 2)} (got ${s.overlapTokens}).`);
+  }
+  return s;
+}
+
+interface Piece {
+  start: number;
+  end: number;
+  tokens: number;
+}
+
+/** [start, end) ranges of `text` between the matches of `separator` in [from, to), blank ranges dropped; a kept separator stays with the range before it. */
+function rangesBetween(text: string, from: number, to: number, separator: RegExp, keepSeparator: boolean): [number, number][] {
+  const ranges: [number, number][] = [];
+  let start = from;
+  // On the range alone: a search from `from` through the whole text would make many ranges quadratic.
+  for (const m of text.slice(from, to).matchAll(new RegExp(separator.source, 'g'))) {
+    const at = from + m.index;
+    ranges.push([start, keepSeparator ? at + m[0].length : at]);
+    start = at + m[0].length;
+  }
+  ranges.push([start, to]);
+  return ranges.map(([s, e]) => trimmed(text, s, e)).filter(([s, e]) => e > s);
+}
+
+/** The range without white space at its ends. */
+function trimmed(text: string, start: number, end: number): [number, number] {
+  while (start < end && /\s/.test(text[start]!)) start++;
+  while (end > start && /\s/.test(text[end - 1]!)) end--;
+  return [start, end];
+}
+
+const PARAGRAPH = /\n[^\S\n]*\n\s*/;
+/** A sentence ends at . ! ? (with closing quotes or brackets) before white space, or at CJK 。！？. */
+const SENTENCE_END = /[.!?]+["'”’)\]]*\s+|[。！？]+/;
+
+/** Where to halve a range: the white space nearest its middle, else the middle (not inside a surrogate pair). */
+function middleOf(text: string, start: number, end: number): number {
+  const mid = (start + end) >> 1;
+  for (let d = 0; mid - d > start || mid + d < end; d++) {
+    if (mid + d < end && /\s/.test(text[mid + d]!)) return mid + d;
+    if (mid - d > start && /\s/.test(text[mid - d]!)) return mid - d;
+  }
+  const code = text.charCodeAt(mid);
+  return code >= 0xdc00 && code <= 0xdfff ? mid + 1 : mid;
+}
+
+/** The range as pieces of at most `max` tokens: at sentence ends first, then halved. */
+function piecesOf(text: string, start: number, end: number, max: number, count: TokenCounter, bySentence: boolean, out: Piece[]): void {
+  const tokens = count(text.slice(start, end));
+  if (tokens <= max || end - start <= 1) {
+    out.push({ start, end, tokens });
+    return;
+  }
+  const sentences = bySentence ? rangesBetween(text, start, end, SENTENCE_END, true) : [];
+  if (sentences.length > 1) {
+    for (const [s, e] of sentences) piecesOf(text, s, e, max, count, false, out);
+    return;
+  }
+  const cut = middleOf(text, start, end);
+  for (const [s, e] of [trimmed(text, start, cut), trimmed(text, cut, end)]) if (e > s) piecesOf(text, s, e, max, count, false, out);
+}
+
+/** The page (from 1) of an offset, given each page's start offset in the text. */
+function pageAt(pageStarts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = pageStarts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (pageStarts[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+/** Where each page starts in the text of a PDF's pages joined by a blank line (as extractDocument joins them). */
+export function pageStartsOf(pages: readonly string[]): number[] {
+  const starts: number[] = [];
+  let at = 0;
+  for (const page of pages) {
+    starts.push(at);
+    at += page.length + 2;
+  }
+  return starts;
+}
+
+/**
+ * The chunks of a text (see above). `pageStarts`: for a PDF, where each page's text starts in `text` (its pages
+ * joined), so that each chunk knows its pages.
+ */
+export function chunkText(text: string, settings: ChunkSettings, count: TokenCounter, pageStarts?: readonly number[]): Chunk[] {
+  const { maxTokens, overlapTokens } = checkChunkSettings(settings);
+  const pieces: Piece[] = [];
+  for (const [s, e] of rangesBetween(text, 0, text.length, PARAGRAPH, false)) piecesOf(text, s, e, maxTokens, count, true, pieces);
+  const chunks: Chunk[] = [];
+  for (let first = 0; first < pieces.length;) {
+    let last = first;
+    let tokens = pieces[first]!.tokens;
+    while (last + 1 < pieces.length && tokens + pieces[last + 1]!.tokens <= maxTokens) tokens += pieces[++last]!.tokens;
+    const start = pieces[first]!.start;
+    const end = pieces[last]!.end;
+    chunks.push({
+      index: chunks.length, text: text.slice(start, end), start, end, tokens,
+      ...(pageStarts && pageStarts.length > 0 ? { pages: [pageAt(pageStarts, start), pageAt(pageStarts, end - 1)] as [number, number] } : {}),
+    });
+    if (last === pieces.length - 1) break;
+    // The next chunk begins with the last pieces of this one that fit in the overlap, one piece further on at least.
+    let next = last + 1;
+    let overlap = 0;
+    while (next - 1 > first && overlap + pieces[next - 1]!.tokens <= overlapTokens) overlap += pieces[--next]!.tokens;
+    first = next;
+  }
+  return chunks;
+}

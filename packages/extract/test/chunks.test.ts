@@ -1,0 +1,105 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { chunkText, DEFAULT_CHUNKING, o200kCounter, pageStartsOf, type Chunk, type TokenCounter } from '@lantern/extract';
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { fixture } from './helpers.js';
+
+/** Chunks by o200k tokens: 800 with 400 of overlap by default, cut at paragraphs, then sentences, offsets exact. */
+describe('extract: chunking by tokens', () => {
+  let count: TokenCounter;
+  beforeAll(() => {
+    count = o200kCounter();
+  });
+  const RUNBOOK = fixture('runbook.md').toString('utf8');
+
+  /** What every chunking must hold: exact slices in order, each within the size, every non-blank character in one. */
+  function expectSound(text: string, chunks: Chunk[], max: number): void {
+    expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
+    const covered = new Uint8Array(text.length);
+    for (const [i, c] of chunks.entries()) {
+      expect(c.text).toBe(text.slice(c.start, c.end));
+      expect(c.tokens).toBeLessThanOrEqual(max);
+      // `tokens` adds its pieces' counts; the white space between them is a few more at most.
+      expect(count(c.text)).toBeLessThanOrEqual(max * 1.05);
+      if (i > 0) expect(c.start).toBeGreaterThan(chunks[i - 1]!.start);
+      covered.fill(1, c.start, c.end);
+    }
+    const missed = [...text].filter((_, i) => covered[i] === 0 && !/\s/.test(text[i]!));
+    expect(missed).toEqual([]);
+  }
+
+  it('cuts a long document into chunks of at most 800 tokens, each next one starting within the one before (the overlap)', () => {
+    const text = RUNBOOK.repeat(30);
+    const chunks = chunkText(text, DEFAULT_CHUNKING, count);
+    expectSound(text, chunks, 800);
+    expect(chunks.length).toBeGreaterThan(10);
+    for (let i = 1; i < chunks.length; i++) {
+      const [prev, next] = [chunks[i - 1]!, chunks[i]!];
+      expect(next.start).toBeLessThan(prev.end);
+      expect(count(text.slice(next.start, prev.end))).toBeLessThanOrEqual(400 * 1.05);
+    }
+    // Chunks start at paragraph starts: after a blank line, or at the text's start.
+    for (const c of chunks) {
+      const before = text.slice(0, c.start);
+      expect(c.start === 0 || /\n[^\S\n]*\n/.test(before.slice(before.trimEnd().length))).toBe(true);
+    }
+  });
+
+  it('keeps a short document in one chunk, the text trimmed', () => {
+    const text = '\n\n  Checkout runbook.\n\nCall payments on-call.  \n';
+    const kept = 'Checkout runbook.\n\nCall payments on-call.';
+    expect(chunkText(text, DEFAULT_CHUNKING, count))
+      .toEqual([{ index: 0, text: kept, start: 4, end: 4 + kept.length, tokens: count('Checkout runbook.') + count('Call payments on-call.') }]);
+  });
+
+  it('cuts a paragraph longer than a chunk at its sentence ends', () => {
+    const sentences = Array.from({ length: 60 }, (_, i) => `Sentence number ${i} says the payment provider answered slowly again.`);
+    const text = sentences.join(' ');
+    const chunks = chunkText(text, { maxTokens: 100, overlapTokens: 0 }, count);
+    expectSound(text, chunks, 100);
+    for (const c of chunks) expect(c.text.endsWith('slowly again.')).toBe(true);
+  });
+
+  it('halves a run without sentence ends or spaces until it fits, never inside a surrogate pair', () => {
+    const text = `${'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo'.repeat(300)} ${'😀'.repeat(2000)}`;
+    const chunks = chunkText(text, { maxTokens: 200, overlapTokens: 50 }, count);
+    expectSound(text, chunks, 200);
+    for (const c of chunks) {
+      expect(c.text.charCodeAt(0) >= 0xdc00 && c.text.charCodeAt(0) <= 0xdfff).toBe(false);
+      expect(c.text.charCodeAt(c.text.length - 1) >= 0xd800 && c.text.charCodeAt(c.text.length - 1) <= 0xdbff).toBe(false);
+    }
+  });
+
+  it('names the pages a PDF chunk spans', () => {
+    const pages = [1, 2, 3].map((n) => Array.from({ length: 5 }, (_, i) => `Page ${n} line ${i} tells the on-call engineer what to check next.`).join('\n'));
+    const text = pages.join('\n\n');
+    const chunks = chunkText(text, { maxTokens: 200, overlapTokens: 0 }, count, pageStartsOf(pages));
+    expectSound(text, chunks, 200);
+    for (const c of chunks) {
+      const first = Number(/Page (\d)/.exec(c.text)![1]);
+      const last = Number([...c.text.matchAll(/Page (\d)/g)].at(-1)![1]);
+      expect(c.pages).toEqual([first, last]);
+    }
+    expect(chunks.some((c) => c.pages![0] !== c.pages![1])).toBe(true);
+  });
+
+  it('counts a long run without white space in linear time, a few tokens more than whole at most', () => {
+    const run = 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo'.repeat(8); // 280 characters: counted as 100 + 100 + 80
+    const whole = new Tiktoken(o200kBase).encode(run, [], []).length;
+    expect(count(run)).toBeGreaterThanOrEqual(whole);
+    expect(count(run)).toBeLessThanOrEqual(whole + 2);
+    const began = performance.now();
+    expect(count('QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo'.repeat(3000))).toBeGreaterThan(10_000);
+    expect(performance.now() - began).toBeLessThan(5000);
+  });
+
+  it('counts a special token\'s text in a document as ordinary characters', () => {
+    expect(chunkText('The log said <|endoftext|> and stopped.', DEFAULT_CHUNKING, count)[0]!.tokens).toBeGreaterThan(5);
+  });
+
+  it('refuses sizes outside 100-4096 tokens and an overlap over half the size, saying which', () => {
+    expect(() => chunkText('x', { maxTokens: 99, overlapTokens: 0 }, count)).toThrow('from 100 to 4096 (got 99)');
+    expect(() => chunkText('x', { maxTokens: 4097, overlapTokens: 0 }, count)).toThrow('from 100 to 4096 (got 4097)');
+    expect(() => chunkText('x', { maxTokens: 800, overlapTokens: 401 }, count)).toThrow('from 0 to half the chunk size, 400 (got 401)');
+  });
+});
