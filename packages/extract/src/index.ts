@@ -8,3 +8,7 @@ export { checkChunkSettings, chunkText, DEFAULT_CHUNKING, MAX_CHUNK_TOKENS, MIN_
 export type { Chunk, ChunkSettings } from './chunks.js';
 export { o200kCounter } from './tokens.js';
 export type { TokenCounter } from './tokens.js';
+export { processDocument } from './job.js';
+export type { Processed, ProcessJob, ProcessResult } from './job.js';
+export { createProcessingPool } from './pool.js';
+export type { PoolOptions, ProcessingPool } from './pool.js';

@@ -1,0 +1,33 @@
+import { type Chunk, chunkText, type ChunkSettings, pageStartsOf } from './chunks.js';
+import { extractDocument, limitsOf } from './extract.js';
+import type { ExtractionFailure } from './outcome.js';
+import type { TokenCounter } from './tokens.js';
+
+/** A document to process: its bytes, the content type its upload decided, the chunking and the time it has. */
+export interface ProcessJob {
+  bytes: Uint8Array;
+  contentType: string;
+  chunking: ChunkSettings;
+  /** Milliseconds the extraction may take (checked between PDF pages; the pool also stops a thread past it). */
+  timeoutMs: number;
+}
+
+/** A processed document: what its record shows (characters, pages) and its chunks. */
+export interface Processed {
+  ok: true;
+  characters: number;
+  /** A PDF's page count. */
+  pages?: number;
+  chunks: Chunk[];
+}
+
+export type ProcessResult = Processed | ExtractionFailure;
+
+/** Extracts and chunks one document (on a worker thread: worker.ts). */
+export async function processDocument(job: ProcessJob, count: TokenCounter): Promise<ProcessResult> {
+  const bytes = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
+  const extracted = await extractDocument(bytes, job.contentType, limitsOf({ timeoutMs: job.timeoutMs }));
+  if (!extracted.ok) return extracted;
+  const chunks = chunkText(extracted.text, job.chunking, count, extracted.pages ? pageStartsOf(extracted.pages) : undefined);
+  return { ok: true, characters: extracted.text.length, ...(extracted.pages ? { pages: extracted.pages.length } : {}), chunks };
+}

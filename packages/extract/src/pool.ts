@@ -1,0 +1,125 @@
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ChunkSettings } from './chunks.js';
+import type { ProcessResult } from './job.js';
+import type { WorkerReply, WorkerRequest } from './worker.js';
+
+/** The worker's compiled file: beside this one in dist/, or dist/'s copy when this runs from src/ (ts-jest). */
+function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts') ? here.replace(/\/src\/pool\.ts$/, '/dist/worker.js') : here.replace(/pool\.js$/, 'worker.js');
+}
+
+export interface PoolOptions {
+  /** Threads, each one document at a time. */
+  size: number;
+  /** Time one document may take: the extraction stops itself between PDF pages past it; see killAfterMs. */
+  timeoutMs: number;
+  /** Past timeoutMs, how much longer a thread may run before it is stopped (a step that cannot stop half-way). */
+  graceMs?: number;
+  /** The heap one thread may use (its old generation, MB): past it the thread is stopped, the document too_large. */
+  maxHeapMb: number;
+}
+
+export interface ProcessingPool {
+  /** Extracts and chunks a document off the caller's event loop. Rejects only when its thread died (retry it). */
+  process(bytes: Uint8Array, contentType: string, chunking: ChunkSettings): Promise<ProcessResult>;
+  close(): Promise<void>;
+}
+
+interface Job {
+  request: Omit<WorkerRequest, 'id'>;
+  resolve: (result: ProcessResult) => void;
+  reject: (err: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job?: { id: number; job: Job; timer?: NodeJS.Timeout };
+}
+
+/**
+ * Document processing on threads of its own (worker.ts), so that extraction never runs on an event loop that serves
+ * requests. Jobs wait in order for a free thread; a thread takes its next job once its tokenizer is built. A job's
+ * clock starts when its thread takes it: past timeoutMs + graceMs the thread is terminated and the document is
+ * `timeout`; a thread past its heap limit is stopped by V8 and the document is `too_large`; a thread that dies of
+ * anything else rejects its job. A stopped thread is replaced when the next job needs it. Idle threads do not keep
+ * the process alive.
+ */
+export function createProcessingPool(options: PoolOptions): ProcessingPool {
+  const { size, timeoutMs, graceMs = 2_000, maxHeapMb } = options;
+  const slots: Array<Slot | undefined> = new Array<Slot | undefined>(size).fill(undefined);
+  const queue: Job[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  const finish = (slot: Slot, settle: (job: Job) => void): void => {
+    const current = slot.job;
+    if (!current) return;
+    clearTimeout(current.timer);
+    slot.job = undefined;
+    slot.worker.unref();
+    settle(current.job);
+  };
+
+  const stop = (slot: Slot, settle: (job: Job) => void): void => {
+    const index = slots.indexOf(slot);
+    if (index >= 0) slots[index] = undefined;
+    finish(slot, settle);
+    void slot.worker.terminate();
+    dispatch();
+  };
+
+  const start = (index: number): Slot => {
+    const worker = new Worker(workerFile(), { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (reply: WorkerReply) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+      } else if (slot.job?.id === reply.id) {
+        finish(slot, (job) => ('result' in reply ? job.resolve(reply.result) : job.reject(new Error(reply.error))));
+      }
+      dispatch();
+    });
+    worker.on('error', (err: Error & { code?: string }) => stop(slot, (job) => (err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      ? job.resolve({ ok: false, code: 'too_large', message: `Processing the document needed more than the ${maxHeapMb} MB of memory one document may use.` })
+      : job.reject(err))));
+    worker.on('exit', (code) => stop(slot, (job) => job.reject(new Error(`the document processing thread exited (${code})`))));
+    slots[index] = slot;
+    return slot;
+  };
+
+  function dispatch(): void {
+    if (closed) return;
+    for (let i = 0; i < size && queue.length > 0; i++) {
+      const slot = slots[i] ?? start(i);
+      if (!slot.ready || slot.job) continue;
+      const job = queue.shift()!;
+      const id = nextId++;
+      const timer = setTimeout(() => stop(slot, (j) => j.resolve({ ok: false, code: 'timeout', message: `Processing took longer than the ${timeoutMs} ms one document may take.` })), timeoutMs + graceMs);
+      slot.job = { id, job, timer };
+      slot.worker.ref();
+      // A copy the thread owns (transferred, not cloned): the caller's buffer may be a slice of a larger one.
+      const bytes = new Uint8Array(job.request.bytes);
+      slot.worker.postMessage({ ...job.request, bytes, id } satisfies WorkerRequest, [bytes.buffer]);
+    }
+    // Threads still building their tokenizer keep the process alive only while there is work for them.
+    for (const slot of slots) if (slot && !slot.job) slot.worker[queue.length > 0 ? 'ref' : 'unref']();
+  }
+
+  return {
+    process(bytes, contentType, chunking) {
+      if (closed) return Promise.reject(new Error('the processing pool is closed'));
+      return new Promise<ProcessResult>((resolve, reject) => {
+        queue.push({ request: { bytes, contentType, chunking, timeoutMs }, resolve, reject });
+        dispatch();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new Error('the processing pool is closed'));
+      await Promise.all(slots.map((slot) => slot?.worker.terminate()));
+    },
+  };
+}
