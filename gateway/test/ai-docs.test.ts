@@ -88,6 +88,13 @@ describe('AI documents: the fixtures', () => {
     const md = await upload(l, t.token, fresh, fixture('runbook.md'), 'runbook.pdf', PDF).expect(200);
     expect(md.body.contentType).toBe(utf8('text/plain'));
   });
+
+  it('stores UTF-16 text with its byte-order mark (Windows Notepad\'s "Unicode") byte for byte, labelled with its charset', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Café Zürich runbook, saved as Unicode.\r\n', 'utf16le')]);
+    const res = await upload(l, t.token, tenantId, bytes, 'notes.txt').expect(200);
+    expect(res.body).toMatchObject({ contentType: 'text/plain; charset=utf-16le', size: bytes.length, sha256: sha256(bytes) });
+    expect((await readFile(objectPath(l, tenantId, res.body.id))).equals(bytes)).toBe(true);
+  });
 });
 
 describe('AI documents: storage, listing and deletion', () => {

@@ -40,7 +40,7 @@ const ops: Record<string, Record<string, Op>> = {
       errorNotes: uploadLimits,
       body: { type: 'object', required: ['file'], maxProperties: 11, propertyNames: { pattern: '^[A-Za-z0-9_.-]{1,64}$' }, additionalProperties: { type: 'string', maxLength: 1024 }, properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', minLength: 1, description: 'The document: 1 to 10,485,760 bytes (empty: 400; larger: 413). Its type is decided from its content; a binary type not listed above is 415.' } } },
       params: [tenantIdParam],
-      description: 'Supported: PDF, DOCX, TXT, MD and other text (JSON, CSV, HTML, XML, YAML...), decided from the content. Text that is not UTF-8 is taken as ISO-8859-1. Besides `file`, up to 10 text fields (names of 1-64 `A-Za-z0-9_.-`, values of at most 1,024 characters) are allowed and ignored; others are 400.' },
+      description: 'Supported: PDF, DOCX, TXT, MD and other text (JSON, CSV, HTML, XML, YAML...), decided from the content. UTF-16 with a byte-order mark is text; text that is neither UTF-16 nor UTF-8 is labelled ISO-8859-1; UTF-32 and NUL bytes without a UTF-16 mark are 415. Besides `file`, up to 10 text fields (names of 1-64 `A-Za-z0-9_.-`, values of at most 1,024 characters) are allowed and ignored; others are 400.' },
     get: { summary: 'List the documents of a tenant, newest first', security: 'jwt', ok: ['200', 'Documents', list('Document')], errors: ['400', '401', '404'], params: [tenantIdParam] },
   },
   '/ai/docs/{docId}': {

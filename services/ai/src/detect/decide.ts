@@ -2,7 +2,7 @@ import type { InspectionResult, TextStats } from './inspector.js';
 import { binaryFormatOf } from './signatures.js';
 import { isZip, listZip } from './zip.js';
 
-export type TextEncoding = 'utf-8' | 'iso-8859-1';
+export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'iso-8859-1';
 
 export type TypeDecision =
   | { ok: true; contentType: string; encoding?: TextEncoding }
@@ -59,7 +59,10 @@ export function decideDocumentType(result: Pick<InspectionResult, 'size' | 'head
   if (/%PDF-\d\.\d/.test(head.subarray(0, 1024).toString('latin1')) && (!textLike || tail.includes('%%EOF'))) {
     return { ok: true, contentType: PDF };
   }
-  if (isUtf16Or32(head)) return unsupported('UTF-16 or UTF-32 encoded text', ' Save it as UTF-8 and upload it again.');
+  if (isUtf32(head)) return unsupported('UTF-32 encoded text', ' Save it as UTF-8 and upload it again.');
+  // UTF-16 with its byte-order mark is text (Windows Notepad's "Unicode"): its NUL bytes are half its ASCII letters.
+  const utf16 = utf16Of(head);
+  if (utf16) return { ok: true, contentType: `${textTypeFor(filename)}; charset=${utf16}`, encoding: utf16 };
   if (!textLike) return unsupported('a binary file of an unknown type');
 
   const encoding: TextEncoding = text.validUtf8 ? 'utf-8' : 'iso-8859-1';
@@ -96,7 +99,14 @@ function decideZip(head: Buffer, tail: Buffer): TypeDecision {
   return unsupported('a ZIP archive that holds no Word document');
 }
 
-function isUtf16Or32(head: Buffer): boolean {
-  const [a, b] = [head[0], head[1]];
-  return (a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff) || (head.length >= 4 && head.readUInt32BE(0) === 0x0000feff);
+/** UTF-32's byte-order marks (FF FE 00 00 is read as UTF-32 LE, not as UTF-16 LE beginning with U+0000). */
+function isUtf32(head: Buffer): boolean {
+  return head.length >= 4 && (head.readUInt32BE(0) === 0x0000feff || head.readUInt32BE(0) === 0xfffe0000);
+}
+
+/** The UTF-16 encoding a byte-order mark names, if the file starts with one. */
+function utf16Of(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  return undefined;
 }

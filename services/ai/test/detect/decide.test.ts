@@ -91,9 +91,17 @@ describe('decideDocumentType', () => {
     expect(await decide('ID3 tags are not in this file\n', 'n.txt')).toMatchObject({ ok: true });
   });
 
-  it('refuses UTF-16 text with a hint to save it as UTF-8', async () => {
-    const decision = await decide(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello\n', 'utf16le')]), 'a.txt');
-    expect(decision).toMatchObject({ ok: false, status: 415, message: expect.stringContaining('UTF-8') });
+  it('accepts UTF-16 LE and BE text with its byte-order mark (Windows Notepad\'s "Unicode"), NUL bytes and all', async () => {
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello\n', 'utf16le')]);
+    const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('hello\n', 'utf16le').swap16()]);
+    expect(await decide(le, 'a.txt')).toEqual({ ok: true, contentType: 'text/plain; charset=utf-16le', encoding: 'utf-16le' });
+    expect(await decide(be, 'a.md')).toEqual({ ok: true, contentType: 'text/markdown; charset=utf-16be', encoding: 'utf-16be' });
+  });
+
+  it('refuses UTF-32 text, and NUL bytes without a UTF-16 mark, with 415', async () => {
+    const utf32 = Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('h\0\0\0i\0\0\0', 'latin1')]);
+    expect(await decide(utf32, 'a.txt')).toMatchObject({ ok: false, status: 415, message: expect.stringContaining('UTF-32') });
+    expect(await decide(Buffer.from('hello\n', 'utf16le'), 'a.txt')).toMatchObject({ ok: false, status: 415 });
   });
 
   it('finds a PDF header within the first 1024 bytes, but not in text that only mentions it', async () => {
