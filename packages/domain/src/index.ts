@@ -13,3 +13,4 @@ export * as schemas from './schemas/index.js';
 export { allSchemas } from './schemas/index.js';
 export { buildOpenApi, documentedRoutes } from './openapi.js';
 export { allowedMethods } from './routes.js';
+export * from './search-terms.js';

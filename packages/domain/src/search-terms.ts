@@ -1,0 +1,80 @@
+/**
+ * The words of a search, as both stores' indexes see them (SQLite FTS5's `unicode61` tokenizer with diacritics
+ * removed; MongoDB's text index with `default_language: 'none'`, no stemming, no stop words): runs of letters,
+ * digits and combining marks, compared without case and without diacritics. Everything else in a query is a
+ * separator, so nothing in it can act as FTS5 or MongoDB syntax: quotes, `*`, `-`, `NEAR`, `AND`/`OR` (words like
+ * any other), `$` operators and brackets stand for themselves, that is, for nothing. Control characters are
+ * dropped (`pay\u0000ment` is `payment`); tab and line breaks separate words. The highlights of a result are found
+ * with the same rule, so a highlighted word is a word that matched.
+ */
+export const MAX_QUERY_LENGTH = 1000;
+/** Most distinct words a query searches (the first ones); more would only slow the index down. */
+export const MAX_QUERY_TERMS = 32;
+/** A longer word is cut to this many characters for the search (an index holds no longer token usefully). */
+export const MAX_TERM_LENGTH = 64;
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** Control characters other than tab, line feed and carriage return (which separate words like spaces). */
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+const MARKS = /\p{M}+/gu;
+
+/** A word as it is compared: decomposed, its combining marks dropped, lower case ("Zürich" -> "zurich"). */
+export function foldWord(word: string): string {
+  return word.normalize('NFKD').replace(MARKS, '').toLowerCase();
+}
+
+/** The query's distinct words, folded, in their first order, at most MAX_QUERY_TERMS of them. */
+export function searchTerms(query: string): string[] {
+  const terms = new Set<string>();
+  for (const m of query.replace(CONTROLS, '').matchAll(WORD)) {
+    const term = foldWord(m[0]).slice(0, MAX_TERM_LENGTH);
+    if (term !== '') terms.add(term);
+    if (terms.size === MAX_QUERY_TERMS) break;
+  }
+  return [...terms];
+}
+
+/** [start, end) offsets (UTF-16 units, as JavaScript slices) of the words of `text` that are among `terms`, in order. */
+export function highlightsOf(text: string, terms: readonly string[]): [number, number][] {
+  const wanted = new Set(terms);
+  const found: [number, number][] = [];
+  for (const m of text.matchAll(WORD)) {
+    if (wanted.has(foldWord(m[0]).slice(0, MAX_TERM_LENGTH))) found.push([m.index, m.index + m[0].length]);
+  }
+  return found;
+}
+
+/**
+ * How close together the query's words stand in a text: the fewest words of the text spanning one occurrence of
+ * each distinct term it holds (1 when a single term, or all together in a row is the term count), and how many of
+ * the terms it holds. Used to rank chunks that hold the terms next to each other above those where they are
+ * scattered.
+ */
+export function termSpan(text: string, terms: readonly string[]): { held: number; span: number } {
+  const index = new Map(terms.map((t, i) => [t, i]));
+  const positions: { term: number; at: number }[] = [];
+  let word = 0;
+  for (const m of text.matchAll(WORD)) {
+    const term = index.get(foldWord(m[0]).slice(0, MAX_TERM_LENGTH));
+    if (term !== undefined) positions.push({ term, at: word });
+    word++;
+  }
+  const held = new Set(positions.map((p) => p.term)).size;
+  if (held === 0) return { held: 0, span: 0 };
+  // The smallest window of positions holding every held term (two pointers over the positions, in order).
+  const inWindow = new Map<number, number>();
+  let best = Infinity;
+  for (let left = 0, right = 0; right < positions.length; right++) {
+    const r = positions[right]!;
+    inWindow.set(r.term, (inWindow.get(r.term) ?? 0) + 1);
+    while (inWindow.size === held) {
+      const l = positions[left]!;
+      best = Math.min(best, r.at - l.at + 1);
+      const n = inWindow.get(l.term)! - 1;
+      if (n === 0) inWindow.delete(l.term);
+      else inWindow.set(l.term, n);
+      left++;
+    }
+  }
+  return { held, span: best };
+}
