@@ -10,5 +10,5 @@ export { o200kCounter } from './tokens.js';
 export type { TokenCounter } from './tokens.js';
 export { processDocument } from './job.js';
 export type { Processed, ProcessJob, ProcessResult } from './job.js';
-export { createProcessingPool } from './pool.js';
+export { createProcessingPool, START_ATTEMPTS } from './pool.js';
 export type { PoolOptions, ProcessingPool } from './pool.js';

@@ -19,10 +19,18 @@ export interface PoolOptions {
   graceMs?: number;
   /** The heap one thread may use (its old generation, MB): past it the thread is stopped, the document too_large. */
   maxHeapMb: number;
+  /** How long a new thread may take to be ready (its tokenizer built, about 1.5 s). */
+  startTimeoutMs?: number;
 }
 
+/** Starts of a thread that may fail in a row before the queued jobs are rejected. */
+export const START_ATTEMPTS = 3;
+
 export interface ProcessingPool {
-  /** Extracts and chunks a document off the caller's event loop. Rejects only when its thread died (retry it). */
+  /**
+   * Extracts and chunks a document off the caller's event loop. Rejects when its thread died or failed in a way
+   * that is no verdict on the document (count an attempt and retry), or when no thread could start.
+   */
   process(bytes: Uint8Array, contentType: string, chunking: ChunkSettings): Promise<ProcessResult>;
   close(): Promise<void>;
 }
@@ -36,6 +44,7 @@ interface Job {
 interface Slot {
   worker: Worker;
   ready: boolean;
+  startTimer?: NodeJS.Timeout;
   job?: { id: number; job: Job; timer?: NodeJS.Timeout };
 }
 
@@ -48,7 +57,7 @@ interface Slot {
  * the process alive.
  */
 export function createProcessingPool(options: PoolOptions): ProcessingPool {
-  const { size, timeoutMs, graceMs = 2_000, maxHeapMb } = options;
+  const { size, timeoutMs, graceMs = 2_000, maxHeapMb, startTimeoutMs = 30_000 } = options;
   const slots: Array<Slot | undefined> = new Array<Slot | undefined>(size).fill(undefined);
   const queue: Job[] = [];
   let nextId = 1;
@@ -63,9 +72,24 @@ export function createProcessingPool(options: PoolOptions): ProcessingPool {
     settle(current.job);
   };
 
-  const stop = (slot: Slot, settle: (job: Job) => void): void => {
+  /**
+   * A thread that dies or hangs before it is ready (its tokenizer did not fit the heap, its file is missing) has no
+   * job to fail: the queued jobs wait for the next thread. After START_ATTEMPTS such starts in a row they are
+   * rejected with the reason, rather than left waiting while threads are started over and over.
+   */
+  let failedStarts = 0;
+  const startFailed = (reason: string): void => {
+    if (++failedStarts < START_ATTEMPTS) return;
+    failedStarts = 0;
+    for (const job of queue.splice(0)) job.reject(new Error(`the document processing thread could not start ${START_ATTEMPTS} times: ${reason}`));
+  };
+
+  const stop = (slot: Slot, settle: (job: Job) => void, reason: string): void => {
     const index = slots.indexOf(slot);
-    if (index >= 0) slots[index] = undefined;
+    if (index < 0) return; // stopped already (an error, then its exit)
+    slots[index] = undefined;
+    clearTimeout(slot.startTimer);
+    if (!slot.ready) startFailed(reason);
     finish(slot, settle);
     void slot.worker.terminate();
     dispatch();
@@ -74,9 +98,12 @@ export function createProcessingPool(options: PoolOptions): ProcessingPool {
   const start = (index: number): Slot => {
     const worker = new Worker(workerFile(), { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
     const slot: Slot = { worker, ready: false };
+    slot.startTimer = setTimeout(() => stop(slot, () => {}, `it was not ready within ${startTimeoutMs} ms`), startTimeoutMs);
     worker.on('message', (reply: WorkerReply) => {
       if ('ready' in reply) {
         slot.ready = true;
+        failedStarts = 0;
+        clearTimeout(slot.startTimer);
       } else if (slot.job?.id === reply.id) {
         finish(slot, (job) => ('result' in reply ? job.resolve(reply.result) : job.reject(new Error(reply.error))));
       }
@@ -84,8 +111,8 @@ export function createProcessingPool(options: PoolOptions): ProcessingPool {
     });
     worker.on('error', (err: Error & { code?: string }) => stop(slot, (job) => (err.code === 'ERR_WORKER_OUT_OF_MEMORY'
       ? job.resolve({ ok: false, code: 'too_large', message: `Processing the document needed more than the ${maxHeapMb} MB of memory one document may use.` })
-      : job.reject(err))));
-    worker.on('exit', (code) => stop(slot, (job) => job.reject(new Error(`the document processing thread exited (${code})`))));
+      : job.reject(err)), err.message));
+    worker.on('exit', (code) => stop(slot, (job) => job.reject(new Error(`the document processing thread exited (${code})`)), `it exited (${code})`));
     slots[index] = slot;
     return slot;
   };
@@ -97,7 +124,7 @@ export function createProcessingPool(options: PoolOptions): ProcessingPool {
       if (!slot.ready || slot.job) continue;
       const job = queue.shift()!;
       const id = nextId++;
-      const timer = setTimeout(() => stop(slot, (j) => j.resolve({ ok: false, code: 'timeout', message: `Processing took longer than the ${timeoutMs} ms one document may take.` })), timeoutMs + graceMs);
+      const timer = setTimeout(() => stop(slot, (j) => j.resolve({ ok: false, code: 'timeout', message: `Processing took longer than the ${timeoutMs} ms one document may take.` }), 'timeout'), timeoutMs + graceMs);
       slot.job = { id, job, timer };
       slot.worker.ref();
       // A copy the thread owns (transferred, not cloned): the caller's buffer may be a slice of a larger one.

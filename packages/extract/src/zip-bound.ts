@@ -32,19 +32,31 @@ function endOfCentralDirectory(zip: Buffer): number {
   throw unreadable('its ZIP directory is missing (the file may be cut off)');
 }
 
-/** The central directory's entries. */
+/**
+ * The central directory's entries, read strictly, since the ZIP library that opens the file afterwards (JSZip, in
+ * mammoth) reads it its own way: it walks every directory record it finds whatever count the end record declares,
+ * and takes bytes before the directory's declared place as data prepended to the archive, shifting every offset.
+ * So the directory must end exactly where the end record begins, hold exactly the declared count of records, and
+ * nothing may stand before the first local header: any other archive is `unreadable` here, never half-checked.
+ */
 export function zipEntries(zip: Buffer): Entry[] {
   const eocd = endOfCentralDirectory(zip);
   const count = zip.readUInt16LE(eocd + 10);
   const size = zip.readUInt32LE(eocd + 12);
   const offset = zip.readUInt32LE(eocd + 16);
-  if (count === 0xffff || offset === 0xffffffff) throw unreadable('it is a ZIP64 archive, which a Word document never needs');
+  if (count === 0xffff || offset === 0xffffffff || size === 0xffffffff) throw unreadable('it is a ZIP64 archive, which a Word document never needs');
   if (count > MAX_ENTRIES) throw new ExtractionFailed('too_large', `The DOCX file holds ${count} entries; at most ${MAX_ENTRIES} are read.`);
-  if (offset + size > eocd) throw unreadable('its ZIP directory points past its end');
+  if (count === 0) throw unreadable('its ZIP directory lists no entry');
+  if (offset + size !== eocd) throw unreadable('its ZIP directory does not end where the archive says (bytes before or after it)');
+  if (zip.length < 4 || zip.readUInt32LE(0) !== LOCAL) throw unreadable('it does not begin with a ZIP entry');
   const entries: Entry[] = [];
-  for (let at = offset, i = 0; i < count; i++) {
+  let at = offset;
+  while (at < eocd) {
     if (at + 46 > eocd || zip.readUInt32LE(at) !== CENTRAL) throw unreadable('an entry of its ZIP directory is broken');
+    if (entries.length === count) throw unreadable('its ZIP directory holds more entries than it declares');
     const nameLength = zip.readUInt16LE(at + 28);
+    const next = at + 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    if (next > eocd) throw unreadable('an entry of its ZIP directory is broken');
     entries.push({
       method: zip.readUInt16LE(at + 10),
       compressedSize: zip.readUInt32LE(at + 20),
@@ -52,8 +64,9 @@ export function zipEntries(zip: Buffer): Entry[] {
       localOffset: zip.readUInt32LE(at + 42),
       name: zip.toString('utf8', at + 46, at + 46 + nameLength),
     });
-    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    at = next;
   }
+  if (entries.length !== count) throw unreadable(`its ZIP directory holds ${entries.length} entries where it declares ${count}`);
   return entries;
 }
 

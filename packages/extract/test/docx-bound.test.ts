@@ -35,6 +35,27 @@ describe('extract: DOCX bounds', () => {
     expect(await extractDocument(many, DOCX)).toEqual({ ok: false, code: 'too_large', message: `The DOCX file holds ${MAX_ENTRIES + 1} entries; at most ${MAX_ENTRIES} are read.` });
   });
 
+  it('reads the directory as strictly as the ZIP library after it reads loosely: a declared count that lies is unreadable', async () => {
+    const honest = await docxOf(wordXml(`<w:p><w:r><w:t>${'A'.repeat(3 * MB)}</w:t></w:r></w:p>`));
+    const eocd = honest.length - 22;
+    for (const declared of [0, 1, 2]) {
+      const liar = Buffer.from(honest);
+      liar.writeUInt16LE(declared, eocd + 8);
+      liar.writeUInt16LE(declared, eocd + 10);
+      // JSZip (mammoth's) walks every directory record whatever the count: the bomb would reach it unchecked.
+      expect(() => checkInflatedSize(liar, MB)).toThrow(expect.objectContaining({ code: 'unreadable' }) as unknown as Error);
+    }
+  });
+
+  it('refuses bytes before the archive or between its directory and end record as unreadable (the library would shift every offset)', async () => {
+    const honest = await docxOf(wordXml('<w:p><w:r><w:t>fine</w:t></w:r></w:p>'));
+    const prepended = Buffer.concat([Buffer.alloc(100, 0x20), honest]);
+    expect(await extractDocument(prepended, DOCX)).toEqual({ ok: false, code: 'unreadable', message: expect.stringContaining('ZIP directory does not end where the archive says') });
+    const eocd = honest.length - 22;
+    const gap = Buffer.concat([honest.subarray(0, eocd), Buffer.alloc(16), honest.subarray(eocd)]);
+    expect(await extractDocument(gap, DOCX)).toEqual({ ok: false, code: 'unreadable', message: expect.stringContaining('ZIP directory does not end where the archive says') });
+  });
+
   it('measures the real DOCX fixtures within the bound, entry by entry as they inflate', () => {
     for (const name of ['runbook-pandoc.docx', 'runbook-libreoffice.docx']) {
       const bytes = fixture(name);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createProcessingPool, DEFAULT_CHUNKING, DOCX, PDF, type ProcessingPool } from '@lantern/extract';
+import { createProcessingPool, DEFAULT_CHUNKING, DOCX, PDF, type ProcessingPool, START_ATTEMPTS } from '@lantern/extract';
 import { fixture, zipOf } from './helpers.js';
 
 /** Processing on threads of its own: results, the time limit and the memory limit per document, replacement threads. */
@@ -42,6 +42,13 @@ describe('extract: the processing pool', () => {
     expect(await pool.process(docx, DOCX, DEFAULT_CHUNKING)).toEqual({ ok: false, code: 'too_large', message: 'Processing the document needed more than the 300 MB of memory one document may use.' });
     expect(await pool.process(Buffer.from('A short note.'), 'text/plain; charset=utf-8', DEFAULT_CHUNKING)).toEqual(expect.objectContaining({ ok: true }));
   }, 120_000);
+
+  it('rejects the waiting jobs with the reason when its thread cannot start three times in a row, instead of trying forever', async () => {
+    // The o200k tokenizer needs about 200 MB: a 64 MB heap stops every thread before it is ready.
+    pool = createProcessingPool({ size: 1, timeoutMs: 1000, graceMs: 100, maxHeapMb: 64 });
+    const waiting = [pool.process(Buffer.from('a'), 'text/plain', DEFAULT_CHUNKING), pool.process(Buffer.from('b'), 'text/plain', DEFAULT_CHUNKING)];
+    for (const job of waiting) await expect(job).rejects.toThrow(`could not start ${START_ATTEMPTS} times`);
+  }, 60_000);
 
   it('refuses work once closed', async () => {
     pool = createProcessingPool({ size: 1, timeoutMs: 1000, maxHeapMb: 512 });
