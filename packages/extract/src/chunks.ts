@@ -3,10 +3,11 @@ import type { TokenCounter } from './tokens.js';
 /**
  * A document's text cut into chunks by tokens, as OpenAI's file search does by default (`auto`: 800 tokens, 400 of
  * overlap). The text is first cut into pieces at paragraphs (blank lines); a paragraph over the chunk size is cut
- * at sentence ends, a sentence still over it at the white space nearest its middle, again and again, and a run
- * without white space at its middle character. Chunks are then packed from whole pieces, up to `maxTokens` (the
- * pieces' counts added), and each next chunk starts with the last pieces of the one before that add up to at most
- * `overlapTokens`, always at least one piece further on. A chunk is a slice of the text: its offsets are exact
+ * at line breaks (CSV, YAML, logs), a line still over it at sentence ends, a sentence still over it at the white
+ * space nearest its middle, again and again, and a run without white space at its middle character. Chunks are
+ * then packed from whole pieces, up to `maxTokens` (the pieces' counts and the white space between them), and each
+ * next chunk starts with the last pieces of the one before that add up to at most `overlapTokens`, always at least
+ * one piece further on. A chunk is a slice of the text: its offsets are exact
  * (UTF-16 code units, as JavaScript slices), white space between pieces kept.
  */
 export interface ChunkSettings {
@@ -69,7 +70,7 @@ function trimmed(text: string, start: number, end: number): [number, number] {
 
 const PARAGRAPH = /\n[^\S\n]*\n\s*/;
 /** A sentence ends at . ! ? (with closing quotes or brackets) before white space, or at CJK 。！？. */
-const SENTENCE_END = /[.!?]+["'”’)\]]*\s+|[。！？]+/;
+const SENTENCE_END = /[.!?]["'”’)\]]{0,3}\s|[。！？]/;
 
 /** Where to halve a range: the white space nearest its middle, else the middle (not inside a surrogate pair). */
 function middleOf(text: string, start: number, end: number): number {
@@ -82,20 +83,26 @@ function middleOf(text: string, start: number, end: number): number {
   return code >= 0xdc00 && code <= 0xdfff ? mid + 1 : mid;
 }
 
-/** The range as pieces of at most `max` tokens: at sentence ends first, then halved. */
-function piecesOf(text: string, start: number, end: number, max: number, count: TokenCounter, bySentence: boolean, out: Piece[]): void {
+const LINE_BREAK = /\n/;
+/** How a range over the size is cut, in order: at line breaks, then at sentence ends; then halved. */
+const SPLITS = [LINE_BREAK, SENTENCE_END];
+
+/** The range as pieces of at most `max` tokens: at line breaks, then sentence ends (from `level` on), then halved. */
+function piecesOf(text: string, start: number, end: number, max: number, count: TokenCounter, level: number, out: Piece[]): void {
   const tokens = count(text.slice(start, end));
   if (tokens <= max || end - start <= 1) {
     out.push({ start, end, tokens });
     return;
   }
-  const sentences = bySentence ? rangesBetween(text, start, end, SENTENCE_END, true) : [];
-  if (sentences.length > 1) {
-    for (const [s, e] of sentences) piecesOf(text, s, e, max, count, false, out);
-    return;
+  for (let l = level; l < SPLITS.length; l++) {
+    const parts = rangesBetween(text, start, end, SPLITS[l]!, true);
+    if (parts.length > 1) {
+      for (const [s, e] of parts) piecesOf(text, s, e, max, count, l + 1, out);
+      return;
+    }
   }
   const cut = middleOf(text, start, end);
-  for (const [s, e] of [trimmed(text, start, cut), trimmed(text, cut, end)]) if (e > s) piecesOf(text, s, e, max, count, false, out);
+  for (const [s, e] of [trimmed(text, start, cut), trimmed(text, cut, end)]) if (e > s) piecesOf(text, s, e, max, count, SPLITS.length, out);
 }
 
 /** The page (from 1) of an offset, given each page's start offset in the text. */
@@ -128,12 +135,17 @@ export function pageStartsOf(pages: readonly string[]): number[] {
 export function chunkText(text: string, settings: ChunkSettings, count: TokenCounter, pageStarts?: readonly number[]): Chunk[] {
   const { maxTokens, overlapTokens } = checkChunkSettings(settings);
   const pieces: Piece[] = [];
-  for (const [s, e] of rangesBetween(text, 0, text.length, PARAGRAPH, false)) piecesOf(text, s, e, maxTokens, count, true, pieces);
+  for (const [s, e] of rangesBetween(text, 0, text.length, PARAGRAPH, false)) piecesOf(text, s, e, maxTokens, count, 0, pieces);
+  // The white space between two pieces is in a chunk that holds both, and counts (a blank line is a token).
+  const gaps = pieces.slice(1).map((p, i) => count(text.slice(pieces[i]!.end, p.start)));
   const chunks: Chunk[] = [];
   for (let first = 0; first < pieces.length;) {
     let last = first;
     let tokens = pieces[first]!.tokens;
-    while (last + 1 < pieces.length && tokens + pieces[last + 1]!.tokens <= maxTokens) tokens += pieces[++last]!.tokens;
+    while (last + 1 < pieces.length && tokens + gaps[last]! + pieces[last + 1]!.tokens <= maxTokens) {
+      tokens += gaps[last]! + pieces[last + 1]!.tokens;
+      last++;
+    }
     const start = pieces[first]!.start;
     const end = pieces[last]!.end;
     chunks.push({
@@ -144,7 +156,12 @@ export function chunkText(text: string, settings: ChunkSettings, count: TokenCou
     // The next chunk begins with the last pieces of this one that fit in the overlap, one piece further on at least.
     let next = last + 1;
     let overlap = 0;
-    while (next - 1 > first && overlap + pieces[next - 1]!.tokens <= overlapTokens) overlap += pieces[--next]!.tokens;
+    while (next - 1 > first) {
+      const more = pieces[next - 1]!.tokens + (next <= last ? gaps[next - 1]! : 0);
+      if (overlap + more > overlapTokens) break;
+      overlap += more;
+      next--;
+    }
     first = next;
   }
   return chunks;

@@ -5,8 +5,8 @@ import { ExtractionFailed } from './outcome.js';
 /**
  * Text files to a string, in this order:
  * 1. a byte-order mark decides: UTF-8 (the mark dropped), UTF-16 LE or BE (Windows Notepad's "Unicode");
- * 2. strict UTF-8 (every byte sequence valid);
- * 3. a NUL byte without a UTF-16 mark is not text (`unreadable`; the upload refuses it first, with 415);
+ * 2. a NUL byte without a UTF-16 mark is not text (`unreadable`; the upload refuses it first, with 415);
+ * 3. strict UTF-8 (every byte sequence valid);
  * 4. detection (chardet), taken when its best guess has a confidence of at least MIN_CONFIDENCE and leads the
  *    next guess by MIN_LEAD: single-byte detectors are weak on short text (a Latin-1 "Café Zürich, naïve" reads
  *    as ISO-8859-2 at 30 against ISO-8859-1 at 20), and a wrong guess turns letters into others silently;
@@ -62,9 +62,10 @@ export function decodeText(bytes: Uint8Array): DecodedText {
     const text = new TextDecoder(bom.encoding, { ignoreBOM: true }).decode(body);
     return { text, encoding: bom.encoding };
   }
+  // Before UTF-8: NUL is valid UTF-8, and UTF-16 without its mark would pass as text with a NUL in every letter.
+  if (body.includes(0)) throw new ExtractionFailed('unreadable', 'The file holds NUL bytes without a UTF-16 byte-order mark: it is not text.');
   const text = strictUtf8(body);
   if (text !== undefined) return { text, encoding: 'utf-8' };
-  if (body.includes(0)) throw new ExtractionFailed('unreadable', 'The file holds NUL bytes without a UTF-16 byte-order mark: it is not text.');
   const encoding = detectedEncoding(body) ?? FALLBACK;
   return { text: iconv.decode(Buffer.from(body.buffer, body.byteOffset, body.byteLength), encoding), encoding };
 }

@@ -36,6 +36,8 @@ describe('extract: text encodings', () => {
 
   it('fails bytes with NUL and no UTF-16 mark as unreadable, and text of only white space as no_text', async () => {
     expect(await extractDocument(Buffer.from('abc\0def\xff', 'latin1'), 'text/plain')).toEqual({ ok: false, code: 'unreadable', message: expect.stringContaining('NUL') });
+    // Valid UTF-8 all the same: UTF-16 without its mark.
+    expect(await extractDocument(Buffer.from('hello', 'utf16le'), 'text/plain')).toEqual({ ok: false, code: 'unreadable', message: expect.stringContaining('NUL') });
     expect(await extractDocument(Buffer.from(' \n\t\r\n '), 'text/plain; charset=utf-8')).toEqual({ ok: false, code: 'no_text', message: 'The file holds only white space.' });
   });
 
