@@ -271,14 +271,16 @@ describe('mongo store: metrics rollups without transactions', () => {
   };
 
   it('an operation found while its owner is still marking is waited for, not completed with the marks landed so far', async () => {
-    const op = newOpId();
+    let op = '';
     let looked: () => void = () => {};
     const lookedAtOp = new Promise<void>((resolve) => { looked = resolve; });
     const { a, b, db, w, batch, ids, c } = await fourEntries((e) => {
       if (e.commandName === 'find' && (e.command.filter as { op?: unknown } | undefined)?.op === op) looked();
     });
-    // A writer taking the four out (their parents arrived) has seen them and marked two of them so far.
+    // A writer taking the four out (their parents arrived) has seen them and marked two of them so far (its
+    // operation begins now: the lease counts from here, not from the set-up above).
     await db.collection('spans').updateMany({}, { $set: { parentSeen: true } });
+    op = newOpId();
     await db.collection('spans').updateMany({ _id: { $in: ids.slice(0, 2) } } as object, { $set: { op } });
     // Another writer stores the batch again meanwhile: it finds the operation on the spans it counts, and reads
     // the spans under it (waiting for its owner, or, as before, completing it with the two it sees).
@@ -288,6 +290,18 @@ describe('mongo store: metrics rollups without transactions', () => {
     await completeOp(c, op);
     await again;
     expect(await countedOf(a, db, w.user.id)).toEqual({ requests: 0, flagged: 0, marked: 0 });
+  });
+
+  it('an operation stamped ahead by its owner\'s clock is waited for one lease at most, then completed', async () => {
+    const { a, b, db, w, batch, ids } = await fourEntries();
+    await db.collection('spans').updateMany({}, { $set: { parentSeen: true } });
+    const op = `${(Date.now() + 3_600_000).toString(36)}.ahead`; // an owner whose clock is an hour fast, then stopped
+    await db.collection('spans').updateMany({ _id: { $in: ids.slice(0, 3) } } as object, { $set: { op } });
+    const began = Date.now();
+    await b.writeSpans(batch);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(OP_LEASE_MS - 100);
+    expect(Date.now() - began).toBeLessThan(OP_LEASE_MS + 20_000);
+    expect(await countedOf(a, db, w.user.id)).toEqual({ requests: 1, flagged: 1, marked: 0 });
   });
 
   it('an operation older than its lease (its owner stopped half-way) is completed by whoever finds it, at once', async () => {

@@ -20,8 +20,9 @@ import { applyDelta, newOpId } from './rollups.js';
  * counted, or uncounted without being taken out: seen now and then in CI with two writers on late parents
  * and their children). An operation id carries the time it began (`newOpId`); one found younger than
  * OP_LEASE_MS is waited for, polled on the partial `rollup_op` index, and only an operation still there past its
- * lease (its owner failed half-way, or stopped) is completed by the finder. The gap left: an owner alive but
- * slower than the lease between its first mark and its completion, or clocks apart by more than the lease.
+ * lease (its owner failed half-way, or stopped) is completed by the finder; a finder waits a whole lease at most,
+ * whatever the owner's clock says. The gap left: an owner alive but slower than the lease between its first mark
+ * and its completion, or an owner's clock behind the finder's by nearly the lease or more (its operation looks old).
  *
  * Which spans are entries, with several writers at once: a controller span is counted only while no span of
  * its application is stored as its parent. The writer storing a parent marks the children it finds as
@@ -49,7 +50,10 @@ export function opStartedAt(op: string): number | undefined {
 export async function completeFound(c: Collections, op: string): Promise<void> {
   const began = opStartedAt(op);
   if (began !== undefined) {
-    while (Date.now() < began + OP_LEASE_MS && (await c.spans.findOne({ op }, { projection: { _id: 1 } })) !== null) {
+    // What is left of the lease by the owner's clock, never more than a whole lease by ours (an owner's clock
+    // ahead of ours must not make us wait longer), timed on our monotonic clock (a wall-clock step changes nothing).
+    const until = performance.now() + Math.min(began + OP_LEASE_MS - Date.now(), OP_LEASE_MS);
+    while (performance.now() < until && (await c.spans.findOne({ op }, { projection: { _id: 1 } })) !== null) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
