@@ -62,7 +62,10 @@ export function decideDocumentType(result: Pick<InspectionResult, 'size' | 'head
   if (isUtf32(head)) return unsupported('UTF-32 encoded text', ' Save it as UTF-8 and upload it again.');
   // UTF-16 with its byte-order mark is text (Windows Notepad's "Unicode"): its NUL bytes are half its ASCII letters.
   const utf16 = utf16Of(head);
-  if (utf16) return { ok: true, contentType: `${textTypeFor(filename)}; charset=${utf16}`, encoding: utf16 };
+  if (utf16) {
+    if (!utf16LooksLikeText(head, utf16)) return unsupported('a binary file of an unknown type');
+    return { ok: true, contentType: `${textTypeFor(filename)}; charset=${utf16}`, encoding: utf16 };
+  }
   if (!textLike) return unsupported('a binary file of an unknown type');
 
   const encoding: TextEncoding = text.validUtf8 ? 'utf-8' : 'iso-8859-1';
@@ -102,6 +105,23 @@ function decideZip(head: Buffer, tail: Buffer): TypeDecision {
 /** UTF-32's byte-order marks (FF FE 00 00 is read as UTF-32 LE, not as UTF-16 LE beginning with U+0000). */
 function isUtf32(head: Buffer): boolean {
   return head.length >= 4 && (head.readUInt32BE(0) === 0x0000feff || head.readUInt32BE(0) === 0xfffe0000);
+}
+
+/**
+ * Whether the head of a file with a UTF-16 mark reads as text by the rule of looksLikeText, in characters: control
+ * characters (NUL included) and unpaired surrogates at most 1%, so a binary file behind FF FE is still refused.
+ */
+function utf16LooksLikeText(head: Buffer, encoding: 'utf-16le' | 'utf-16be'): boolean {
+  const body = head.subarray(2, head.length - (head.length % 2));
+  let text = new TextDecoder(encoding).decode(body);
+  // The head may end inside a surrogate pair: that last character is the cut's, not the file's.
+  if (text.endsWith('\ufffd')) text = text.slice(0, -1);
+  let controls = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0c && c !== 0x0d) || (c >= 0x7f && c < 0xa0) || c === 0xfffd) controls++;
+  }
+  return looksLikeText(text.length, { hasNul: false, controlChars: controls, validUtf8: false });
 }
 
 /** The UTF-16 encoding a byte-order mark names, if the file starts with one. */

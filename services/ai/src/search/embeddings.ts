@@ -2,7 +2,8 @@
  * Optional semantic search: a client of the OpenAI-compatible `POST {url}/embeddings` API that OpenAI, Ollama, vLLM,
  * Hugging Face TEI, LiteLLM and others serve. Texts go in batches; vectors come back in input order, scaled to
  * unit length (so a dot product is their cosine). A 429, a 5xx or a network failure is retried with backoff (the
- * server's Retry-After when it gives one); another 4xx is not. Errors never carry the API key.
+ * server's Retry-After when it gives one); another 4xx is not. Errors never carry the API key (replaced by *** where
+ * a provider's answer echoes it) nor the URL's query; a URL carrying credentials is refused.
  */
 export interface EmbeddingsOptions {
   /** The API's base URL, the path before `/embeddings`: `https://api.openai.com/v1`, `http://localhost:11434/v1`. */
@@ -69,11 +70,27 @@ function vectorsOf(body: unknown, count: number): Float32Array[] {
   return out;
 }
 
+/** The endpoint of a base URL; a URL that is not http(s) or carries credentials is refused (the key goes in `apiKey`). */
+function endpointOf(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new EmbeddingError('The embeddings URL is not a valid URL.');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new EmbeddingError('The embeddings URL must be http or https.');
+  if (parsed.username !== '' || parsed.password !== '') throw new EmbeddingError('The embeddings URL must not carry credentials: give the key as the API key.');
+  let base = `${parsed.origin}${parsed.pathname}`;
+  while (base.endsWith('/')) base = base.slice(0, -1);
+  return `${base}/embeddings${parsed.search}`;
+}
+
 export function createEmbedder(options: EmbeddingsOptions): Embedder {
   const { model, apiKey, dimensions, batchSize = 64, timeoutMs = 30_000, retries = 3, backoffMs = 500 } = options;
-  let base = options.url;
-  while (base.endsWith('/')) base = base.slice(0, -1);
-  const endpoint = `${base}/embeddings`;
+  const endpoint = endpointOf(options.url);
+  /** What an error may say: never the key, even where a provider or a proxy echoed it; the URL without its query. */
+  const shown = endpoint.split('?')[0]!;
+  const redact = (text: string): string => (apiKey ? text.split(apiKey).join('***') : text);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
 
   async function request(input: readonly string[]): Promise<Float32Array[]> {
@@ -84,13 +101,13 @@ export function createEmbedder(options: EmbeddingsOptions): Embedder {
       try {
         const res = await fetch(endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
         if (res.ok) return vectorsOf(await res.json(), input.length);
-        const text = (await res.text()).slice(0, 300);
+        const text = redact((await res.text()).slice(0, 300));
         failure = new EmbeddingError(`The embeddings API answered ${res.status}: ${text}`, res.status);
         if (res.status !== 429 && res.status < 500) throw failure;
         wait = retryAfterMs(res.headers.get('retry-after')) ?? backoffMs * 2 ** attempt * (0.5 + Math.random());
       } catch (err) {
         if (err instanceof EmbeddingError && (err.status === undefined || (err.status !== 429 && err.status < 500))) throw err;
-        failure = err instanceof EmbeddingError ? err : new EmbeddingError(`The embeddings API could not be reached at ${endpoint}: ${(err as Error).message}`);
+        failure = err instanceof EmbeddingError ? err : new EmbeddingError(redact(`The embeddings API could not be reached at ${shown}: ${(err as Error).message}`));
         wait = backoffMs * 2 ** attempt * (0.5 + Math.random());
       }
       if (attempt >= retries || wait > MAX_RETRY_AFTER_MS) throw failure;

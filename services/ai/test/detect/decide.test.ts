@@ -98,6 +98,13 @@ describe('decideDocumentType', () => {
     expect(await decide(be, 'a.md')).toEqual({ ok: true, contentType: 'text/markdown; charset=utf-16be', encoding: 'utf-16be' });
   });
 
+  it('refuses a binary file behind a UTF-16 mark: its characters must read as text too', async () => {
+    const binary = Buffer.alloc(4096);
+    for (let i = 0; i < binary.length; i++) binary[i] = (i * 73 + 41) % 256;
+    expect(await decide(Buffer.concat([Buffer.from([0xff, 0xfe]), binary]), 'a.txt')).toMatchObject({ ok: false, status: 415, message: expect.stringContaining('binary') });
+    expect(await decide(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.alloc(64)]), 'a.txt')).toMatchObject({ ok: false, status: 415 });
+  });
+
   it('refuses UTF-32 text, and NUL bytes without a UTF-16 mark, with 415', async () => {
     const utf32 = Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('h\0\0\0i\0\0\0', 'latin1')]);
     expect(await decide(utf32, 'a.txt')).toMatchObject({ ok: false, status: 415, message: expect.stringContaining('UTF-32') });

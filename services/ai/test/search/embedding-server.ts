@@ -48,7 +48,10 @@ export async function startEmbeddingServer(options: { apiKey?: string; synonyms?
       requests.push({ ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}), body: { ...body, input } });
       const failure = failures.shift();
       if (failure) return send(failure.status, failure.body, failure.headers);
-      if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) return send(401, { error: { message: 'Incorrect API key provided.' } });
+      // As some providers and proxies do, the refusal quotes the key it was given.
+      if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+        return send(401, { error: { message: `Incorrect API key provided: ${String(req.headers.authorization).slice(7)}.` } });
+      }
       if (answers.length > 0) return send(200, answers.shift());
       const dimensions = body.dimensions ?? 64;
       return send(200, {

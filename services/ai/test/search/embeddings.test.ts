@@ -38,6 +38,8 @@ describe('ai search: embeddings client', () => {
     const err = await embedder.embed(['hello']).catch((e: unknown) => e as EmbeddingError);
     expect(err).toBeInstanceOf(EmbeddingError);
     expect(err).toMatchObject({ status: 401, message: expect.stringContaining('answered 401') });
+    // The server's answer quoted the key: the error says *** in its place.
+    expect((err as Error).message).toContain('Incorrect API key provided: ***.');
     expect((err as Error).message).not.toContain('sk-wrong-secret');
     server.failNext(1, 400, {}, '{"error":{"message":"dimensions not supported"}}');
     await expect(createEmbedder({ url: server.url, model: 'm', apiKey: 'sk-right' }).embed(['x'])).rejects.toMatchObject({ status: 400, message: expect.stringContaining('dimensions not supported') });
@@ -64,6 +66,12 @@ describe('ai search: embeddings client', () => {
     server.answerNext(1, { data: [{ index: 0, embedding: [1, 'NaN'] }] });
     await expect(embedder.embed(['a'])).rejects.toThrow('not finite');
     expect(server.requests).toHaveLength(3);
+  });
+
+  it('refuses a URL carrying credentials or of another scheme, without repeating it', () => {
+    expect(() => createEmbedder({ url: 'http://user:sk-in-url@127.0.0.1:1/v1', model: 'm' })).toThrow('must not carry credentials');
+    expect(() => createEmbedder({ url: 'http://user:sk-in-url@127.0.0.1:1/v1', model: 'm' })).not.toThrow('sk-in-url');
+    expect(() => createEmbedder({ url: 'file:///etc/passwd', model: 'm' })).toThrow('must be http or https');
   });
 
   it('says where it could not reach the API, after its retries', async () => {
