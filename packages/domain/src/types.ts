@@ -143,7 +143,16 @@ export interface Tenant {
   organizationId: number;
 }
 
-export type DocumentStatus = 'stored';
+/** `stored` (queued), `processing`, `ready` (searchable) or `failed` (contract, "AI knowledge"). */
+export type DocumentStatus = 'stored' | 'processing' | 'ready' | 'failed';
+
+/** Why a document failed (contract, "AI knowledge"). */
+export type DocumentFailureCode = 'encrypted' | 'no_text' | 'unreadable' | 'too_large' | 'timeout';
+
+export interface DocumentFailure {
+  code: DocumentFailureCode;
+  message: string;
+}
 
 export interface DocumentRecord {
   id: string;
@@ -154,4 +163,10 @@ export interface DocumentRecord {
   sha256: string;
   status: DocumentStatus | string;
   createdAt: string;
+  /** When ready: how many chunks and characters of text it gave; for a PDF, its pages. */
+  chunks?: number;
+  characters?: number;
+  pages?: number;
+  /** When failed. */
+  error?: DocumentFailure;
 }

@@ -1,6 +1,6 @@
 import type { QuantileSketch } from '@lantern/domain';
 import type {
-  ApiKey, Application, DocumentRecord, Invitation, LogBatchMessage, LogEntry, LogLevel, Member, Membership, Organization, PendingInvitation,
+  ApiKey, Application, DocumentFailure, DocumentRecord, Invitation, LogBatchMessage, LogEntry, LogLevel, Member, Membership, Organization, PendingInvitation,
   Project, Role, SpanBatchMessage, Tenant, TraceRecord, User,
 } from '@lantern/domain';
 
@@ -269,8 +269,77 @@ export interface AiStore {
   /** Newest first; documents of the same instant, the last stored first. */
   listDocuments(tenantId: string, userId: string): Promise<StoredDocument[]>;
   getDocument(id: string, userId: string): Promise<StoredDocument | null>;
-  /** Returns false if no such document. */
+  /**
+   * Removes the document, its chunks and their index entries; false if no such document. Once it answers, no
+   * search returns the document; a worker still processing it loses its claim and keeps nothing.
+   */
   deleteDocument(id: string): Promise<boolean>;
+}
+
+/** A piece of a document's text as the index keeps it (packages/extract's chunks). */
+export interface ChunkInput {
+  index: number;
+  text: string;
+  /** [start, end) in the document's text, UTF-16 units. */
+  start: number;
+  end: number;
+  /** A PDF's pages the chunk spans, from 1. */
+  pages?: [number, number];
+}
+
+/** A document taken for processing: `claim` identifies this take; the lease must be renewed while it lasts. */
+export interface DocumentClaim {
+  document: StoredDocument;
+  claim: string;
+  /** 1 for the first take, 2 after a lease ran out, ... */
+  attempt: number;
+}
+
+export interface ChunkSearch {
+  userId: string;
+  tenantId: string;
+  /** The query's words, folded (packages/domain searchTerms); a chunk matches when it holds any of them. */
+  terms: string[];
+  limit: number;
+  /** Only these documents of the tenant. */
+  documentIds?: string[];
+}
+
+export interface ChunkHit extends ChunkInput {
+  documentId: string;
+  filename: string;
+  /** The index's relevance (BM25 on SQLite, the text score on MongoDB): higher is better; scales differ by store. */
+  score: number;
+}
+
+/**
+ * The processing of uploaded documents (issue 15): a queue in the documents themselves, taken with leases so that
+ * a worker that dies leaves its document to another, and the chunks of ready documents with their text index.
+ */
+export interface ProcessingStore {
+  /**
+   * Takes the oldest document waiting: `stored`, or `processing` whose lease has run out. It becomes `processing`
+   * under a new claim, its attempts counted, leased for `leaseMs`. A document waiting whose attempts reached
+   * `maxAttempts` is `failed` instead (`timeout`: processing stopped that many times without finishing), and the
+   * next one is looked at. Null when none waits. Two workers never hold the same document.
+   */
+  claimDocument(input: { leaseMs: number; maxAttempts: number }): Promise<DocumentClaim | null>;
+  /** Extends the lease of a claim still held; false when it is lost (taken over, reprocessed, deleted). */
+  renewClaim(documentId: string, claim: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Under a claim still held: the document `ready` with its counts, its chunks stored (and indexed) in place of
+   * any before. False when the claim is lost: then nothing of it is kept.
+   */
+  completeDocument(documentId: string, claim: string, result: { characters: number; pages?: number; chunks: ChunkInput[] }): Promise<boolean>;
+  /** Under a claim still held: the document `failed` with the reason. False when the claim is lost. */
+  failDocument(documentId: string, claim: string, error: DocumentFailure): Promise<boolean>;
+  /**
+   * A document the user can see back to `stored`: its chunks gone from search, its attempts and error cleared, any
+   * claim on it lost. Null when the user cannot see it.
+   */
+  reprocessDocument(id: string, userId: string): Promise<StoredDocument | null>;
+  /** The chunks of the tenant's `ready` documents (a tenant the user can see) holding the terms, best first. */
+  searchChunks(query: ChunkSearch): Promise<ChunkHit[]>;
 }
 
 /**
@@ -295,7 +364,7 @@ export interface LimitsStore {
   countHit(key: string, windowStart: number, windowMs: number): Promise<number>;
 }
 
-export interface Store extends AccountsStore, TelemetryStore, AiStore, LimitsStore {
+export interface Store extends AccountsStore, TelemetryStore, AiStore, ProcessingStore, LimitsStore {
   /** Throws if the store cannot answer (for /readyz). */
   ping(): Promise<void>;
   /** Deletes telemetry older than the cut-off (epoch ms); returns how many records went. */

@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { newId } from '@lantern/domain';
 import { accountsContract } from './accounts.js';
 import { aiContract } from './ai.js';
+import { aiProcessingContract } from './ai-processing.js';
+import { aiSearchContract } from './ai-search.js';
 import { credentialsContract } from './credentials.js';
 import { useStore } from './fixtures.js';
 import type { OpenStore } from './fixtures.js';
@@ -40,6 +42,8 @@ export function describeStoreContract(adapterName: string, open: OpenStore): voi
     metricsContract(ctx);
     metricsHoursContract(ctx);
     aiContract(ctx);
+    aiProcessingContract(ctx);
+    aiSearchContract(ctx);
     limitsContract(ctx);
 
     describe('lifecycle', () => {

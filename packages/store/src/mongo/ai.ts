@@ -1,5 +1,5 @@
 import { errors, newId, toIso } from '@lantern/domain';
-import type { Tenant } from '@lantern/domain';
+import type { DocumentFailureCode, Tenant } from '@lantern/domain';
 import type { AiStore, StoredDocument } from '../port.js';
 import type { DocumentDoc, RecordStoreDeps, TenantDoc } from './collections.js';
 
@@ -18,8 +18,13 @@ export function toDocument(d: DocumentDoc): StoredDocument {
     status: d.status,
     createdAt: toIso(d.createdAt.getTime()),
     objectKey: d.objectKey,
+    ...(d.status === 'ready' ? { chunks: d.chunkCount ?? 0, characters: d.characters ?? 0, ...(d.pages === undefined ? {} : { pages: d.pages }) } : {}),
+    ...(d.status === 'failed' && d.error ? { error: { code: d.error.code as DocumentFailureCode, message: d.error.message } } : {}),
   };
 }
+
+/** A document being deleted (its record goes last, after its chunks): never listed, found or searched again. */
+export const DELETING = 'deleting';
 
 /** AI tenants and their documents' metadata (the bytes are in the blob store). */
 export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps): AiStore {
@@ -63,14 +68,22 @@ export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps):
 
     listDocuments: (tenantId, userId) => guard.run(async () => {
       if ((await visibleTenant(tenantId, userId)) === null) return [];
-      return (await c.documents.find({ tenantId }, { sort: { createdAt: -1, seq: -1 } }).toArray()).map(toDocument);
+      return (await c.documents.find({ tenantId, status: { $ne: DELETING } }, { sort: { createdAt: -1, seq: -1 } }).toArray()).map(toDocument);
     }),
 
     getDocument: (id, userId) => guard.run(async () => {
-      const doc = await c.documents.findOne({ _id: id });
+      const doc = await c.documents.findOne({ _id: id, status: { $ne: DELETING } });
       return doc !== null && (await visibleTenant(doc.tenantId, userId)) !== null ? toDocument(doc) : null;
     }),
 
-    deleteDocument: (id) => guard.run(async () => (await c.documents.deleteOne({ _id: id })).deletedCount > 0),
+    // Marked first (no search returns it from then on, and a worker's claim on it is lost), then its chunks, then
+    // the record: each step safe to run again, so a DELETE repeated after a failure half-way finishes the work.
+    deleteDocument: (id) => guard.run(async () => {
+      const marked = await c.documents.updateOne({ _id: id }, { $set: { status: DELETING }, $unset: { claim: '', leaseUntil: '' } });
+      if (marked.matchedCount === 0) return false;
+      await c.chunks.deleteMany({ documentId: id });
+      await c.documents.deleteOne({ _id: id });
+      return true;
+    }),
   };
 }

@@ -230,6 +230,30 @@ export interface DocumentDoc {
   status: string;
   createdAt: Date;
   objectKey: string;
+  /** Processing (ai-processing.ts): times taken, the current claim and its lease. */
+  attempts?: number;
+  claim?: string;
+  leaseUntil?: Date;
+  /** When ready. */
+  chunkCount?: number;
+  characters?: number;
+  pages?: number;
+  /** When failed. */
+  error?: { code: string; message: string };
+}
+
+/** One chunk of a document's text (ai-processing.ts): `_id` is the document id and the chunk's index. */
+export interface ChunkDoc {
+  _id: string;
+  documentId: string;
+  tenantId: string;
+  index: number;
+  text: string;
+  start: number;
+  end: number;
+  pages?: [number, number];
+  /** The claim whose completion wrote it: a completion that lost its claim takes back only its own. */
+  claim: string;
 }
 
 /** One fixed window of a rate limit (limits.ts): `_id` is the key and the window's start. */
@@ -257,12 +281,13 @@ export interface Collections {
   rollupHours: Collection<HourRollupDoc>;
   tenants: Collection<TenantDoc>;
   documents: Collection<DocumentDoc>;
+  chunks: Collection<ChunkDoc>;
   rateWindows: Collection<RateWindowDoc>;
 }
 
 export const COLLECTION_NAMES = [
   'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'invitations', 'spans', 'traces', 'logs',
-  'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'rateWindows',
+  'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'chunks', 'rateWindows',
 ] as const satisfies readonly (keyof Collections)[];
 
 export function collectionsOf(db: Db): Collections {

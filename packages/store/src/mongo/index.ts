@@ -4,6 +4,7 @@ import type { Store } from '../port.js';
 import { createAccess } from './access.js';
 import { createAccountsStore } from './accounts.js';
 import { createAiStore } from './ai.js';
+import { createProcessingStore } from './ai-processing.js';
 import { collectionsOf } from './collections.js';
 import { createCounters } from './counters.js';
 import { createGuard, toStoreError } from './errors.js';
@@ -105,6 +106,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
     ...createTraceReader(c, guard, access, pageSize),
     ...createLogReader(c, guard, access, pageSize),
     ...createAiStore(records),
+    ...createProcessingStore(records),
     ...createLimitsStore(records),
     async ping() {
       await guard.run(() => db.command({ ping: 1 }));

@@ -78,6 +78,14 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { tenantId: 1, createdAt: -1, seq: -1 }, name: 'tenant_created' },
     // The dedupe of uploads: a tenant's document with the same bytes.
     { key: { tenantId: 1, sha256: 1 }, name: 'tenant_sha256' },
+    // The processing queue (ai-processing.ts): the oldest document waiting, by status.
+    { key: { status: 1, createdAt: 1, seq: 1 }, name: 'status_created' },
+  ],
+  chunks: [
+    // Search: the tenant first (every query names it, so a search reads one tenant's entries), then the text, with
+    // no language: no stemming and no stop words, as SQLite's unicode61 (packages/domain searchTerms).
+    { key: { tenantId: 1, text: 'text' }, name: 'tenant_text', default_language: 'none', language_override: 'textLanguage' },
+    { key: { documentId: 1, index: 1 }, name: 'document_index' },
   ],
 };
 

@@ -1,5 +1,5 @@
 import type { LimitsStore } from '../port.js';
-import { toDocument } from './ai.js';
+import { DELETING, toDocument } from './ai.js';
 import type { RecordStoreDeps } from './collections.js';
 import { codeOf } from './errors.js';
 
@@ -28,7 +28,7 @@ export function createLimitsStore({ c, guard }: Pick<RecordStoreDeps, 'c' | 'gua
     }),
 
     findDocumentBySha256: (tenantId, sha256) => guard.run(async () => {
-      const doc = await c.documents.findOne({ tenantId, sha256 }, { sort: { createdAt: 1, seq: 1 } });
+      const doc = await c.documents.findOne({ tenantId, sha256, status: { $ne: DELETING } }, { sort: { createdAt: 1, seq: 1 } });
       return doc === null ? null : toDocument(doc);
     }),
 

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { newId, toIso } from '@lantern/domain';
-import type { Tenant } from '@lantern/domain';
+import type { DocumentFailureCode, Tenant } from '@lantern/domain';
 import type { AiStore, StoredDocument } from '../port.js';
 import { guard } from './errors.js';
 
@@ -16,11 +16,17 @@ export interface DocumentRow {
   status: string;
   created_ms: number;
   object_key: string;
+  chunk_count: number | null;
+  characters: number | null;
+  pages: number | null;
+  error_code: string | null;
+  error_message: string | null;
 }
 
-export const DOC_COLUMNS = 'd.id, d.tenant_id, d.filename, d.content_type, d.size, d.sha256, d.status, d.created_ms, d.object_key';
+export const DOC_COLUMNS = `d.id, d.tenant_id, d.filename, d.content_type, d.size, d.sha256, d.status, d.created_ms, d.object_key,
+  d.chunk_count, d.characters, d.pages, d.error_code, d.error_message`;
 /** Keeps only tenants of organizations `@userId` belongs to. */
-const MEMBER_OF_TENANT = 'JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = @userId';
+export const MEMBER_OF_TENANT = 'JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = @userId';
 
 export function toDocument(row: DocumentRow): StoredDocument {
   return {
@@ -33,6 +39,10 @@ export function toDocument(row: DocumentRow): StoredDocument {
     status: row.status,
     createdAt: toIso(row.created_ms),
     objectKey: row.object_key,
+    ...(row.status === 'ready' ? { chunks: row.chunk_count ?? 0, characters: row.characters ?? 0, ...(row.pages === null ? {} : { pages: row.pages }) } : {}),
+    ...(row.status === 'failed' && row.error_code !== null
+      ? { error: { code: row.error_code as DocumentFailureCode, message: row.error_message ?? '' } }
+      : {}),
   };
 }
 
@@ -51,7 +61,13 @@ export function createAiStore(db: Database, now: () => number): AiStore {
     document: db.prepare<[{ id: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
       FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id`),
     deleteDoc: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
+    deleteChunks: db.prepare<[string]>('DELETE FROM chunks WHERE document_id = ?'),
   };
+  // The chunks go in the same transaction as the record: no search finds the document once this returns.
+  const deleteDocument = db.transaction((id: string) => {
+    q.deleteChunks.run(id);
+    return q.deleteDoc.run(id).changes > 0;
+  });
 
   return {
     async createTenant({ name, organizationId }) {
@@ -80,7 +96,7 @@ export function createAiStore(db: Database, now: () => number): AiStore {
       return row ? toDocument(row) : null;
     },
     async deleteDocument(id) {
-      return guard(() => q.deleteDoc.run(id)).changes > 0;
+      return guard(() => deleteDocument(id));
     },
   };
 }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import type { Store } from '../port.js';
 import { createAccountsStore } from './accounts.js';
 import { createAiStore } from './ai.js';
+import { createProcessingStore } from './ai-processing.js';
 import { guard, toStoreError } from './errors.js';
 import { createIngestWriter } from './ingest.js';
 import { createLimitsStore } from './limits.js';
@@ -88,6 +89,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     ...createLogReader(connection, pageSize),
     ...(pool ? { streamTraces: pool.streamTraces, streamLogs: pool.streamLogs, streamRootSpans: pool.streamRootSpans } : {}),
     ...createAiStore(connection, now),
+    ...createProcessingStore(connection, now),
     ...createLimitsStore(connection),
     async ping() {
       guard(() => ping.get());

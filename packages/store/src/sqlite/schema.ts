@@ -295,6 +295,40 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS organization_creators_user ON organization_creators (user_id);
   `,
+  // 10: issue 15, documents processed: the queue lives in the documents (status, a claim with its lease, the
+  // attempts), the results beside them (counts or the failure), and the chunks of ready documents in an FTS5 index
+  // (BM25) whose `tenant` column (the tenant id's hex digits, one token) keeps each search inside one tenant.
+  // The index reads the text from `chunks` (external content); triggers keep them in step.
+  `
+  ALTER TABLE documents ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE documents ADD COLUMN claim TEXT;
+  ALTER TABLE documents ADD COLUMN lease_until_ms INTEGER;
+  ALTER TABLE documents ADD COLUMN chunk_count INTEGER;
+  ALTER TABLE documents ADD COLUMN characters INTEGER;
+  ALTER TABLE documents ADD COLUMN pages INTEGER;
+  ALTER TABLE documents ADD COLUMN error_code TEXT;
+  ALTER TABLE documents ADD COLUMN error_message TEXT;
+  CREATE INDEX IF NOT EXISTS documents_waiting ON documents (created_ms) WHERE status IN ('stored', 'processing');
+  CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    tenant TEXT NOT NULL,
+    chunk_index INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    start_offset INTEGER NOT NULL,
+    end_offset INTEGER NOT NULL,
+    page_first INTEGER,
+    page_last INTEGER,
+    UNIQUE (document_id, chunk_index)
+  );
+  CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(tenant, text, content='chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+  CREATE TRIGGER IF NOT EXISTS chunks_indexed AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts (rowid, tenant, text) VALUES (new.id, new.tenant, new.text);
+  END;
+  CREATE TRIGGER IF NOT EXISTS chunks_unindexed AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts (chunks_fts, rowid, tenant, text) VALUES ('delete', old.id, old.tenant, old.text);
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,69 @@
+import { describe, expect, it } from '@jest/globals';
+import { newId, toIso } from '@lantern/domain';
+import type { ChunkInput, Store } from '../port.js';
+import { T0, makeWorld } from './fixtures.js';
+import type { StoreContext } from './fixtures.js';
+
+/** A tenant with ready documents of these chunks' texts (one document per list). */
+async function tenantWithText(store: Store, documents: string[][], name = 'Support') {
+  const w = await makeWorld(store, `${name.toLowerCase()}-${newId().slice(0, 8)}`);
+  const tenant = await store.createTenant({ name, organizationId: w.org.id });
+  const ids: string[] = [];
+  for (const [i, texts] of documents.entries()) {
+    const id = newId();
+    ids.push(id);
+    await store.createDocument({
+      id, tenantId: tenant.id, filename: `${name.toLowerCase()}-${i}.pdf`, contentType: 'application/pdf', size: 10, sha256: 'b'.repeat(64),
+      status: 'stored', createdAt: toIso(T0 + i), objectKey: `tenants/${tenant.id}/documents/${id}`,
+    });
+    const claim = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+    expect(claim.document.id).toBe(id);
+    let at = 0;
+    const chunks: ChunkInput[] = texts.map((text, index) => ({ index, text, start: at, end: (at += text.length), pages: [index + 1, index + 1] }));
+    expect(await store.completeDocument(id, claim.claim, { characters: at, pages: texts.length, chunks })).toBe(true);
+  }
+  return { w, tenant, ids };
+}
+
+/** Lexical search over the chunks of ready documents (port.ts, searchChunks). */
+export function aiSearchContract(ctx: StoreContext): void {
+  describe('document search', () => {
+    it('finds the chunks holding any of the terms, best first, with their document, place and pages', async () => {
+      const { w, tenant, ids } = await tenantWithText(ctx.store, [
+        ['Switch the circuit breaker to the fallback provider.', 'The breaker trips; the breaker resets; the breaker trips again.'],
+        ['Heap snapshots show an unbounded retry queue.'],
+      ]);
+      const hits = await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['breaker'], limit: 10 });
+      expect(hits.map((h) => [h.documentId, h.index])).toEqual([[ids[0], 1], [ids[0], 0]]);
+      expect(hits[1]).toEqual({
+        documentId: ids[0], filename: 'support-0.pdf', index: 0, text: 'Switch the circuit breaker to the fallback provider.', start: 0, end: 52, pages: [1, 1], score: expect.any(Number),
+      });
+      expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+      expect(hits[1]!.score).toBeGreaterThan(0);
+      const either = await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['heap', 'fallback'], limit: 10 });
+      expect(either.map((h) => h.text).sort()).toEqual(['Heap snapshots show an unbounded retry queue.', 'Switch the circuit breaker to the fallback provider.']);
+      expect(await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['breaker'], limit: 1 })).toHaveLength(1);
+    });
+
+    it('matches words whatever their case and accents, and nothing for no terms or no match', async () => {
+      const { w, tenant } = await tenantWithText(ctx.store, [['The CAFÉ in Zürich sends orders.']]);
+      const search = (terms: string[]) => ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms, limit: 5 });
+      expect(await search(['cafe'])).toHaveLength(1);
+      expect(await search(['zurich'])).toHaveLength(1);
+      expect(await search([])).toEqual([]);
+      expect(await search(['tokyo'])).toEqual([]);
+    });
+
+    it('keeps each search inside its tenant, for members only, and within the documents asked for', async () => {
+      const mine = await tenantWithText(ctx.store, [['payments runbook for the on-call'], ['payments escalation policy']], 'Mine');
+      const theirs = await tenantWithText(ctx.store, [['payments secrets of another organization']], 'Theirs');
+      const search = (userId: string, tenantId: string, documentIds?: string[]) =>
+        ctx.store.searchChunks({ userId, tenantId, terms: ['payments'], limit: 10, ...(documentIds ? { documentIds } : {}) });
+      expect((await search(mine.w.user.id, mine.tenant.id)).map((h) => h.documentId).sort()).toEqual([...mine.ids].sort());
+      expect(await search(mine.w.user.id, theirs.tenant.id)).toEqual([]);
+      expect(await search(theirs.w.user.id, mine.tenant.id)).toEqual([]);
+      expect((await search(mine.w.user.id, mine.tenant.id, [mine.ids[1]!])).map((h) => h.documentId)).toEqual([mine.ids[1]]);
+      expect(await search(mine.w.user.id, mine.tenant.id, [theirs.ids[0]!])).toEqual([]);
+    });
+  });
+}

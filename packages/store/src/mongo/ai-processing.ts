@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { AnyBulkWriteOperation } from 'mongodb';
+import type { ChunkHit, ProcessingStore } from '../port.js';
+import { attemptsUsedUp } from '../processing.js';
+import { toDocument } from './ai.js';
+import type { ChunkDoc, RecordStoreDeps } from './collections.js';
+
+/**
+ * The processing queue and the chunks on MongoDB (port.ts, ProcessingStore), without transactions:
+ * - a claim is one findOneAndUpdate on the oldest waiting document, so two workers never take the same one;
+ * - a completion writes its chunks first (each tagged with its claim), then flips the document to `ready` only
+ *   if the claim still holds; if not (taken over, reprocessed, deleted), it takes its own chunks back;
+ * - search reads the tenant's part of the text index, then keeps the hits of documents that are `ready`.
+ */
+export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps): ProcessingStore {
+  const held = (id: string, claim: string) => ({ _id: id, claim, status: 'processing' });
+
+  async function visibleTenant(tenantId: string, userId: string): Promise<boolean> {
+    const tenant = await c.tenants.findOne({ _id: tenantId }, { projection: { organizationId: 1 } });
+    return tenant !== null && access.isMember(tenant.organizationId, userId);
+  }
+
+  return {
+    claimDocument: ({ leaseMs, maxAttempts }) => guard.run(async () => {
+      const at = new Date(now());
+      // Documents whose lease ran out after their last attempt: failed, not taken again.
+      for (const doc of await c.documents.find({ status: 'processing', leaseUntil: { $lt: at }, attempts: { $gte: maxAttempts } }, { projection: { attempts: 1 } }).toArray()) {
+        const failed = await c.documents.updateOne({ _id: doc._id, status: 'processing', leaseUntil: { $lt: at } },
+          { $set: { status: 'failed', error: { code: 'timeout', message: attemptsUsedUp(doc.attempts ?? maxAttempts) } }, $unset: { claim: '', leaseUntil: '' } });
+        if (failed.modifiedCount > 0) await c.chunks.deleteMany({ documentId: doc._id });
+      }
+      const claim = randomUUID();
+      const taken = await c.documents.findOneAndUpdate(
+        { $or: [{ status: 'stored' }, { status: 'processing', leaseUntil: { $lt: at }, attempts: { $lt: maxAttempts } }] },
+        { $set: { status: 'processing', claim, leaseUntil: new Date(at.getTime() + leaseMs) }, $inc: { attempts: 1 }, $unset: { error: '' } },
+        { sort: { createdAt: 1, seq: 1 }, returnDocument: 'after' },
+      );
+      return taken === null ? null : { document: toDocument(taken), claim, attempt: taken.attempts ?? 1 };
+    }),
+
+    renewClaim: (id, claim, leaseMs) => guard.run(async () =>
+      (await c.documents.updateOne(held(id, claim), { $set: { leaseUntil: new Date(now() + leaseMs) } })).matchedCount > 0),
+
+    completeDocument: (id, claim, result) => guard.run(async () => {
+      const doc = await c.documents.findOne(held(id, claim), { projection: { tenantId: 1 } });
+      if (doc === null) return false;
+      const writes: AnyBulkWriteOperation<ChunkDoc>[] = result.chunks.map((chunk) => ({
+        replaceOne: {
+          filter: { _id: `${id}:${chunk.index}` },
+          replacement: { documentId: id, tenantId: doc.tenantId, index: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end, ...(chunk.pages ? { pages: chunk.pages } : {}), claim },
+          upsert: true,
+        },
+      }));
+      if (writes.length > 0) await c.chunks.bulkWrite(writes, { ordered: false });
+      await c.chunks.deleteMany({ documentId: id, index: { $gte: result.chunks.length } });
+      const ready = await c.documents.updateOne(held(id, claim), {
+        $set: { status: 'ready', chunkCount: result.chunks.length, characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }) },
+        $unset: { claim: '', leaseUntil: '', error: '', ...(result.pages === undefined ? { pages: '' } : {}) },
+      });
+      if (ready.modifiedCount > 0) return true;
+      await c.chunks.deleteMany({ documentId: id, claim });
+      return false;
+    }),
+
+    failDocument: (id, claim, error) => guard.run(async () => {
+      const failed = await c.documents.updateOne(held(id, claim), { $set: { status: 'failed', error }, $unset: { claim: '', leaseUntil: '' } });
+      if (failed.modifiedCount === 0) return false;
+      await c.chunks.deleteMany({ documentId: id });
+      return true;
+    }),
+
+    reprocessDocument: (id, userId) => guard.run(async () => {
+      const doc = await c.documents.findOne({ _id: id, status: { $ne: 'deleting' } }, { projection: { tenantId: 1 } });
+      if (doc === null || !(await visibleTenant(doc.tenantId, userId))) return null;
+      // Back in the queue first (search keeps only ready documents), then its chunks go.
+      const requeued = await c.documents.findOneAndUpdate({ _id: id, status: { $ne: 'deleting' } }, {
+        $set: { status: 'stored', attempts: 0 }, $unset: { claim: '', leaseUntil: '', error: '', chunkCount: '', characters: '', pages: '' },
+      }, { returnDocument: 'after' });
+      if (requeued === null) return null;
+      await c.chunks.deleteMany({ documentId: id });
+      return toDocument(requeued);
+    }),
+
+    searchChunks: (query) => guard.run(async () => {
+      if (query.terms.length === 0 || !(await visibleTenant(query.tenantId, query.userId))) return [];
+      // Past the limit a little: hits of documents no longer ready (reprocessed, being deleted) are left out below.
+      const found = await c.chunks.find(
+        { tenantId: query.tenantId, $text: { $search: query.terms.join(' ') }, ...(query.documentIds ? { documentId: { $in: query.documentIds } } : {}) },
+        { projection: { score: { $meta: 'textScore' }, claim: 0 }, sort: { score: { $meta: 'textScore' }, documentId: 1, index: 1 }, limit: query.limit * 2 + 10 },
+      ).toArray() as (ChunkDoc & { score: number })[];
+      const ready = new Map((await c.documents.find({ _id: { $in: [...new Set(found.map((h) => h.documentId))] }, status: 'ready' }, { projection: { filename: 1 } }).toArray())
+        .map((d) => [d._id, d.filename]));
+      const hits: ChunkHit[] = [];
+      for (const h of found) {
+        const filename = ready.get(h.documentId);
+        if (filename === undefined) continue;
+        hits.push({ documentId: h.documentId, filename, index: h.index, text: h.text, start: h.start, end: h.end, ...(h.pages ? { pages: h.pages } : {}), score: h.score });
+        if (hits.length === query.limit) break;
+      }
+      return hits;
+    }),
+  };
+}

@@ -1,0 +1,6 @@
+/**
+ * What both stores say about document processing (port.ts, ProcessingStore): the failure of a document whose
+ * attempts ran out (contract: at most 3, then `failed` with the reason).
+ */
+export const attemptsUsedUp = (attempts: number): string =>
+  `Processing stopped ${attempts} times without finishing (the worker was stopped or ran out of time); it is not tried again. Reprocess it to try once more.`;
