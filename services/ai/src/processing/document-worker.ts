@@ -1,0 +1,109 @@
+import type { BlobStore } from '@lantern/blobs';
+import type { ChunkSettings, ProcessingPool } from '@lantern/extract';
+import type { Logger } from '@lantern/logging';
+import type { DocumentClaim, ProcessingStore } from '@lantern/store';
+
+/**
+ * The AI worker's loop (issue 15): claims a waiting document, reads its bytes from object storage, has the
+ * processing pool extract and chunk it off the event loop, and stores the result under its claim, renewing the
+ * lease meanwhile. It looks for work when woken (an upload, a reprocess: `wake()`) and every `pollMs` besides
+ * (documents left by a worker that died, wakes from other processes). A result the pool could not give (its thread
+ * died) is no verdict on the document: the lease is dropped, and the document is taken again, its attempts
+ * counted, until they are used up.
+ */
+export interface DocumentWorkerOptions {
+  store: ProcessingStore;
+  blobs: Pick<BlobStore, 'get'>;
+  pool: ProcessingPool;
+  logger: Logger;
+  chunking: ChunkSettings;
+  /** Documents processed at once (the pool's threads). */
+  concurrency: number;
+  leaseMs?: number;
+  maxAttempts?: number;
+  pollMs?: number;
+}
+
+export interface DocumentWorker {
+  /** Looks for work now. */
+  wake(): void;
+  /** Takes and processes one document, if one waits; true if it did. */
+  runOnce(): Promise<boolean>;
+  /** Stops taking work and waits for the documents under way. */
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_LEASE_MS = 60_000;
+export const MAX_ATTEMPTS = 3;
+
+async function bytesOf(blobs: Pick<BlobStore, 'get'>, key: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of await blobs.get(key)) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWorker {
+  const { store, blobs, pool, logger, chunking, concurrency, leaseMs = DEFAULT_LEASE_MS, maxAttempts = MAX_ATTEMPTS, pollMs = 5_000 } = options;
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+
+  async function process(taken: DocumentClaim): Promise<void> {
+    const { document, claim } = taken;
+    const renew = setInterval(() => {
+      store.renewClaim(document.id, claim, leaseMs).catch((err: unknown) => logger.warn('lease renewal failed', { documentId: document.id, error: (err as Error).message }));
+    }, Math.max(1000, Math.floor(leaseMs / 3)));
+    try {
+      const result = await pool.process(await bytesOf(blobs, document.objectKey), document.contentType, chunking);
+      const kept = result.ok
+        ? await store.completeDocument(document.id, claim, { characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }), chunks: result.chunks })
+        : await store.failDocument(document.id, claim, { code: result.code, message: result.message });
+      logger.info('document processed', { documentId: document.id, attempt: taken.attempt, outcome: result.ok ? 'ready' : result.code, kept });
+    } catch (err) {
+      // No verdict (the thread died, the object store or the store failed): taken again once the lease is dropped.
+      logger.warn('document processing failed, to be tried again', { documentId: document.id, attempt: taken.attempt, error: (err as Error).message });
+      await store.renewClaim(document.id, claim, 0).catch(() => undefined);
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  async function runOnce(): Promise<boolean> {
+    const taken = await store.claimDocument({ leaseMs, maxAttempts });
+    if (!taken) return false;
+    await process(taken);
+    return true;
+  }
+
+  /** A lane takes documents one after the other until none waits. */
+  async function lane(): Promise<void> {
+    while (!stopped) {
+      const did = await runOnce().catch((err: unknown) => {
+        logger.warn('claiming a document failed', { error: (err as Error).message });
+        return false;
+      });
+      if (!did) return;
+    }
+  }
+
+  /** Up to `concurrency` lanes at once. */
+  function fill(): void {
+    while (!stopped && running.size < concurrency) {
+      const job: Promise<void> = lane().finally(() => running.delete(job));
+      running.add(job);
+    }
+  }
+
+  const poll = setInterval(fill, pollMs);
+  poll.unref();
+  fill();
+
+  return {
+    wake: fill,
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      await Promise.all(running);
+    },
+  };
+}
