@@ -28,6 +28,8 @@ export interface Chunk {
   tokens: number;
   /** A PDF's pages the chunk spans, [first, last], counted from 1. */
   pages?: [number, number];
+  /** When it spans pages: where in the chunk's text each page after its first begins (the page of a passage). */
+  pageBreaks?: number[];
 }
 
 /** Checks settings: chunks of 100-4096 tokens, an overlap of at most half of them. Throws a RangeError that says which. */
@@ -128,6 +130,14 @@ export function pageStartsOf(pages: readonly string[]): number[] {
   return starts;
 }
 
+/** The pages a chunk [start, end) spans, and where in it each page after the first begins. */
+function pagesOf(pageStarts: readonly number[], start: number, end: number): Pick<Chunk, 'pages' | 'pageBreaks'> {
+  const first = pageAt(pageStarts, start);
+  const last = pageAt(pageStarts, end - 1);
+  if (first === last) return { pages: [first, last] };
+  return { pages: [first, last], pageBreaks: pageStarts.slice(first, last).map((at) => at - start) };
+}
+
 /**
  * The chunks of a text (see above). `pageStarts`: for a PDF, where each page's text starts in `text` (its pages
  * joined), so that each chunk knows its pages.
@@ -150,7 +160,7 @@ export function chunkText(text: string, settings: ChunkSettings, count: TokenCou
     const end = pieces[last]!.end;
     chunks.push({
       index: chunks.length, text: text.slice(start, end), start, end, tokens,
-      ...(pageStarts && pageStarts.length > 0 ? { pages: [pageAt(pageStarts, start), pageAt(pageStarts, end - 1)] as [number, number] } : {}),
+      ...(pageStarts && pageStarts.length > 0 ? pagesOf(pageStarts, start, end) : {}),
     });
     if (last === pieces.length - 1) break;
     // The next chunk begins with the last pieces of this one that fit in the overlap, one piece further on at least.

@@ -103,6 +103,8 @@ describe('extract: chunking by tokens', () => {
       const first = Number(/Page (\d)/.exec(c.text)![1]);
       const last = Number([...c.text.matchAll(/Page (\d)/g)].at(-1)![1]);
       expect(c.pages).toEqual([first, last]);
+      // Where each later page begins in the chunk: the page a passage stands on.
+      expect((c.pageBreaks ?? []).map((at) => c.text.slice(at, at + 6))).toEqual(Array.from({ length: last - first }, (_, i) => `Page ${first + i + 1}`));
     }
     expect(chunks.some((c) => c.pages![0] !== c.pages![1])).toBe(true);
   });

@@ -285,6 +285,8 @@ export interface ChunkInput {
   end: number;
   /** A PDF's pages the chunk spans, from 1. */
   pages?: [number, number];
+  /** Where in `text` each page after the first begins (a chunk spanning pages). */
+  pageBreaks?: number[];
 }
 
 /** A document taken for processing: `claim` identifies this take; the lease must be renewed while it lasts. */

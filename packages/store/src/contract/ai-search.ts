@@ -45,6 +45,21 @@ export function aiSearchContract(ctx: StoreContext): void {
       expect(await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['breaker'], limit: 1 })).toHaveLength(1);
     });
 
+    it('gives back where the pages after the first begin in a chunk spanning pages', async () => {
+      const { w, tenant } = await tenantWithText(ctx.store, [['unrelated']]);
+      const id = newId();
+      await ctx.store.createDocument({
+        id, tenantId: tenant.id, filename: 'spans.pdf', contentType: 'application/pdf', size: 10, sha256: 'd'.repeat(64),
+        status: 'stored', createdAt: toIso(T0 + 10), objectKey: `tenants/${tenant.id}/documents/${id}`,
+      });
+      const claim = (await ctx.store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+      const text = 'end of page two\n\nstart of page three';
+      await ctx.store.completeDocument(id, claim.claim, { characters: text.length, pages: 3, chunks: [{ index: 0, text, start: 40, end: 40 + text.length, pages: [2, 3], pageBreaks: [17] }] });
+      const [hit] = await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['three'], limit: 5 });
+      expect(hit).toMatchObject({ documentId: id, pages: [2, 3], pageBreaks: [17], start: 40 });
+      expect(hit!.text.slice(17)).toBe('start of page three');
+    });
+
     it('matches words whatever their case and accents, and nothing for no terms or no match', async () => {
       const { w, tenant } = await tenantWithText(ctx.store, [['The CAFÉ in Zürich sends orders.']]);
       const search = (terms: string[]) => ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms, limit: 5 });

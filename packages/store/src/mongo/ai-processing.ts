@@ -47,7 +47,8 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
       const writes: AnyBulkWriteOperation<ChunkDoc>[] = result.chunks.map((chunk) => ({
         replaceOne: {
           filter: { _id: `${id}:${chunk.index}` },
-          replacement: { documentId: id, tenantId: doc.tenantId, index: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end, ...(chunk.pages ? { pages: chunk.pages } : {}), claim },
+          replacement: { documentId: id, tenantId: doc.tenantId, index: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end, ...(chunk.pages ? { pages: chunk.pages } : {}),
+            ...(chunk.pageBreaks ? { pageBreaks: chunk.pageBreaks } : {}), claim },
           upsert: true,
         },
       }));
@@ -94,7 +95,8 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
       for (const h of found) {
         const filename = ready.get(h.documentId);
         if (filename === undefined) continue;
-        hits.push({ documentId: h.documentId, filename, index: h.index, text: h.text, start: h.start, end: h.end, ...(h.pages ? { pages: h.pages } : {}), score: h.score });
+        hits.push({ documentId: h.documentId, filename, index: h.index, text: h.text, start: h.start, end: h.end, ...(h.pages ? { pages: h.pages } : {}),
+          ...(h.pageBreaks ? { pageBreaks: h.pageBreaks } : {}), score: h.score });
         if (hits.length === query.limit) break;
       }
       return hits;

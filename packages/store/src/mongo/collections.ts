@@ -252,6 +252,7 @@ export interface ChunkDoc {
   start: number;
   end: number;
   pages?: [number, number];
+  pageBreaks?: number[];
   /** The claim whose completion wrote it: a completion that lost its claim takes back only its own. */
   claim: string;
 }

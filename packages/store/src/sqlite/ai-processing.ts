@@ -27,8 +27,8 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     held: db.prepare<[{ id: string; claim: string }], { tenant_id: string }>(`SELECT tenant_id FROM documents
       WHERE id = @id AND claim = @claim AND status = 'processing'`),
     deleteChunks: db.prepare<[string]>('DELETE FROM chunks WHERE document_id = ?'),
-    insertChunk: db.prepare(`INSERT INTO chunks (document_id, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last)
-      VALUES (@documentId, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast)`),
+    insertChunk: db.prepare(`INSERT INTO chunks (document_id, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks)
+      VALUES (@documentId, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks)`),
     ready: db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunk_count = @chunks,
       characters = @characters, pages = @pages WHERE id = @id`),
     visible: db.prepare<[{ id: string; userId: string }], { id: string }>(`SELECT d.id FROM documents d
@@ -58,7 +58,8 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     q.deleteChunks.run(id);
     const tenant = tenantToken(held.tenant_id);
     for (const c of result.chunks) {
-      q.insertChunk.run({ documentId: id, tenant, index: c.index, text: c.text, start: c.start, end: c.end, pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null });
+      q.insertChunk.run({ documentId: id, tenant, index: c.index, text: c.text, start: c.start, end: c.end, pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null,
+        pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null });
     }
     q.ready.run({ id, chunks: result.chunks.length, characters: result.characters, pages: result.pages ?? null });
     return true;

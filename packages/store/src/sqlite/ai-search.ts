@@ -11,6 +11,7 @@ interface HitRow {
   end_offset: number;
   page_first: number | null;
   page_last: number | null;
+  page_breaks: string | null;
   score: number;
 }
 
@@ -34,7 +35,7 @@ export function ftsMatch(tenantId: string, terms: readonly string[]): string {
 export function chunkSearcher(db: Database): (query: ChunkSearch) => ChunkHit[] {
   const visible = db.prepare<[{ tenantId: string; userId: string }], { id: string }>(`SELECT t.id FROM tenants t ${MEMBER_OF_TENANT} WHERE t.id = @tenantId`);
   const select = (documents: string) => db.prepare<[{ match: string; tenantId: string; limit: number; ids?: string }], HitRow>(`
-    SELECT c.document_id, d.filename, c.chunk_index, c.text, c.start_offset, c.end_offset, c.page_first, c.page_last,
+    SELECT c.document_id, d.filename, c.chunk_index, c.text, c.start_offset, c.end_offset, c.page_first, c.page_last, c.page_breaks,
       -bm25(chunks_fts, 0.0, 1.0) AS score
     FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id
     WHERE chunks_fts MATCH @match AND d.tenant_id = @tenantId AND d.status = 'ready' ${documents}
@@ -47,7 +48,8 @@ export function chunkSearcher(db: Database): (query: ChunkSearch) => ChunkHit[] 
     const rows = query.documentIds ? some.all({ ...params, ids: JSON.stringify(query.documentIds) }) : all.all(params);
     return rows.map((r) => ({
       documentId: r.document_id, filename: r.filename, index: r.chunk_index, text: r.text, start: r.start_offset, end: r.end_offset,
-      ...(r.page_first === null ? {} : { pages: [r.page_first, r.page_last ?? r.page_first] as [number, number] }), score: r.score,
+      ...(r.page_first === null ? {} : { pages: [r.page_first, r.page_last ?? r.page_first] as [number, number] }),
+      ...(r.page_breaks === null ? {} : { pageBreaks: JSON.parse(r.page_breaks) as number[] }), score: r.score,
     }));
   };
 }

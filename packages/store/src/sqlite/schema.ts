@@ -319,6 +319,7 @@ export const MIGRATIONS: readonly string[] = [
     end_offset INTEGER NOT NULL,
     page_first INTEGER,
     page_last INTEGER,
+    page_breaks TEXT,
     UNIQUE (document_id, chunk_index)
   );
   CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(tenant, text, content='chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
