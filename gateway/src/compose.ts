@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { createTokenService, type PasswordHasher } from '@lantern/auth';
 import type { Config, LimitsConfig } from '@lantern/config';
+import { startDocumentProcessing } from '@lantern/ai';
 import { consoleDir } from '@lantern/console';
 import { createServiceApp } from '@lantern/http';
 import { ingestErrorRenderers } from '@lantern/ingest';
@@ -33,6 +34,8 @@ export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeco
   passwordHasher?: PasswordHasher;
   /** The web console's built files served at `/` (default: packages/console/dist). */
   consoleDir?: string;
+  /** Extract, chunk and index uploaded documents in this process (default true; tests of other things turn it off). */
+  processDocuments?: boolean;
 };
 
 /**
@@ -46,7 +49,7 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
   const adapters = options.adapters ?? { store: { kind: 'sqlite' }, bus: { kind: 'memory' }, blobs: { kind: 'fs' } };
   const retentionDays = options.retentionDays ?? 0;
   const closers = new Closers();
-  const { store, bus, blobs } = await closers.guard(async () => {
+  const { store, bus, blobs, processing } = await closers.guard(async () => {
     const store = closers.add(await openStore(adapters.store, { dataDir, retentionDays, ...(options.storeFile ? { sqliteFile: options.storeFile } : {}), ...(options.readWorkers === undefined ? {} : { readWorkers: options.readWorkers }) }));
     const blobs = closers.add(await openBlobs(adapters.blobs, { dataDir }));
     const bus = await openBus(adapters.bus, { clientId: 'lantern', logger });
@@ -61,12 +64,15 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
     closers.add(bus);
     await writer.start();
     retention.start();
-    return { store, bus, blobs };
+    // Before the store and blob store close (closers run last in, first out): documents under way are given back.
+    const processing = options.processDocuments === false ? undefined : startDocumentProcessing({ store, blobs, logger });
+    if (processing) closers.push(() => processing.stop());
+    return { store, bus, blobs, processing };
   });
   // Token versions are looked up in the store (a signed-out token is refused at once in this process).
   const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds, versions: store });
   const budgets = { readBudgetMs: options.readBudgetMs ?? DEFAULT_READ_BUDGETS.readBudgetMs, streamBudgetMs: options.streamBudgetMs ?? DEFAULT_READ_BUDGETS.streamBudgetMs };
-  const deps = { store, bus, blobs, tokens, logger, rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, budgets, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
+  const deps = { store, bus, blobs, tokens, logger, ...(processing ? { wakeDocuments: processing.wake } : {}), rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, budgets, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
   let stopping = false;
   const app = createServiceApp({
     logger,

@@ -1,5 +1,5 @@
 import { createAccountsRouters } from '@lantern/accounts';
-import { createAiRouter } from '@lantern/ai';
+import { createAiRouter, createKnowledgeRouter } from '@lantern/ai';
 import { createApiKeyResolver, type PasswordHasher, type TokenService } from '@lantern/auth';
 import type { BlobStore } from '@lantern/blobs';
 import type { Bus } from '@lantern/bus';
@@ -26,6 +26,8 @@ export interface RouterDeps extends Pick<Config, 'rateLimit' | 'apiKeyCacheMs'> 
   passwordHasher?: PasswordHasher;
   /** The query service's read budgets (READ_BUDGET_MS, STREAM_BUDGET_MS); default: the configuration's defaults. */
   budgets?: ReadBudgets;
+  /** Wakes this process's document worker (the ai service): an upload or a reprocess waits for it. */
+  wakeDocuments?: () => void;
 }
 
 function need<T>(value: T | undefined, what: string, service: ServiceName): T {
@@ -84,7 +86,9 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
             maxConcurrentUploads: limits.maxConcurrentUploads,
             uploadWaitMs: limits.uploadWaitMs,
           },
+          ...(d.wakeDocuments ? { wake: d.wakeDocuments } : {}),
         }),
+        createKnowledgeRouter({ store, tokens: need(d.tokens, 'a token service', service), ...(d.wakeDocuments ? { wake: d.wakeDocuments } : {}) }),
       ];
     case 'writer':
       return [];

@@ -1,3 +1,4 @@
+import { startDocumentProcessing } from '@lantern/ai';
 import { createTokenService } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { createServiceApp } from '@lantern/http';
@@ -57,7 +58,10 @@ export async function createServiceProcess(service: ServiceName, config: Config,
       await writer.start();
       retention.start();
     }
-    const routers = serviceRouters(service, { store, logger, ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, limits: config.limits, apiKeyCacheMs: config.apiKeyCacheMs, budgets: { readBudgetMs: config.readBudgetMs, streamBudgetMs: config.streamBudgetMs }, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
+    // The ai service processes the documents it and its peers receive (claims keep each to one process).
+    const processing = service === 'ai' ? startDocumentProcessing({ store, blobs: blobs!, logger }) : undefined;
+    if (processing) closers.push(() => processing.stop());
+    const routers = serviceRouters(service, { store, logger, ...(processing ? { wakeDocuments: processing.wake } : {}), ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, limits: config.limits, apiKeyCacheMs: config.apiKeyCacheMs, budgets: { readBudgetMs: config.readBudgetMs, streamBudgetMs: config.streamBudgetMs }, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
     return createServiceApp({ logger, trustProxy: config.trustProxy, isStopping: () => stopping, checks, routers, errorRenderers: ingestErrorRenderers });
   });
   return {

@@ -153,6 +153,10 @@ export function describeAuthorizationMatrix(start: () => Promise<MatrixTarget>):
         ['POST /ai/docs?TenantId={B tenant}', 404, 'not_found', () => A.upload(b.tenantId), () => A.upload(missingUuid)],
         ['GET /ai/docs?TenantId={B tenant}', 404, 'not_found', () => A.get(`/ai/docs?TenantId=${b.tenantId}`), () => A.get(`/ai/docs?TenantId=${missingUuid}`)],
         ['DELETE /ai/docs/{B doc}', 404, 'not_found', () => A.del(`/ai/docs/${b.docId}`), () => A.del(`/ai/docs/${missingUuid}`)],
+        ['GET /ai/docs/{B doc}', 404, 'not_found', () => A.get(`/ai/docs/${b.docId}`), () => A.get(`/ai/docs/${missingUuid}`)],
+        ['POST /ai/docs/{B doc}/reprocess', 404, 'not_found', () => A.post(`/ai/docs/${b.docId}/reprocess`), () => A.post(`/ai/docs/${missingUuid}/reprocess`)],
+        ['POST /ai/search?TenantId={B tenant}', 404, 'not_found',
+          () => A.post(`/ai/search?TenantId=${b.tenantId}`, { query: 'intruder' }), () => A.post(`/ai/search?TenantId=${missingUuid}`, { query: 'intruder' })],
       ];
     };
 
@@ -166,6 +170,8 @@ export function describeAuthorizationMatrix(start: () => Promise<MatrixTarget>):
       await B.get(`/applications/${b.applicationId}/api-keys`).expect(200);
       await B.get(`/ai/tenant?organizationId=${b.organizationId}`).expect(200);
       await B.get(`/ai/docs?TenantId=${b.tenantId}`).expect(200);
+      await B.get(`/ai/docs/${b.docId}`).expect(200);
+      await B.post(`/ai/search?TenantId=${b.tenantId}`, { query: 'intruder' }).expect(200);
       await B.get(`/organizations/${b.organizationId}/members`).expect(200);
     });
 

@@ -22,6 +22,8 @@ export interface Lantern extends Embedded {
 export type HttpTarget = Pick<Lantern, 'http'>;
 
 export interface StartOptions {
+  /** Extract, chunk and index uploads (default false: the upload tests see documents stay `stored`). */
+  processDocuments?: boolean;
   rateLimit?: { enabled: boolean; ingestPerMinute: number; authPerMinute: number };
   /** The fair limits; what is left out takes its default. */
   limits?: Partial<LimitsConfig>;
@@ -55,6 +57,8 @@ export async function startLantern(options: StartOptions = {}): Promise<Lantern>
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.readBudgetMs === undefined ? {} : { readBudgetMs: options.readBudgetMs }),
     ...(options.streamBudgetMs === undefined ? {} : { streamBudgetMs: options.streamBudgetMs }),
+    // Uploaded documents stay `stored` unless a test asks for them to be processed (ai-knowledge tests).
+    processDocuments: options.processDocuments ?? false,
   });
   return {
     ...embedded,

@@ -170,6 +170,9 @@ describe('GET /openapi.json', () => {
       ['GET', '/ai/tenant', 'bearer', 200, ['query:organizationId']],
       ['GET', '/ai/docs', 'bearer', 200, ['query:TenantId']],
       ['DELETE', '/ai/docs/{docId}', 'bearer', 204, ['path:docId']],
+      ['GET', '/ai/docs/{docId}', 'bearer', 200, ['path:docId']],
+      ['POST', '/ai/docs/{docId}/reprocess', 'bearer', 202, ['path:docId']],
+      ['POST', '/ai/search', 'bearer', 200, ['query:TenantId']],
       // The contract's accounts table
       ['POST', '/auth/register', 'none', 201, []],
       ['POST', '/auth/login', 'none', 200, []],
@@ -411,6 +414,9 @@ describe('GET /openapi.json', () => {
         .attach('file', Buffer.from('# Notes\n\nSome *markdown*.\n'), { filename: 'notes.md', contentType: 'text/markdown' }).expect(200);
       expectDocumented('POST', '/ai/docs', upload);
       expectDocumented('GET', '/ai/docs', await l.http.get(`/ai/docs?TenantId=${tenant.body.id}`).set(auth).expect(200));
+      expectDocumented('GET', '/ai/docs/{docId}', await l.http.get(`/ai/docs/${upload.body.id}`).set(auth).expect(200));
+      expectDocumented('POST', '/ai/docs/{docId}/reprocess', await l.http.post(`/ai/docs/${upload.body.id}/reprocess`).set(auth).expect(202));
+      expectDocumented('POST', '/ai/search', await l.http.post(`/ai/search?TenantId=${tenant.body.id}`).set(auth).send({ query: 'anything' }).expect(200));
       expectDocumented('DELETE', '/ai/docs/{docId}', await l.http.delete(`/ai/docs/${upload.body.id}`).set(auth).expect(204));
     });
 

@@ -44,7 +44,17 @@ const ops: Record<string, Record<string, Op>> = {
     get: { summary: 'List the documents of a tenant, newest first', security: 'jwt', ok: ['200', 'Documents', list('Document')], errors: ['400', '401', '404'], params: [tenantIdParam] },
   },
   '/ai/docs/{docId}': {
-    delete: { summary: 'Delete a document: its object and its record', security: 'jwt', ok: ['204', 'Deleted'], errors: ['401', '404', '503'], params: [pathText('docId')] },
+    get: { summary: 'One document: its status, and its counts when ready or its error when failed', security: 'jwt', ok: ['200', 'The document', ref('Document')], errors: ['401', '404'], params: [pathText('docId')] },
+    delete: { summary: 'Delete a document in any status: its chunks, its object and its record', security: 'jwt', ok: ['204', 'Deleted'], errors: ['401', '404', '503'], params: [pathText('docId')],
+      description: 'From the moment this answers, no search returns the document.' },
+  },
+  '/ai/docs/{docId}/reprocess': {
+    post: { summary: 'Process a document again: back to `stored`, its chunks out of search until it is ready again', security: 'jwt', ok: ['202', 'The document, queued', ref('Document')], errors: ['401', '404'], params: [pathText('docId')] },
+  },
+  '/ai/search': {
+    post: { summary: 'Search the ready documents of a tenant: the chunks holding the query\'s words, best first', security: 'jwt', body: ref('SearchBody'), ok: ['200', 'Results', ref('SearchResult')], errors: ['400', '401', '404', '413', '415'],
+      params: [tenantIdParam],
+      description: 'Lexical (BM25), any of the query\'s words, compared without case or accents; chunks holding the words next to each other rank above chunks where they are scattered. A query of only punctuation is 200 with no results.' },
   },
   '/auth/register': { post: { summary: 'Create an account', security: 'none', body: ref('RegisterBody'), ok: ['201', 'Account and token', ref('AuthResult')], errors: ['400', '409', '413', '415', '429'] } },
   '/auth/login': { post: { summary: 'Log in', security: 'none', body: ref('LoginBody'), ok: ['200', 'Token', ref('AuthResult')], errors: ['400', '401', '413', '415', '429'] } },

@@ -1,2 +1,5 @@
 export { createAiApp } from './app.js';
+export { createKnowledgeRouter, type KnowledgeDeps } from './knowledge-routes.js';
+export { createDocumentWorker, type DocumentWorker } from './processing/document-worker.js';
+export { PROCESSING_DEFAULTS, startDocumentProcessing, type DocumentProcessing } from './processing/start.js';
 export { createAiRouter, type AiDeps, type AiStore } from './routes.js';

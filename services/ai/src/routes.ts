@@ -3,16 +3,17 @@ import type { BlobStore } from '@lantern/blobs';
 import { errors, schemas, validatorFor } from '@lantern/domain';
 import { jsonBody, logCounterFailures, queryId, rateLimit, requireUser, requiredText, userIdOf } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
-import type { Store, StoredDocument } from '@lantern/store';
+import type { Store } from '@lantern/store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { admitDocument, quotaNotReached } from './admit.js';
 import { uploadSlots } from './slots.js';
+import { publicDocument } from './knowledge-routes.js';
 import { acceptUpload, uploadMiddleware, type StoredUpload } from './upload.js';
 
 export type AiStore = Pick<
   Store,
   'getRole' | 'createTenant' | 'listTenants' | 'getTenant' | 'createDocument' | 'listDocuments' | 'getDocument' | 'deleteDocument'
-  | 'findDocumentBySha256' | 'organizationStoredBytes' | 'countHit'
+  | 'findDocumentBySha256' | 'organizationStoredBytes' | 'countHit' | 'reprocessDocument' | 'searchChunks'
 >;
 
 /** The upload limits (docs/api.md, "Limits"). */
@@ -36,6 +37,8 @@ export interface AiDeps {
   logger: Logger;
   /** Default: no rate limit, and a quota of 1 GiB per organization. */
   limits?: UploadLimits;
+  /** Wakes the document worker: a new document (or one reprocessed) waits for it. */
+  wake?: () => void;
 }
 
 /** MAX_CONCURRENT_UPLOADS's and UPLOAD_WAIT_MS's defaults (packages/config). */
@@ -47,13 +50,9 @@ const MAX_FORM_FIELD_CHARS = 1024;
 
 const tenantBody = validatorFor<{ name: string; organizationId: number }>(schemas.ai.tenantBody.$id);
 
-/** The public document record: everything but the object key. */
-function publicDocument({ objectKey: _key, ...doc }: StoredDocument) {
-  return doc;
-}
 
 /** Tenants and their documents. */
-export function createAiRouter({ store, blobs, tokens, logger, limits }: AiDeps): Router {
+export function createAiRouter({ store, blobs, tokens, logger, limits, wake }: AiDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
   const quotaBytes = limits?.storageQuotaBytes ?? 1024 * 1024 * 1024;
@@ -107,7 +106,10 @@ export function createAiRouter({ store, blobs, tokens, logger, limits }: AiDeps)
     const record = await acceptUpload(blobs, tenantId, file, file.originalname);
     const { document, existing } = await admitDocument({ store, blobs, logger, quotaBytes }, res.locals['organizationId'] as number, record);
     if (existing) logger.info('document already stored', { tenantId, documentId: document.id, size: document.size });
-    else logger.info('document stored', { tenantId, documentId: document.id, size: document.size, contentType: document.contentType });
+    else {
+      logger.info('document stored', { tenantId, documentId: document.id, size: document.size, contentType: document.contentType });
+      wake?.();
+    }
     res.status(200).json(publicDocument(document));
   });
 

@@ -1,0 +1,91 @@
+import type { TokenService } from '@lantern/auth';
+import { errors, highlightsOf, schemas, searchTerms, termSpan, validatorFor } from '@lantern/domain';
+import { jsonBody, requireUser, requiredText, userIdOf } from '@lantern/http';
+import type { ChunkHit, Store, StoredDocument } from '@lantern/store';
+import { Router } from 'express';
+
+export type KnowledgeStore = Pick<Store, 'getTenant' | 'getDocument' | 'reprocessDocument' | 'searchChunks'>;
+
+export interface KnowledgeDeps {
+  store: KnowledgeStore;
+  tokens: TokenService;
+  /** Wakes the document worker (a reprocessed document waits for it). */
+  wake?: () => void;
+}
+
+const searchBody = validatorFor<{ query: string; limit?: number; documentIds?: string[] }>(schemas.ai.searchBody.$id);
+/** How many of the index's best hits are ranked again here, per result asked for. */
+const CANDIDATES_PER_RESULT = 4;
+
+/** The public document record: everything but the object key. */
+export function publicDocument({ objectKey: _key, ...doc }: StoredDocument) {
+  return doc;
+}
+
+/**
+ * The page a hit's first highlight stands on (contract: `page`): the chunk's first page, plus the pages that begin
+ * before that highlight within it.
+ */
+function pageOf(hit: ChunkHit, highlights: [number, number][]): number | undefined {
+  if (!hit.pages) return undefined;
+  const at = highlights[0]?.[0] ?? 0;
+  return hit.pages[0] + (hit.pageBreaks ?? []).filter((start) => start <= at).length;
+}
+
+/**
+ * The ranking of a hit: the index's relevance (BM25, or MongoDB's text score), raised by how many of the query's
+ * words the chunk holds and by how close together they stand (all of them in a row doubles it; scattered across
+ * ten words, by a fifth), so that chunks holding the words next to each other rank above scattered ones.
+ */
+function rankOf(hit: ChunkHit, terms: readonly string[]): number {
+  const { held, span } = termSpan(hit.text, terms);
+  const coverage = terms.length === 0 ? 0 : held / terms.length;
+  const proximity = held > 1 ? held / span : 0;
+  return hit.score * (1 + coverage) * (1 + proximity);
+}
+
+/** GET /ai/docs/{docId}, POST /ai/docs/{docId}/reprocess and POST /ai/search?TenantId=. */
+export function createKnowledgeRouter({ store, tokens, wake }: KnowledgeDeps): Router {
+  const router = Router();
+  const auth = requireUser(tokens);
+
+  router.get('/ai/docs/:docId', auth, async (req, res) => {
+    const doc = await store.getDocument(String(req.params['docId'] ?? ''), userIdOf(res));
+    if (!doc) throw errors.notFound('document');
+    res.json(publicDocument(doc));
+  });
+
+  router.post('/ai/docs/:docId/reprocess', auth, async (req, res) => {
+    const doc = await store.reprocessDocument(String(req.params['docId'] ?? ''), userIdOf(res));
+    if (!doc) throw errors.notFound('document');
+    wake?.();
+    res.status(202).json(publicDocument(doc));
+  });
+
+  router.post('/ai/search', auth, jsonBody({ limit: 64 * 1024 }), async (req, res) => {
+    const tenantId = requiredText(req, 'TenantId');
+    const body = searchBody.assert(req.body);
+    // A tenant the user cannot see answers as one that does not exist.
+    if (!(await store.getTenant(tenantId, userIdOf(res)))) throw errors.notFound('tenant');
+    const limit = body.limit ?? 10;
+    const terms = searchTerms(body.query);
+    const hits = await store.searchChunks({
+      userId: userIdOf(res), tenantId, terms, limit: limit * CANDIDATES_PER_RESULT, ...(body.documentIds ? { documentIds: body.documentIds } : {}),
+    });
+    const ranked = hits.map((hit) => ({ hit, score: rankOf(hit, terms) }))
+      .sort((a, b) => b.score - a.score || b.hit.score - a.hit.score)
+      .slice(0, limit);
+    res.json({
+      query: body.query,
+      results: ranked.map(({ hit, score }) => {
+        const highlights = highlightsOf(hit.text, terms);
+        const page = pageOf(hit, highlights);
+        return {
+          documentId: hit.documentId, filename: hit.filename, chunkIndex: hit.index,
+          ...(page === undefined ? {} : { page, pages: hit.pages }), score, text: hit.text, highlights,
+        };
+      }),
+    });
+  });
+  return router;
+}

@@ -1,0 +1,41 @@
+import type { BlobStore } from '@lantern/blobs';
+import { createProcessingPool, DEFAULT_CHUNKING } from '@lantern/extract';
+import type { Logger } from '@lantern/logging';
+import type { ProcessingStore } from '@lantern/store';
+import { createDocumentWorker } from './document-worker.js';
+
+/**
+ * Document processing for a process that serves the AI routes (the embedded server, or an `ai` service process):
+ * the thread pool and the worker loop, with the defaults of docs/api.md ("AI documents: processing"). Several
+ * processes may run it on one store: the claims keep each document to one of them.
+ */
+export const PROCESSING_DEFAULTS = {
+  /** Threads that extract and chunk, each one document at a time (a 2-core machine keeps a core for requests). */
+  threads: 1,
+  /** Time one document may take. */
+  timeoutMs: 120_000,
+  /** Heap one processing thread may use (the o200k tokenizer alone takes about 200 MB). */
+  maxHeapMb: 1024,
+  /** How often the queue is looked at without a wake (documents left by a worker that stopped, other processes' uploads). */
+  pollMs: 5_000,
+};
+
+export interface DocumentProcessing {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export function startDocumentProcessing(deps: { store: ProcessingStore; blobs: Pick<BlobStore, 'get'>; logger: Logger }, options: Partial<typeof PROCESSING_DEFAULTS> = {}): DocumentProcessing {
+  const o = { ...PROCESSING_DEFAULTS, ...options };
+  const pool = createProcessingPool({ size: o.threads, timeoutMs: o.timeoutMs, maxHeapMb: o.maxHeapMb });
+  const worker = createDocumentWorker({ ...deps, pool, chunking: DEFAULT_CHUNKING, concurrency: o.threads, pollMs: o.pollMs });
+  return {
+    wake: () => worker.wake(),
+    // The threads go first: the documents under way are given back (their leases dropped) rather than waited for.
+    async stop() {
+      const lanes = worker.stop();
+      await pool.close();
+      await lanes;
+    },
+  };
+}
