@@ -3,4 +3,4 @@
  * attempts ran out (contract: at most 3, then `failed` with the reason).
  */
 export const attemptsUsedUp = (attempts: number): string =>
-  `Processing stopped ${attempts} times without finishing (the worker was stopped or ran out of time); it is not tried again. Reprocess it to try once more.`;
+  `Processing stopped ${attempts} times without finishing (its worker stopped, ran out of time, or could not read it); it is not tried again. Reprocess it to try once more.`;

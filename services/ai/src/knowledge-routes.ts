@@ -75,6 +75,9 @@ export function createKnowledgeRouter({ store, tokens, wake }: KnowledgeDeps): R
     const ranked = hits.map((hit) => ({ hit, score: rankOf(hit, terms) }))
       .sort((a, b) => b.score - a.score || b.hit.score - a.hit.score)
       .slice(0, limit);
+    // Scores relative to the best (1): the index's raw scores carry statistics of the whole index, every tenant's
+    // documents included (how many chunks hold a word), which a tenant must not be able to watch change.
+    const best = ranked[0]?.score ?? 1;
     res.json({
       query: body.query,
       results: ranked.map(({ hit, score }) => {
@@ -82,7 +85,7 @@ export function createKnowledgeRouter({ store, tokens, wake }: KnowledgeDeps): R
         const page = pageOf(hit, highlights);
         return {
           documentId: hit.documentId, filename: hit.filename, chunkIndex: hit.index,
-          ...(page === undefined ? {} : { page, pages: hit.pages }), score, text: hit.text, highlights,
+          ...(page === undefined ? {} : { page, pages: hit.pages }), score: best > 0 ? score / best : 0, text: hit.text, highlights,
         };
       }),
     });

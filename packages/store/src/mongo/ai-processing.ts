@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { ChunkHit, ProcessingStore } from '../port.js';
 import { attemptsUsedUp } from '../processing.js';
-import { toDocument } from './ai.js';
+import { DELETING, toDocument } from './ai.js';
 import type { ChunkDoc, RecordStoreDeps } from './collections.js';
 
 /**
@@ -23,6 +23,11 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
   return {
     claimDocument: ({ leaseMs, maxAttempts }) => guard.run(async () => {
       const at = new Date(now());
+      // Deletes that stopped after marking (deleteDocument): their chunks and records go now.
+      for (const doc of await c.documents.find({ status: DELETING }, { projection: { _id: 1 }, limit: 20 }).toArray()) {
+        await c.chunks.deleteMany({ documentId: doc._id });
+        await c.documents.deleteOne({ _id: doc._id, status: DELETING });
+      }
       // Documents whose lease ran out after their last attempt: failed, not taken again.
       for (const doc of await c.documents.find({ status: 'processing', leaseUntil: { $lt: at }, attempts: { $gte: maxAttempts } }, { projection: { attempts: 1 } }).toArray()) {
         const failed = await c.documents.updateOne({ _id: doc._id, status: 'processing', leaseUntil: { $lt: at } },
@@ -71,10 +76,10 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
     }),
 
     reprocessDocument: (id, userId) => guard.run(async () => {
-      const doc = await c.documents.findOne({ _id: id, status: { $ne: 'deleting' } }, { projection: { tenantId: 1 } });
+      const doc = await c.documents.findOne({ _id: id, status: { $ne: DELETING } }, { projection: { tenantId: 1 } });
       if (doc === null || !(await visibleTenant(doc.tenantId, userId))) return null;
       // Back in the queue first (search keeps only ready documents), then its chunks go.
-      const requeued = await c.documents.findOneAndUpdate({ _id: id, status: { $ne: 'deleting' } }, {
+      const requeued = await c.documents.findOneAndUpdate({ _id: id, status: { $ne: DELETING } }, {
         $set: { status: 'stored', attempts: 0 }, $unset: { claim: '', leaseUntil: '', error: '', chunkCount: '', characters: '', pages: '' },
       }, { returnDocument: 'after' });
       if (requeued === null) return null;

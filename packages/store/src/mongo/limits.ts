@@ -36,7 +36,7 @@ export function createLimitsStore({ c, guard }: Pick<RecordStoreDeps, 'c' | 'gua
       const tenants = await c.tenants.find({ organizationId }, { projection: { _id: 1 } }).toArray();
       if (tenants.length === 0) return 0;
       const [sum] = await c.documents
-        .aggregate<{ bytes: number }>([{ $match: { tenantId: { $in: tenants.map((t) => t._id) } } }, { $group: { _id: null, bytes: { $sum: '$size' } } }])
+        .aggregate<{ bytes: number }>([{ $match: { tenantId: { $in: tenants.map((t) => t._id) }, status: { $ne: DELETING } } }, { $group: { _id: null, bytes: { $sum: '$size' } } }])
         .toArray();
       return sum?.bytes ?? 0;
     }),

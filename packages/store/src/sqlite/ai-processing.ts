@@ -13,8 +13,9 @@ import { chunkSearcher, tenantToken } from './ai-search.js';
  */
 export function createProcessingStore(db: Database, now: () => number): ProcessingStore {
   const q = {
+    // On the partial index of the waiting documents (the status condition is what lets SQLite use it).
     expired: db.prepare<[{ now: number; max: number }]>(`SELECT id, attempts FROM documents
-      WHERE status = 'processing' AND lease_until_ms < @now AND attempts >= @max`),
+      WHERE status IN ('stored', 'processing') AND status = 'processing' AND lease_until_ms < @now AND attempts >= @max`),
     next: db.prepare<[{ now: number }], { id: string; attempts: number }>(`SELECT id, attempts FROM documents
       WHERE status IN ('stored', 'processing') AND (status = 'stored' OR lease_until_ms < @now)
       ORDER BY created_ms, rowid LIMIT 1`),

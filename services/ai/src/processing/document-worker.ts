@@ -22,6 +22,8 @@ export interface DocumentWorkerOptions {
   leaseMs?: number;
   maxAttempts?: number;
   pollMs?: number;
+  downloadTimeoutMs?: number;
+  retryAfterMs?: number;
 }
 
 export interface DocumentWorker {
@@ -36,14 +38,41 @@ export interface DocumentWorker {
 export const DEFAULT_LEASE_MS = 60_000;
 export const MAX_ATTEMPTS = 3;
 
-async function bytesOf(blobs: Pick<BlobStore, 'get'>, key: string): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of await blobs.get(key)) parts.push(part as Buffer);
-  return Buffer.concat(parts);
+/** How long reading a document from object storage may take (a stalled download is no verdict: tried again). */
+export const DOWNLOAD_TIMEOUT_MS = 60_000;
+/** After a failure that gave no verdict: the document waits this long before it is taken again, and the lane too. */
+export const RETRY_AFTER_MS = 10_000;
+
+/** The object's bytes, or a rejection once `timeoutMs` has passed (the stream then destroyed). */
+async function bytesOf(blobs: Pick<BlobStore, 'get'>, key: string, timeoutMs: number): Promise<Buffer> {
+  let timer: NodeJS.Timeout | undefined;
+  let stream: NodeJS.ReadableStream & { destroy?: (err?: Error) => void } | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new Error(`reading the document from object storage took longer than ${timeoutMs} ms`);
+      stream?.destroy?.(err);
+      reject(err);
+    }, timeoutMs);
+  });
+  const read = (async () => {
+    stream = await blobs.get(key);
+    const parts: Buffer[] = [];
+    for await (const part of stream) parts.push(part as Buffer);
+    return Buffer.concat(parts);
+  })();
+  try {
+    return await Promise.race([read, expired]);
+  } finally {
+    clearTimeout(timer);
+    read.catch(() => undefined);
+  }
 }
 
 export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWorker {
-  const { store, blobs, pool, logger, chunking, concurrency, leaseMs = DEFAULT_LEASE_MS, maxAttempts = MAX_ATTEMPTS, pollMs = 5_000 } = options;
+  const {
+    store, blobs, pool, logger, chunking, concurrency, leaseMs = DEFAULT_LEASE_MS, maxAttempts = MAX_ATTEMPTS, pollMs = 5_000,
+    downloadTimeoutMs = DOWNLOAD_TIMEOUT_MS, retryAfterMs = RETRY_AFTER_MS,
+  } = options;
   const running = new Set<Promise<void>>();
   let stopped = false;
 
@@ -53,15 +82,18 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
       store.renewClaim(document.id, claim, leaseMs).catch((err: unknown) => logger.warn('lease renewal failed', { documentId: document.id, error: (err as Error).message }));
     }, Math.max(1000, Math.floor(leaseMs / 3)));
     try {
-      const result = await pool.process(await bytesOf(blobs, document.objectKey), document.contentType, chunking);
+      const result = await pool.process(await bytesOf(blobs, document.objectKey, downloadTimeoutMs), document.contentType, chunking);
       const kept = result.ok
         ? await store.completeDocument(document.id, claim, { characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }), chunks: result.chunks })
         : await store.failDocument(document.id, claim, { code: result.code, message: result.message });
       logger.info('document processed', { documentId: document.id, attempt: taken.attempt, outcome: result.ok ? 'ready' : result.code, kept });
     } catch (err) {
-      // No verdict (the thread died, the object store or the store failed): taken again once the lease is dropped.
+      // No verdict (the thread died, the object store or the store failed, a stalled download): taken again once
+      // its lease, shortened to RETRY_AFTER_MS, runs out (an outage of a few seconds does not use up the attempts),
+      // and this lane rests as long.
       logger.warn('document processing failed, to be tried again', { documentId: document.id, attempt: taken.attempt, error: (err as Error).message });
-      await store.renewClaim(document.id, claim, 0).catch(() => undefined);
+      await store.renewClaim(document.id, claim, retryAfterMs).catch(() => undefined);
+      throw err;
     } finally {
       clearInterval(renew);
     }
@@ -78,7 +110,7 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
   async function lane(): Promise<void> {
     while (!stopped) {
       const did = await runOnce().catch((err: unknown) => {
-        logger.warn('claiming a document failed', { error: (err as Error).message });
+        logger.warn('the document lane stopped after a failure; the poll starts it again', { error: (err as Error).message });
         return false;
       });
       if (!did) return;

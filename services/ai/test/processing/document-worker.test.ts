@@ -55,10 +55,13 @@ describe('ai: the document worker', () => {
 
   it('processes what was uploaded when woken: ready with counts and searchable, or failed with the reason', async () => {
     const { user, tenant, blobs, upload, logger } = await setUp({ size: 1, timeoutMs: 30_000, maxHeapMb: 512 });
+    // Started before the uploads with a poll of a minute: only wake() can make it look again within the test.
+    worker = createDocumentWorker({ store, blobs, pool, logger, chunking: DEFAULT_CHUNKING, concurrency: 1, pollMs: 60_000 });
     const pdf = await upload('runbook.pdf', PDF);
     const scan = await upload('scanned.pdf', PDF);
     const md = await upload('runbook.md', 'text/markdown; charset=utf-8');
-    worker = createDocumentWorker({ store, blobs, pool, logger, chunking: DEFAULT_CHUNKING, concurrency: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await store.getDocument(pdf.id, user.id))?.status).toBe('stored');
     worker.wake();
     expect(await settled(pdf.id, user.id)).toEqual({ ...pdf, status: 'ready', chunks: 1, characters: expect.any(Number), pages: 1 });
     expect(await settled(scan.id, user.id)).toEqual({ ...scan, status: 'failed', error: { code: 'no_text', message: 'no text layer; OCR is not supported' } });
@@ -72,7 +75,18 @@ describe('ai: the document worker', () => {
     // No thread can start within 1 ms: every try is rejected, the lease dropped, the document taken again.
     const { user, blobs, upload, logger } = await setUp({ size: 1, timeoutMs: 30_000, maxHeapMb: 512, startTimeoutMs: 1 });
     const doc = await upload('runbook.md', 'text/markdown; charset=utf-8');
-    worker = createDocumentWorker({ store, blobs, pool, logger, chunking: DEFAULT_CHUNKING, concurrency: 1, pollMs: 100 });
+    worker = createDocumentWorker({ store, blobs, pool, logger, chunking: DEFAULT_CHUNKING, concurrency: 1, pollMs: 100, retryAfterMs: 50 });
     expect(await settled(doc.id, user.id)).toEqual({ ...doc, status: 'failed', error: { code: 'timeout', message: expect.stringContaining('stopped 3 times') } });
+  }, 60_000);
+
+  it('gives up a stalled download after its time limit, so the document is tried again and never held forever', async () => {
+    const { user, blobs, upload, logger } = await setUp({ size: 1, timeoutMs: 30_000, maxHeapMb: 512 });
+    const doc = await upload('runbook.md', 'text/markdown; charset=utf-8');
+    let reads = 0;
+    // An object store that starts the answer and then sends nothing more, twice; the third read works.
+    const stalling = { get: async (key: string) => (++reads <= 2 ? new Readable({ read() {} }) : blobs.get(key)) };
+    worker = createDocumentWorker({ store, blobs: stalling, pool, logger, chunking: DEFAULT_CHUNKING, concurrency: 1, pollMs: 100, retryAfterMs: 50, downloadTimeoutMs: 200 });
+    expect(await settled(doc.id, user.id)).toMatchObject({ status: 'ready' });
+    expect(reads).toBe(3);
   }, 60_000);
 });
