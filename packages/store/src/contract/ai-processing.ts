@@ -52,6 +52,10 @@ export function aiProcessingContract(ctx: StoreContext): void {
       const search = (terms: string[]) => ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms, limit: 10 });
       expect(await search(['stale'])).toEqual([]);
       expect((await search(['fresh'])).map((h) => h.text)).toEqual(['fresh words']);
+      // The slow first worker tries again after the other finished: refused, and the other's chunks are untouched.
+      expect(await ctx.store.completeDocument(docs[0]!.id, lost.claim, { characters: 9, chunks: [chunk(0, 'stale words')] })).toBe(false);
+      expect(await search(['stale'])).toEqual([]);
+      expect((await search(['fresh'])).map((h) => h.text)).toEqual(['fresh words']);
     });
 
     it('fails a document with timeout once its attempts are used up, and takes it no more', async () => {

@@ -8,9 +8,12 @@ import type { ChunkDoc, RecordStoreDeps } from './collections.js';
 /**
  * The processing queue and the chunks on MongoDB (port.ts, ProcessingStore), without transactions:
  * - a claim is one findOneAndUpdate on the oldest waiting document, so two workers never take the same one;
- * - a completion writes its chunks first (each tagged with its claim), then flips the document to `ready` only
- *   if the claim still holds; if not (taken over, reprocessed, deleted), it takes its own chunks back;
- * - search reads the tenant's part of the text index, then keeps the hits of documents that are `ready`.
+ * - a completion writes its chunks first, each under its claim (in its `_id` too: no other claim's write can
+ *   replace it), then flips the document to `ready` with `chunksClaim` set to its claim only if the claim still
+ *   holds, and then removes the chunks of every other claim; if the claim was lost (taken over, reprocessed,
+ *   deleted), it takes its own chunks back;
+ * - search reads the tenant's part of the text index, then keeps the hits of `ready` documents whose
+ *   `chunksClaim` is the hit's claim: a leftover of a slow or lost worker is never answered.
  */
 export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps): ProcessingStore {
   const held = (id: string, claim: string) => ({ _id: id, claim, status: 'processing' });
@@ -51,25 +54,27 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
       if (doc === null) return false;
       const writes: AnyBulkWriteOperation<ChunkDoc>[] = result.chunks.map((chunk) => ({
         replaceOne: {
-          filter: { _id: `${id}:${chunk.index}` },
+          filter: { _id: `${id}:${claim}:${chunk.index}` },
           replacement: { documentId: id, tenantId: doc.tenantId, index: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end, ...(chunk.pages ? { pages: chunk.pages } : {}),
             ...(chunk.pageBreaks ? { pageBreaks: chunk.pageBreaks } : {}), claim },
           upsert: true,
         },
       }));
       if (writes.length > 0) await c.chunks.bulkWrite(writes, { ordered: false });
-      await c.chunks.deleteMany({ documentId: id, index: { $gte: result.chunks.length } });
       const ready = await c.documents.updateOne(held(id, claim), {
-        $set: { status: 'ready', chunkCount: result.chunks.length, characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }) },
+        $set: { status: 'ready', chunksClaim: claim, chunkCount: result.chunks.length, characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }) },
         $unset: { claim: '', leaseUntil: '', error: '', ...(result.pages === undefined ? { pages: '' } : {}) },
       });
-      if (ready.modifiedCount > 0) return true;
+      if (ready.modifiedCount > 0) {
+        await c.chunks.deleteMany({ documentId: id, claim: { $ne: claim } });
+        return true;
+      }
       await c.chunks.deleteMany({ documentId: id, claim });
       return false;
     }),
 
     failDocument: (id, claim, error) => guard.run(async () => {
-      const failed = await c.documents.updateOne(held(id, claim), { $set: { status: 'failed', error }, $unset: { claim: '', leaseUntil: '' } });
+      const failed = await c.documents.updateOne(held(id, claim), { $set: { status: 'failed', error }, $unset: { claim: '', leaseUntil: '', chunksClaim: '' } });
       if (failed.modifiedCount === 0) return false;
       await c.chunks.deleteMany({ documentId: id });
       return true;
@@ -79,12 +84,15 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
       const doc = await c.documents.findOne({ _id: id, status: { $ne: DELETING } }, { projection: { tenantId: 1 } });
       if (doc === null || !(await visibleTenant(doc.tenantId, userId))) return null;
       // Back in the queue first (search keeps only ready documents), then its chunks go.
-      const requeued = await c.documents.findOneAndUpdate({ _id: id, status: { $ne: DELETING } }, {
-        $set: { status: 'stored', attempts: 0 }, $unset: { claim: '', leaseUntil: '', error: '', chunkCount: '', characters: '', pages: '' },
-      }, { returnDocument: 'after' });
-      if (requeued === null) return null;
-      await c.chunks.deleteMany({ documentId: id });
-      return toDocument(requeued);
+      const before = await c.documents.findOneAndUpdate({ _id: id, status: { $ne: DELETING } }, {
+        $set: { status: 'stored', attempts: 0 }, $unset: { claim: '', leaseUntil: '', error: '', chunkCount: '', characters: '', pages: '', chunksClaim: '' },
+      }, { returnDocument: 'before' });
+      if (before === null) return null;
+      // Only the chunks of the claims before the requeue: a worker may already have taken it again and written its own.
+      const stale = [before.chunksClaim, before.claim].filter((claim): claim is string => claim !== undefined);
+      if (stale.length > 0) await c.chunks.deleteMany({ documentId: id, claim: { $in: stale } });
+      const { attempts: _a, claim: _c, leaseUntil: _l, error: _e, chunkCount: _n, characters: _h, pages: _p, chunksClaim: _k, ...rest } = before;
+      return toDocument({ ...rest, status: 'stored' });
     }),
 
     searchChunks: (query) => guard.run(async () => {
@@ -92,14 +100,15 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
       // Past the limit a little: hits of documents no longer ready (reprocessed, being deleted) are left out below.
       const found = await c.chunks.find(
         { tenantId: query.tenantId, $text: { $search: query.terms.join(' ') }, ...(query.documentIds ? { documentId: { $in: query.documentIds } } : {}) },
-        { projection: { score: { $meta: 'textScore' }, claim: 0 }, sort: { score: { $meta: 'textScore' }, documentId: 1, index: 1 }, limit: query.limit * 2 + 10 },
+        { projection: { score: { $meta: 'textScore' } }, sort: { score: { $meta: 'textScore' }, documentId: 1, index: 1 }, limit: query.limit * 2 + 10 },
       ).toArray() as (ChunkDoc & { score: number })[];
-      const ready = new Map((await c.documents.find({ _id: { $in: [...new Set(found.map((h) => h.documentId))] }, status: 'ready' }, { projection: { filename: 1 } }).toArray())
-        .map((d) => [d._id, d.filename]));
+      const ready = new Map((await c.documents.find({ _id: { $in: [...new Set(found.map((h) => h.documentId))] }, status: 'ready' }, { projection: { filename: 1, chunksClaim: 1 } }).toArray())
+        .map((d) => [d._id, d]));
       const hits: ChunkHit[] = [];
       for (const h of found) {
-        const filename = ready.get(h.documentId);
-        if (filename === undefined) continue;
+        const doc = ready.get(h.documentId);
+        if (doc === undefined || doc.chunksClaim !== h.claim) continue;
+        const filename = doc.filename;
         hits.push({ documentId: h.documentId, filename, index: h.index, text: h.text, start: h.start, end: h.end, ...(h.pages ? { pages: h.pages } : {}),
           ...(h.pageBreaks ? { pageBreaks: h.pageBreaks } : {}), score: h.score });
         if (hits.length === query.limit) break;

@@ -240,9 +240,11 @@ export interface DocumentDoc {
   pages?: number;
   /** When failed. */
   error?: { code: string; message: string };
+  /** When ready: the claim whose chunks are the document's (others are leftovers, never searched). */
+  chunksClaim?: string;
 }
 
-/** One chunk of a document's text (ai-processing.ts): `_id` is the document id and the chunk's index. */
+/** One chunk of a document's text (ai-processing.ts): `_id` is the document id, the claim and the chunk's index. */
 export interface ChunkDoc {
   _id: string;
   documentId: string;
