@@ -9,9 +9,9 @@
 //   text        Markdown of words drawn from a 2,000-word vocabulary, in paragraphs of 60-140 words
 //   html        the same words in <p> and <h2> elements
 //   pdf         the same words on pages of 60 lines (Helvetica), as many pages as fill --mb
-//   docx-words  a DOCX of the same words whose ZIP is --mb (the XML inflates to about 3x)
-//   docx-dense  a DOCX of one repeated paragraph, just under the 100 MiB inflation bound (the most XML a DOCX may
-//               bring, from about 1 MB on the wire): the worst case for memory
+//   docx-words  a DOCX of 1.8 x --mb of the same words (18 MB of text at 10: under the 20,000,000-character bound)
+//   docx-dense  a DOCX of one repeated paragraph, 97.5 MB of XML, just under the 100 MiB inflation bound (the most
+//               XML a DOCX may bring, from half a MB on the wire): the worst case for memory
 // Each input runs in a child process: a warm-up document first (the thread's tokenizer built), then the peak
 // resident set is reset (/proc/self/clear_refs) and the input processed; the child reports wall time, input MB/s,
 // characters, chunks and the peak RSS of the whole process (main thread and processing thread) in MB.
@@ -142,8 +142,8 @@ const makers = {
     for (let size = 0; size < target * 0.95; size += 110) lines.push(words(14));
     return [pdfOf(lines, 60), 'application/pdf'];
   },
-  'docx-words': () => [docxOf(paragraphs(target * 3.2)), DOCX],
-  'docx-dense': () => [docxOf(Array.from({ length: 1_750_000 }, () => 'The checkout service promises its latency.')), DOCX],
+  'docx-words': () => [docxOf(paragraphs(target * 1.8)), DOCX],
+  'docx-dense': () => [docxOf(Array.from({ length: 1_300_000 }, () => 'The checkout service promises its latency.')), DOCX],
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'lantern-bench-ai-'));
