@@ -32,8 +32,8 @@ describe('extract: the processing pool', () => {
 
   it('stops a document that needs more than the heap allowed with too_large, and goes on with the next', async () => {
     pool = createProcessingPool({ size: 1, timeoutMs: 60_000, maxHeapMb: 300 });
-    // 40 MB of Word XML within the inflation bound, 40 KB on the wire: mammoth's tree of it needs far more than 300 MB.
-    const paragraphs = '<w:p><w:r><w:t>Checkout runbook line.</w:t></w:r></w:p>'.repeat(700_000);
+    // 23 MB of Word XML within the inflation bound, 25 KB on the wire: mammoth's tree of it needs far more than 300 MB.
+    const paragraphs = '<w:p><w:r><w:t>Checkout runbook line.</w:t></w:r></w:p>'.repeat(400_000);
     const docx = await zipOf([
       { name: '[Content_Types].xml', data: Buffer.from('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>') },
       { name: '_rels/.rels', data: Buffer.from('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>') },
@@ -44,8 +44,8 @@ describe('extract: the processing pool', () => {
   }, 120_000);
 
   it('rejects the waiting jobs with the reason when its thread cannot start three times in a row, instead of trying forever', async () => {
-    // The o200k tokenizer needs about 200 MB: a 64 MB heap stops every thread before it is ready.
-    pool = createProcessingPool({ size: 1, timeoutMs: 1000, graceMs: 100, maxHeapMb: 64 });
+    // No thread is ready within 1 ms (its tokenizer takes about 1.5 s to build): every start fails.
+    pool = createProcessingPool({ size: 1, timeoutMs: 1000, graceMs: 100, maxHeapMb: 512, startTimeoutMs: 1 });
     const waiting = [pool.process(Buffer.from('a'), 'text/plain', DEFAULT_CHUNKING), pool.process(Buffer.from('b'), 'text/plain', DEFAULT_CHUNKING)];
     for (const job of waiting) await expect(job).rejects.toThrow(`could not start ${START_ATTEMPTS} times`);
   }, 60_000);

@@ -3,4 +3,4 @@
  * the migrations after 9 (schema.ts), which cannot be made idempotent (columns added to `documents`).
  */
 export const UNDO_MIGRATION_10 = `DROP TABLE chunks_fts; DROP TABLE chunks; DROP INDEX documents_waiting;
-  ${['attempts', 'claim', 'lease_until_ms', 'chunk_count', 'characters', 'pages', 'error_code', 'error_message'].map((c) => `ALTER TABLE documents DROP COLUMN ${c};`).join(' ')}`;
+  ${['attempts', 'claim', 'lease_until_ms', 'chunk_count', 'characters', 'pages', 'error_code', 'error_message', 'chunks_claim'].map((c) => `ALTER TABLE documents DROP COLUMN ${c};`).join(' ')}`;

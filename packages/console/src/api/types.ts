@@ -62,7 +62,13 @@ export interface ApplicationMetrics {
 export interface MetricsReport { from: string; to: string; bucketMs: number; applications: ApplicationMetrics[] }
 
 export interface Tenant { id: string; name: string; organizationId: number }
-export interface DocumentRecord { id: string; tenantId: string; filename: string; contentType: string; size: number; sha256: string; status: string; createdAt: string }
+export interface DocumentRecord {
+  id: string; tenantId: string; filename: string; contentType: string; size: number; sha256: string; status: string; createdAt: string;
+  /** When ready. */
+  chunks?: number; characters?: number; pages?: number;
+  /** When failed. */
+  error?: { code: string; message: string };
+}
 
 /** A page of a list read: the items and the cursor of the next page (absent on the last page). */
 export interface Page<T> { items: T[]; nextCursor?: string }

@@ -32,7 +32,7 @@ function DocumentRow({ doc, onDeleted }: { doc: DocumentRecord; onDeleted(): voi
       <td className="filename" title={`sha256 ${doc.sha256}`}>{doc.filename}</td>
       <td title={doc.contentType}>{mediaType(doc.contentType)}</td>
       <td className="num" title={`${doc.size.toLocaleString('en-US')} bytes`}>{formatBytes(doc.size)}</td>
-      <td><span className={`status-badge ${doc.status}`}>{doc.status}</span></td>
+      <td><span className={`status-badge ${doc.status}`} title={doc.error ? `${doc.error.code}: ${doc.error.message}` : undefined}>{doc.status}</span></td>
       <td title={doc.createdAt}>{formatTimestamp(doc.createdAt)}</td>
       <td className="actions">
         <ConfirmAction

@@ -84,6 +84,20 @@ export function aiProcessingContract(ctx: StoreContext): void {
       expect(await ctx.store.completeDocument(a.document.id, a.claim, { characters: 1, chunks: [] })).toBe(false);
     });
 
+    it('completes a document of more chunks than one write takes, all searchable; completing it again replaces them all', async () => {
+      const { docs, w, tenant } = await tenantWithDocs(ctx.store, 1);
+      const first = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;
+      const many = Array.from({ length: 450 }, (_, i) => chunk(i, `section ${i} of the big runbook`));
+      expect(await ctx.store.completeDocument(docs[0]!.id, first.claim, { characters: 9000, chunks: many })).toBe(true);
+      const search = (terms: string[]) => ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms, limit: 1000 });
+      expect((await search(['runbook'])).map((h) => h.index).sort((a, b) => a - b)).toEqual(many.map((c) => c.index));
+      expect((await ctx.store.getDocument(docs[0]!.id, w.user.id))?.chunks).toBe(450);
+      await ctx.store.reprocessDocument(docs[0]!.id, w.user.id);
+      const second = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;
+      expect(await ctx.store.completeDocument(docs[0]!.id, second.claim, { characters: 10, chunks: [chunk(0, 'a short runbook')] })).toBe(true);
+      expect((await search(['runbook'])).map((h) => h.text)).toEqual(['a short runbook']);
+    });
+
     it('puts a document back in the queue on reprocess: chunks gone from search, attempts and error cleared, any claim lost', async () => {
       const { docs, w, tenant } = await tenantWithDocs(ctx.store, 1);
       const first = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;

@@ -6,10 +6,17 @@ import { attemptsUsedUp } from '../processing.js';
 import { guard } from './errors.js';
 import { chunkSearcher, tenantToken } from './ai-search.js';
 
+/** Chunks written or removed per transaction: the event loop is held about 30 ms at a time, not a second. */
+export const CHUNK_BATCH = 200;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
- * The processing queue and the chunks on SQLite (port.ts, ProcessingStore). One process owns the database, so each
- * step is one transaction: a claim takes the oldest waiting document at once, and a result (chunks and status)
- * lands only while its claim still holds.
+ * The processing queue and the chunks on SQLite (port.ts, ProcessingStore). One process owns the database: a claim
+ * is one transaction that takes the oldest waiting document. A result is written in batches of CHUNK_BATCH chunks,
+ * each its own transaction that checks the claim still holds, under the claim (chunks carry it, so two claims of one
+ * document never collide), with a turn of the event loop between batches; the last transaction flips the document
+ * to `ready` with `chunks_claim` set, and only chunks of that claim are searched. Chunks of other claims (an earlier
+ * attempt, a lost worker, a failure, a reprocess) are removed afterwards in batches too.
  */
 export function createProcessingStore(db: Database, now: () => number): ProcessingStore {
   const q = {
@@ -19,82 +26,118 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     next: db.prepare<[{ now: number }], { id: string; attempts: number }>(`SELECT id, attempts FROM documents
       WHERE status IN ('stored', 'processing') AND (status = 'stored' OR lease_until_ms < @now)
       ORDER BY created_ms, rowid LIMIT 1`),
-    fail: db.prepare(`UPDATE documents SET status = 'failed', claim = NULL, lease_until_ms = NULL, error_code = @code,
-      error_message = @message WHERE id = @id`),
+    fail: db.prepare(`UPDATE documents SET status = 'failed', claim = NULL, lease_until_ms = NULL, chunks_claim = NULL,
+      error_code = @code, error_message = @message WHERE id = @id`),
     take: db.prepare(`UPDATE documents SET status = 'processing', claim = @claim, lease_until_ms = @until, attempts = attempts + 1,
       error_code = NULL, error_message = NULL WHERE id = @id`),
     byId: db.prepare<[string], DocumentRow>(`SELECT ${DOC_COLUMNS} FROM documents d WHERE d.id = ?`),
     renew: db.prepare(`UPDATE documents SET lease_until_ms = @until WHERE id = @id AND claim = @claim AND status = 'processing'`),
     held: db.prepare<[{ id: string; claim: string }], { tenant_id: string }>(`SELECT tenant_id FROM documents
       WHERE id = @id AND claim = @claim AND status = 'processing'`),
-    deleteChunks: db.prepare<[string]>('DELETE FROM chunks WHERE document_id = ?'),
-    insertChunk: db.prepare(`INSERT INTO chunks (document_id, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks)
-      VALUES (@documentId, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks)`),
-    ready: db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunk_count = @chunks,
+    // A batch of the document's chunks other than those of `keep` (NULL: all of them).
+    sweep: db.prepare<[{ id: string; keep: string | null; limit: number }]>(`DELETE FROM chunks WHERE id IN
+      (SELECT id FROM chunks WHERE document_id = @id AND (@keep IS NULL OR claim <> @keep) LIMIT @limit)`),
+    sweepClaim: db.prepare<[{ id: string; claim: string; limit: number }]>(`DELETE FROM chunks WHERE id IN
+      (SELECT id FROM chunks WHERE document_id = @id AND claim = @claim LIMIT @limit)`),
+    insertChunk: db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks)
+      VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks)`),
+    ready: db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunks_claim = @claim, chunk_count = @chunks,
       characters = @characters, pages = @pages WHERE id = @id`),
-    visible: db.prepare<[{ id: string; userId: string }], { id: string }>(`SELECT d.id FROM documents d
-      JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id`),
-    requeue: db.prepare<[string]>(`UPDATE documents SET status = 'stored', claim = NULL, lease_until_ms = NULL, attempts = 0,
+    visible: db.prepare<[{ id: string; userId: string }], { claim: string | null; chunks_claim: string | null }>(`SELECT d.claim, d.chunks_claim
+      FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id`),
+    requeue: db.prepare<[string]>(`UPDATE documents SET status = 'stored', claim = NULL, lease_until_ms = NULL, attempts = 0, chunks_claim = NULL,
       chunk_count = NULL, characters = NULL, pages = NULL, error_code = NULL, error_message = NULL WHERE id = ?`),
   };
 
   const search = chunkSearcher(db);
 
+  /** Removes, a batch per transaction, the document's chunks but those of `keep`. */
+  async function sweep(id: string, keep: string | null): Promise<void> {
+    while (guard(() => q.sweep.run({ id, keep, limit: CHUNK_BATCH })).changes === CHUNK_BATCH) await nextTurn();
+  }
+  async function sweepClaim(id: string, claim: string): Promise<void> {
+    while (guard(() => q.sweepClaim.run({ id, claim, limit: CHUNK_BATCH })).changes === CHUNK_BATCH) await nextTurn();
+  }
+
   const claim = db.transaction((leaseMs: number, maxAttempts: number) => {
     const at = now();
+    const failed: string[] = [];
     for (const doc of q.expired.all({ now: at, max: maxAttempts }) as { id: string; attempts: number }[]) {
-      q.deleteChunks.run(doc.id);
       q.fail.run({ id: doc.id, code: 'timeout', message: attemptsUsedUp(doc.attempts) });
+      failed.push(doc.id);
     }
     const next = q.next.get({ now: at });
-    if (!next) return null;
+    if (!next) return { failed, taken: null };
     const token = randomUUID();
     q.take.run({ id: next.id, claim: token, until: at + leaseMs });
-    return { document: toDocument(q.byId.get(next.id)!), claim: token, attempt: next.attempts + 1 };
+    return { failed, taken: { document: toDocument(q.byId.get(next.id)!), claim: token, attempt: next.attempts + 1 } };
   });
 
-  const complete = db.transaction((id: string, token: string, result: { characters: number; pages?: number; chunks: ChunkInput[] }) => {
+  const insertBatch = db.transaction((id: string, token: string, chunks: ChunkInput[]) => {
     const held = q.held.get({ id, claim: token });
     if (!held) return false;
-    q.deleteChunks.run(id);
     const tenant = tenantToken(held.tenant_id);
-    for (const c of result.chunks) {
-      q.insertChunk.run({ documentId: id, tenant, index: c.index, text: c.text, start: c.start, end: c.end, pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null,
-        pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null });
+    for (const c of chunks) {
+      q.insertChunk.run({ documentId: id, claim: token, tenant, index: c.index, text: c.text, start: c.start, end: c.end,
+        pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null, pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null });
     }
-    q.ready.run({ id, chunks: result.chunks.length, characters: result.characters, pages: result.pages ?? null });
+    return true;
+  });
+
+  const finish = db.transaction((id: string, token: string, result: { characters: number; pages?: number; chunks: ChunkInput[] }) => {
+    if (!q.held.get({ id, claim: token })) return false;
+    q.ready.run({ id, claim: token, chunks: result.chunks.length, characters: result.characters, pages: result.pages ?? null });
     return true;
   });
 
   const fail = db.transaction((id: string, token: string, code: string, message: string) => {
     if (!q.held.get({ id, claim: token })) return false;
-    q.deleteChunks.run(id);
     q.fail.run({ id, code, message });
     return true;
   });
 
   const reprocess = db.transaction((id: string, userId: string) => {
-    if (!q.visible.get({ id, userId })) return null;
-    q.deleteChunks.run(id);
+    const before = q.visible.get({ id, userId });
+    if (!before) return null;
     q.requeue.run(id);
-    return toDocument(q.byId.get(id)!);
+    return { document: toDocument(q.byId.get(id)!), stale: [before.chunks_claim, before.claim].filter((c): c is string => c !== null) };
   });
 
   return {
     async claimDocument({ leaseMs, maxAttempts }) {
-      return guard(() => claim.immediate(leaseMs, maxAttempts));
+      const { failed, taken } = guard(() => claim.immediate(leaseMs, maxAttempts));
+      for (const id of failed) await sweep(id, null);
+      return taken;
     },
     async renewClaim(documentId, token, leaseMs) {
       return guard(() => q.renew.run({ id: documentId, claim: token, until: now() + leaseMs })).changes > 0;
     },
     async completeDocument(documentId, token, result) {
-      return guard(() => complete.immediate(documentId, token, result));
+      for (let i = 0; i < result.chunks.length; i += CHUNK_BATCH) {
+        if (!guard(() => insertBatch.immediate(documentId, token, result.chunks.slice(i, i + CHUNK_BATCH)))) {
+          await sweepClaim(documentId, token);
+          return false;
+        }
+        await nextTurn();
+      }
+      if (!guard(() => finish.immediate(documentId, token, result))) {
+        await sweepClaim(documentId, token);
+        return false;
+      }
+      await sweep(documentId, token);
+      return true;
     },
     async failDocument(documentId, token, error) {
-      return guard(() => fail.immediate(documentId, token, error.code, error.message));
+      if (!guard(() => fail.immediate(documentId, token, error.code, error.message))) return false;
+      await sweep(documentId, null);
+      return true;
     },
     async reprocessDocument(id, userId) {
-      return guard(() => reprocess.immediate(id, userId));
+      const done = guard(() => reprocess.immediate(id, userId));
+      if (!done) return null;
+      // Only the chunks of the claims before the requeue: a worker may already have taken it again.
+      for (const stale of done.stale) await sweepClaim(id, stale);
+      return done.document;
     },
     async searchChunks(query) {
       return guard(() => search(query));

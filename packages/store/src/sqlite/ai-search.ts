@@ -37,7 +37,7 @@ export function chunkSearcher(db: Database): (query: ChunkSearch) => ChunkHit[] 
   const select = (documents: string) => db.prepare<[{ match: string; tenantId: string; limit: number; ids?: string }], HitRow>(`
     SELECT c.document_id, d.filename, c.chunk_index, c.text, c.start_offset, c.end_offset, c.page_first, c.page_last, c.page_breaks,
       -bm25(chunks_fts, 0.0, 1.0) AS score
-    FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id
+    FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id AND d.chunks_claim = c.claim
     WHERE chunks_fts MATCH @match AND d.tenant_id = @tenantId AND d.status = 'ready' ${documents}
     ORDER BY bm25(chunks_fts, 0.0, 1.0), c.document_id, c.chunk_index LIMIT @limit`);
   const all = select('');

@@ -90,6 +90,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     ...(pool ? { streamTraces: pool.streamTraces, streamLogs: pool.streamLogs, streamRootSpans: pool.streamRootSpans } : {}),
     ...createAiStore(connection, now),
     ...createProcessingStore(connection, now),
+    // With read workers, document search runs on them (the main connection's searcher serves without).
+    ...(pool ? { searchChunks: pool.searchChunks } : {}),
     ...createLimitsStore(connection),
     async ping() {
       guard(() => ping.get());

@@ -3,7 +3,8 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { AppError, errors } from '@lantern/domain';
-import type { MetricsQuery } from '../port.js';
+import type { ChunkHit, ChunkSearch, MetricsQuery } from '../port.js';
+import { chunkSearcher } from './ai-search.js';
 import { toStoreError } from './errors.js';
 import { createLogReader } from './logs.js';
 import { createRollupReader } from './rollup-reader.js';
@@ -24,7 +25,8 @@ export type ReadRequest =
   | { id: number; kind: 'open'; stream: number; method: StreamMethod; query: object; json: boolean }
   | { id: number; kind: 'next'; stream: number }
   | { id: number; kind: 'close'; stream: number }
-  | { id: number; kind: 'metrics'; query: MetricsQuery };
+  | { id: number; kind: 'metrics'; query: MetricsQuery }
+  | { id: number; kind: 'search'; query: ChunkSearch };
 
 /** An AppError's fields (503 read_timeout or unavailable above all), or the message of anything else. */
 export type ReadFailure = { status: number; code: string; message: string; details?: unknown[]; retryAfter?: number } | { message: string };
@@ -45,6 +47,7 @@ export type ReadReply =
   | { id: number; items: unknown[]; done: boolean }
   | { id: number; text: string; done: boolean }
   | { id: number; cells: WireCell[] }
+  | { id: number; hits: ChunkHit[] }
   | { id: number; failure: ReadFailure }
   | { id: number };
 
@@ -73,6 +76,8 @@ if (version !== SCHEMA_VERSION) throw new Error(`The database is at schema versi
 
 const readers = { ...createTraceReader(db, pageSize), ...createLogReader(db, pageSize) };
 const readMetrics = createRollupReader(db);
+// Document search (FTS5 BM25 scores every match: off the request thread, as the heavy reads).
+const searchChunks = chunkSearcher(db);
 /** The open streams; `abort` stops a stream's read at its next statement (ReadBudget.signal), even mid-batch. */
 const streams = new Map<number, { it: AsyncIterator<unknown>; json: boolean; abort: AbortController }>();
 
@@ -134,6 +139,8 @@ async function handle(request: ReadRequest): Promise<ReadReply> {
       const cells = await readMetrics(request.query);
       return { id: request.id, cells: cells.map((c) => ({ ...c, sketch: c.sketch.toArray(), alpha: c.sketch.alpha })) };
     }
+    case 'search':
+      return { id: request.id, hits: searchChunks(request.query) };
   }
 }
 

@@ -297,7 +297,8 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 10: issue 15, documents processed: the queue lives in the documents (status, a claim with its lease, the
   // attempts), the results beside them (counts or the failure), and the chunks of ready documents in an FTS5 index
-  // (BM25) whose `tenant` column (the tenant id's hex digits, one token) keeps each search inside one tenant.
+  // (BM25) whose `tenant` column (the tenant id's hex digits, one token) keeps each search inside one tenant. Chunks
+  // carry the claim that wrote them; a ready document's `chunks_claim` names the ones searched (ai-processing.ts).
   // The index reads the text from `chunks` (external content); triggers keep them in step.
   `
   ALTER TABLE documents ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
@@ -308,10 +309,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE documents ADD COLUMN pages INTEGER;
   ALTER TABLE documents ADD COLUMN error_code TEXT;
   ALTER TABLE documents ADD COLUMN error_message TEXT;
+  ALTER TABLE documents ADD COLUMN chunks_claim TEXT;
   CREATE INDEX IF NOT EXISTS documents_waiting ON documents (created_ms) WHERE status IN ('stored', 'processing');
   CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
     document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    claim TEXT NOT NULL,
     tenant TEXT NOT NULL,
     chunk_index INTEGER NOT NULL,
     text TEXT NOT NULL,
@@ -320,7 +323,7 @@ export const MIGRATIONS: readonly string[] = [
     page_first INTEGER,
     page_last INTEGER,
     page_breaks TEXT,
-    UNIQUE (document_id, chunk_index)
+    UNIQUE (document_id, claim, chunk_index)
   );
   CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(tenant, text, content='chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
   CREATE TRIGGER IF NOT EXISTS chunks_indexed AFTER INSERT ON chunks BEGIN
