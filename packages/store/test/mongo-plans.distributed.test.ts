@@ -348,7 +348,8 @@ describe('mongo store: AI tenants and documents are read on an index', () => {
     expect(documents).toHaveLength(10);
     await expectServed(() => store.listDocuments(tenant!.id, w.user.id), ['tenants _id_', 'memberships _id_', 'documents tenant_created']);
     await expectServed(() => store.getDocument(documents[0]!.id, w.user.id), ['documents _id_', 'tenants _id_', 'memberships _id_']);
-    await expectServed(() => store.deleteDocument(documents[9]!.id), ['documents _id_']);
+    // Marked, its chunks removed, then the record.
+    await expectServed(() => store.deleteDocument(documents[9]!.id), ['documents _id_', 'chunks document_index', 'documents _id_']);
   });
 });
 
