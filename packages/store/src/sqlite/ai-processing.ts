@@ -4,11 +4,8 @@ import type { ChunkInput, ProcessingStore } from '../port.js';
 import { DOC_COLUMNS, type DocumentRow, MEMBER_OF_TENANT, toDocument } from './ai.js';
 import { attemptsUsedUp } from '../processing.js';
 import { guard } from './errors.js';
+import { CHUNK_BATCH, chunkRemover, nextTurn } from './chunk-sweep.js';
 import { chunkSearcher, tenantToken } from './ai-search.js';
-
-/** Chunks written or removed per transaction: the event loop is held about 30 ms at a time, not a second. */
-export const CHUNK_BATCH = 200;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The processing queue and the chunks on SQLite (port.ts, ProcessingStore). One process owns the database: a claim
@@ -34,30 +31,23 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     renew: db.prepare(`UPDATE documents SET lease_until_ms = @until WHERE id = @id AND claim = @claim AND status = 'processing'`),
     held: db.prepare<[{ id: string; claim: string }], { tenant_id: string }>(`SELECT tenant_id FROM documents
       WHERE id = @id AND claim = @claim AND status = 'processing'`),
-    // A batch of the document's chunks other than those of `keep` (NULL: all of them).
-    sweep: db.prepare<[{ id: string; keep: string | null; limit: number }]>(`DELETE FROM chunks WHERE id IN
-      (SELECT id FROM chunks WHERE document_id = @id AND (@keep IS NULL OR claim <> @keep) LIMIT @limit)`),
-    sweepClaim: db.prepare<[{ id: string; claim: string; limit: number }]>(`DELETE FROM chunks WHERE id IN
-      (SELECT id FROM chunks WHERE document_id = @id AND claim = @claim LIMIT @limit)`),
+    deleting: db.prepare<[], { id: string }>(`SELECT id FROM documents WHERE status = 'deleting' LIMIT 20`),
+    deleteDoc: db.prepare<[string]>(`DELETE FROM documents WHERE id = ? AND status = 'deleting'`),
     insertChunk: db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks)
       VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks)`),
     ready: db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunks_claim = @claim, chunk_count = @chunks,
       characters = @characters, pages = @pages WHERE id = @id`),
     visible: db.prepare<[{ id: string; userId: string }], { claim: string | null; chunks_claim: string | null }>(`SELECT d.claim, d.chunks_claim
-      FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id`),
+      FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id AND d.status <> 'deleting'`),
     requeue: db.prepare<[string]>(`UPDATE documents SET status = 'stored', claim = NULL, lease_until_ms = NULL, attempts = 0, chunks_claim = NULL,
       chunk_count = NULL, characters = NULL, pages = NULL, error_code = NULL, error_message = NULL WHERE id = ?`),
   };
 
   const search = chunkSearcher(db);
 
-  /** Removes, a batch per transaction, the document's chunks but those of `keep`. */
-  async function sweep(id: string, keep: string | null): Promise<void> {
-    while (guard(() => q.sweep.run({ id, keep, limit: CHUNK_BATCH })).changes === CHUNK_BATCH) await nextTurn();
-  }
-  async function sweepClaim(id: string, claim: string): Promise<void> {
-    while (guard(() => q.sweepClaim.run({ id, claim, limit: CHUNK_BATCH })).changes === CHUNK_BATCH) await nextTurn();
-  }
+  const removeChunks = chunkRemover(db);
+  const sweep = (id: string, keep: string | null) => removeChunks(id, keep === null ? { all: true } : { but: keep });
+  const sweepClaim = (id: string, claim: string) => removeChunks(id, { only: claim });
 
   const claim = db.transaction((leaseMs: number, maxAttempts: number) => {
     const at = now();
@@ -105,6 +95,11 @@ export function createProcessingStore(db: Database, now: () => number): Processi
 
   return {
     async claimDocument({ leaseMs, maxAttempts }) {
+      // Deletes that stopped after their mark (ai.ts deleteDocument): their chunks and records go now.
+      for (const { id } of guard(() => q.deleting.all())) {
+        await removeChunks(id, { all: true });
+        guard(() => q.deleteDoc.run(id));
+      }
       const { failed, taken } = guard(() => claim.immediate(leaseMs, maxAttempts));
       for (const id of failed) await sweep(id, null);
       return taken;

@@ -3,6 +3,7 @@ import { newId, toIso } from '@lantern/domain';
 import type { DocumentFailureCode, Tenant } from '@lantern/domain';
 import type { AiStore, StoredDocument } from '../port.js';
 import { guard } from './errors.js';
+import { chunkRemover } from './chunk-sweep.js';
 
 const NAME_TAKEN = 'This organization already has a tenant with that name.';
 
@@ -57,17 +58,14 @@ export function createAiStore(db: Database, now: () => number): AiStore {
       (id, tenant_id, filename, content_type, size, sha256, status, created_ms, object_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     documents: db.prepare<[{ tenantId: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
       FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT}
-      WHERE d.tenant_id = @tenantId ORDER BY d.created_ms DESC, d.rowid DESC`),
+      WHERE d.tenant_id = @tenantId AND d.status <> 'deleting' ORDER BY d.created_ms DESC, d.rowid DESC`),
     document: db.prepare<[{ id: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
-      FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id`),
+      FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id AND d.status <> 'deleting'`),
+    // Marked first: no list, lookup, dedupe or search sees it from then on, and any claim on it is lost.
+    mark: db.prepare<[string]>(`UPDATE documents SET status = 'deleting', claim = NULL, lease_until_ms = NULL, chunks_claim = NULL WHERE id = ?`),
     deleteDoc: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
-    deleteChunks: db.prepare<[string]>('DELETE FROM chunks WHERE document_id = ?'),
   };
-  // The chunks go in the same transaction as the record: no search finds the document once this returns.
-  const deleteDocument = db.transaction((id: string) => {
-    q.deleteChunks.run(id);
-    return q.deleteDoc.run(id).changes > 0;
-  });
+  const removeChunks = chunkRemover(db);
 
   return {
     async createTenant({ name, organizationId }) {
@@ -95,8 +93,13 @@ export function createAiStore(db: Database, now: () => number): AiStore {
       const row = guard(() => q.document.get({ id, userId }));
       return row ? toDocument(row) : null;
     },
+    // The mark, then the chunks in batches (a turn of the event loop between), then the record: a 10 MB document's
+    // chunks are not removed in one transaction. A delete that stops half-way is finished by the next claim.
     async deleteDocument(id) {
-      return guard(() => deleteDocument(id));
+      if (guard(() => q.mark.run(id)).changes === 0) return false;
+      await removeChunks(id, { all: true });
+      guard(() => q.deleteDoc.run(id));
+      return true;
     },
   };
 }

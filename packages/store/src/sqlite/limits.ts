@@ -15,9 +15,9 @@ export function createLimitsStore(db: Database): LimitsStore {
     activeKeys: db.prepare<[number], number>('SELECT count(*) FROM api_keys WHERE application_id = ? AND revoked_ms IS NULL').pluck(),
     projectOrganization: db.prepare<[number], number>('SELECT organization_id FROM projects WHERE id = ?').pluck(),
     bySha256: db.prepare<[string, string], DocumentRow>(`SELECT ${DOC_COLUMNS} FROM documents d
-      WHERE d.tenant_id = ? AND d.sha256 = ? ORDER BY d.created_ms, d.id LIMIT 1`),
+      WHERE d.tenant_id = ? AND d.sha256 = ? AND d.status <> 'deleting' ORDER BY d.created_ms, d.id LIMIT 1`),
     storedBytes: db.prepare<[number], number>(`SELECT coalesce(sum(d.size), 0) FROM documents d
-      JOIN tenants t ON t.id = d.tenant_id WHERE t.organization_id = ?`).pluck(),
+      JOIN tenants t ON t.id = d.tenant_id WHERE t.organization_id = ? AND d.status <> 'deleting'`).pluck(),
   };
   const windows = new Map<string, { end: number; count: number }>();
 
