@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { LogLevel, Role } from '@lantern/domain';
 import type { Access } from './access.js';
 import type { Sequence } from './counters.js';
+import type { ChunkInput } from '../port.js';
 import type { Guard } from './errors.js';
 
 /**
@@ -245,16 +246,10 @@ export interface DocumentDoc {
 }
 
 /** One chunk of a document's text (ai-processing.ts): `_id` is the document id, the claim and the chunk's index. */
-export interface ChunkDoc {
+export interface ChunkDoc extends ChunkInput {
   _id: string;
   documentId: string;
   tenantId: string;
-  index: number;
-  text: string;
-  start: number;
-  end: number;
-  pages?: [number, number];
-  pageBreaks?: number[];
   /** The claim whose completion wrote it: a completion that lost its claim takes back only its own. */
   claim: string;
 }
