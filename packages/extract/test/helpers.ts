@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 /** The document fixtures kept in the repository (services/ai/test/fixtures/documents: a copy of the team's shared ones). */
@@ -35,41 +36,44 @@ export function pdfOf(pages: string[][]): Buffer {
 
 export interface ZipEntry {
   name: string;
-  data: Buffer;
+  data?: string | Buffer;
   /** 8 (deflate, the default) or 0 (stored). */
   method?: 0 | 8;
   /** The uncompressed size the headers declare, when it should lie. */
   declaredSize?: number;
 }
 
-/** A ZIP archive of these entries, local headers, central directory and end record, as a ZIP tool writes them. */
-export async function zipOf(entries: ZipEntry[]): Promise<Buffer> {
-  const { crc32, deflateRawSync } = await import('node:zlib');
+/**
+ * A ZIP archive of these entries (UTF-8 names), local headers, central directory and end record with `comment`, as
+ * a ZIP tool writes them. The one ZIP writer of the tests: the upload detection's tests use it too (stored entries).
+ */
+export function zipOf(entries: ZipEntry[], comment = ''): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const e of entries) {
+    const data = Buffer.from(e.data ?? '');
     const method = e.method ?? 8;
-    const packed = method === 8 ? deflateRawSync(e.data) : e.data;
+    const packed = method === 8 ? deflateRawSync(data) : data;
     const name = Buffer.from(e.name, 'utf8');
-    const size = e.declaredSize ?? e.data.length;
-    const header = (signature: number, length: number) => {
-      const h = Buffer.alloc(length);
-      h.writeUInt32LE(signature, 0);
-      return h;
-    };
-    const local = header(0x04034b50, 30);
+    const size = e.declaredSize ?? data.length;
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
     local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(crc32(e.data), 14);
+    local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
     local.writeUInt32LE(size, 22);
     local.writeUInt16LE(name.length, 26);
-    const central = header(0x02014b50, 46);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
     central.writeUInt16LE(method, 10);
-    central.writeUInt32LE(crc32(e.data), 16);
+    central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(packed.length, 20);
     central.writeUInt32LE(size, 24);
     central.writeUInt16LE(name.length, 28);
@@ -85,5 +89,6 @@ export async function zipOf(entries: ZipEntry[]): Promise<Buffer> {
   end.writeUInt16LE(entries.length, 10);
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
+  end.writeUInt16LE(Buffer.byteLength(comment), 20);
+  return Buffer.concat([...locals, directory, end, Buffer.from(comment)]);
 }

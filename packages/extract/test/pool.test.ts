@@ -34,7 +34,7 @@ describe('extract: the processing pool', () => {
     pool = createProcessingPool({ size: 1, timeoutMs: 60_000, maxHeapMb: 300 });
     // 23 MB of Word XML within the inflation bound, 25 KB on the wire: mammoth's tree of it needs far more than 300 MB.
     const paragraphs = '<w:p><w:r><w:t>Checkout runbook line.</w:t></w:r></w:p>'.repeat(400_000);
-    const docx = await zipOf([
+    const docx = zipOf([
       { name: '[Content_Types].xml', data: Buffer.from('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>') },
       { name: '_rels/.rels', data: Buffer.from('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>') },
       { name: 'word/document.xml', data: Buffer.from(`<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${paragraphs}</w:body></w:document>`) },
