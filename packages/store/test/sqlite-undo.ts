@@ -2,5 +2,5 @@
  * What the migration tests drop, besides their own, to take a database back to an earlier version: the objects of
  * the migrations after 9 (schema.ts), which cannot be made idempotent (columns added to `documents`).
  */
-export const UNDO_MIGRATION_10 = `DROP TABLE chunks_fts; DROP TABLE chunks; DROP INDEX documents_waiting;
+export const UNDO_MIGRATION_10 = `DROP TABLE chunks_fts; DROP TABLE chunks; DROP INDEX documents_waiting; DROP INDEX documents_deleting;
   ${['attempts', 'claim', 'lease_until_ms', 'chunk_count', 'characters', 'pages', 'error_code', 'error_message', 'chunks_claim'].map((c) => `ALTER TABLE documents DROP COLUMN ${c};`).join(' ')}`;

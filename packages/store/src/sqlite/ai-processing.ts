@@ -31,6 +31,7 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     renew: db.prepare(`UPDATE documents SET lease_until_ms = @until WHERE id = @id AND claim = @claim AND status = 'processing'`),
     held: db.prepare<[{ id: string; claim: string }], { tenant_id: string }>(`SELECT tenant_id FROM documents
       WHERE id = @id AND claim = @claim AND status = 'processing'`),
+    // On its partial index (schema.ts): every claim looks, and there are none but after an interrupted delete.
     deleting: db.prepare<[], { id: string }>(`SELECT id FROM documents WHERE status = 'deleting' LIMIT 20`),
     deleteDoc: db.prepare<[string]>(`DELETE FROM documents WHERE id = ? AND status = 'deleting'`),
     insertChunk: db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks)

@@ -311,6 +311,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE documents ADD COLUMN error_message TEXT;
   ALTER TABLE documents ADD COLUMN chunks_claim TEXT;
   CREATE INDEX IF NOT EXISTS documents_waiting ON documents (created_ms) WHERE status IN ('stored', 'processing');
+  CREATE INDEX IF NOT EXISTS documents_deleting ON documents (id) WHERE status = 'deleting';
   CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
     document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
