@@ -4,7 +4,8 @@ import type { ChunkInput, ProcessingStore } from '../port.js';
 import { DOC_COLUMNS, type DocumentRow, MEMBER_OF_TENANT, toDocument } from './ai.js';
 import { attemptsUsedUp } from '../processing.js';
 import { guard } from './errors.js';
-import { CHUNK_BATCH, chunkRemover, nextTurn } from './chunk-sweep.js';
+import { CHUNK_BATCH, chunkRemover } from './chunk-sweep.js';
+import { turn } from './paging.js';
 import { chunkSearcher, tenantToken } from './ai-search.js';
 
 /**
@@ -114,7 +115,7 @@ export function createProcessingStore(db: Database, now: () => number): Processi
           await sweepClaim(documentId, token);
           return false;
         }
-        await nextTurn();
+        await turn();
       }
       if (!guard(() => finish.immediate(documentId, token, result))) {
         await sweepClaim(documentId, token);

@@ -1,9 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import { guard } from './errors.js';
+import { turn } from './paging.js';
 
 /** Chunks written or removed per transaction: the event loop is held about 30 ms at a time, not a second. */
 export const CHUNK_BATCH = 200;
-export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Which of a document's chunks to remove: all, all but one claim's, or one claim's. */
 export type ChunkSelection = { all: true } | { but: string } | { only: string };
@@ -20,6 +20,6 @@ export function chunkRemover(db: Database): (id: string, which: ChunkSelection) 
   return async (id, which) => {
     const run = () => ('all' in which ? all.run({ id, limit: CHUNK_BATCH })
       : 'but' in which ? but.run({ id, claim: which.but, limit: CHUNK_BATCH }) : only.run({ id, claim: which.only, limit: CHUNK_BATCH }));
-    while (guard(run).changes === CHUNK_BATCH) await nextTurn();
+    while (guard(run).changes === CHUNK_BATCH) await turn();
   };
 }

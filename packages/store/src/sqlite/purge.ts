@@ -3,12 +3,12 @@ import { guard } from './errors.js';
 import type { EntrySpan } from '../rollups.js';
 import { RollupDelta, minuteOf } from '../rollups.js';
 import { IDEMPOTENCY_WINDOW_MS } from './ingest.js';
+import { turn } from './paging.js';
 import { createHourTrimmer, createRollupWriter } from './rollups.js';
 
 /** Rows deleted per transaction, so that a large purge never holds the write lock for long. */
 const CHUNK = 2000;
 
-const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Deletes telemetry older than the cut-off, project by project and in chunks, yielding to the event loop
@@ -59,7 +59,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
       const n = guard(step);
       total += n;
       if (n < CHUNK) return total;
-      await nextTick();
+      await turn();
     }
   }
 
