@@ -1,11 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { newId, toIso } from '@lantern/domain';
 import type { ChunkInput, DocumentClaim, Store, StoredDocument } from '../port.js';
-import { T0, makeWorld } from './fixtures.js';
+import { T0, makeWorld, sleep } from './fixtures.js';
 import type { StoreContext } from './fixtures.js';
 
 const LONG = 60_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function tenantWithDocs(store: Store, count: number, name = 'Support') {
   const w = await makeWorld(store, name.toLowerCase());
