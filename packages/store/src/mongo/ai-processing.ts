@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { ChunkHit, ProcessingStore } from '../port.js';
 import { attemptsUsedUp } from '../processing.js';
-import { DELETING, toDocument } from './ai.js';
+import { DELETING, tenantVisibility, toDocument } from './ai.js';
 import type { ChunkDoc, RecordStoreDeps } from './collections.js';
 
 /**
@@ -18,10 +18,7 @@ import type { ChunkDoc, RecordStoreDeps } from './collections.js';
 export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps): ProcessingStore {
   const held = (id: string, claim: string) => ({ _id: id, claim, status: 'processing' });
 
-  async function visibleTenant(tenantId: string, userId: string): Promise<boolean> {
-    const tenant = await c.tenants.findOne({ _id: tenantId }, { projection: { organizationId: 1 } });
-    return tenant !== null && access.isMember(tenant.organizationId, userId);
-  }
+  const visibleTenant = tenantVisibility({ c, access });
 
   return {
     claimDocument: ({ leaseMs, maxAttempts }) => guard.run(async () => {
@@ -82,7 +79,7 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
 
     reprocessDocument: (id, userId) => guard.run(async () => {
       const doc = await c.documents.findOne({ _id: id, status: { $ne: DELETING } }, { projection: { tenantId: 1 } });
-      if (doc === null || !(await visibleTenant(doc.tenantId, userId))) return null;
+      if (doc === null || (await visibleTenant(doc.tenantId, userId)) === null) return null;
       // Back in the queue first (search keeps only ready documents), then its chunks go.
       const before = await c.documents.findOneAndUpdate({ _id: id, status: { $ne: DELETING } }, {
         $set: { status: 'stored', attempts: 0 }, $unset: { claim: '', leaseUntil: '', error: '', chunkCount: '', characters: '', pages: '', chunksClaim: '' },
@@ -96,7 +93,7 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
     }),
 
     searchChunks: (query) => guard.run(async () => {
-      if (query.terms.length === 0 || !(await visibleTenant(query.tenantId, query.userId))) return [];
+      if (query.terms.length === 0 || (await visibleTenant(query.tenantId, query.userId)) === null) return [];
       // Past the limit a little: hits of documents no longer ready (reprocessed, being deleted) are left out below.
       const found = await c.chunks.find(
         { tenantId: query.tenantId, $text: { $search: query.terms.join(' ') }, ...(query.documentIds ? { documentId: { $in: query.documentIds } } : {}) },

@@ -26,12 +26,17 @@ export function toDocument(d: DocumentDoc): StoredDocument {
 /** A document being deleted (its record goes last, after its chunks): never listed, found or searched again. */
 export const DELETING = 'deleting';
 
-/** AI tenants and their documents' metadata (the bytes are in the blob store). */
-export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps): AiStore {
-  async function visibleTenant(id: string, userId: string): Promise<TenantDoc | null> {
+/** The tenant, if the user is a member of its organization; else null (isolation in the store, not only in routes). */
+export function tenantVisibility({ c, access }: Pick<RecordStoreDeps, 'c' | 'access'>): (id: string, userId: string) => Promise<TenantDoc | null> {
+  return async (id, userId) => {
     const tenant = await c.tenants.findOne({ _id: id });
     return tenant !== null && (await access.isMember(tenant.organizationId, userId)) ? tenant : null;
-  }
+  };
+}
+
+/** AI tenants and their documents' metadata (the bytes are in the blob store). */
+export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps): AiStore {
+  const visibleTenant = tenantVisibility({ c, access });
 
   return {
     createTenant: ({ name, organizationId }) => guard.run(async () => {
