@@ -1,19 +1,32 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsImport from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
 import { errors } from './errors.js';
 import { allSchemas } from './schemas/index.js';
 
-// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
-const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (a: Ajv2020) => void;
+/**
+ * Ajv is loaded, and the schemas added, on the first validator's first use, not at import: importing this package
+ * then costs milliseconds instead of about half a second. Every thread that imports it for its errors or ids (the
+ * store's read, writer and checkpoint threads, the extraction threads) starts that much sooner.
+ * Both packages are CommonJS, so `require` loads them synchronously.
+ */
+const require = createRequire(import.meta.url);
+
+function newAjv(options: Options): Ajv2020 {
+  const { Ajv2020: AjvClass } = require('ajv/dist/2020.js') as { Ajv2020: new (o: Options) => Ajv2020 };
+  const formats = require('ajv-formats') as { default?: (a: Ajv2020) => void } & ((a: Ajv2020) => void);
+  const ajv = new AjvClass(options);
+  (formats.default ?? formats)(ajv);
+  for (const schema of allSchemas) ajv.addSchema(schema);
+  return ajv;
+}
 
 export interface ValidationIssue {
   path: string;
   message: string;
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true });
-addFormats(ajv);
-for (const schema of allSchemas) ajv.addSchema(schema);
+const OPTIONS: Options = { allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true };
+let ajv: Ajv2020 | undefined;
 
 export function describeErrors(errs: ErrorObject[] | null | undefined): ValidationIssue[] {
   // A field name refused by `propertyNames` comes as two errors: the name's own (pattern...) and propertyNames'.
@@ -48,34 +61,38 @@ export interface Validator<T> {
  * (through $ref) costs time quadratic in the number of errors; a hostile 5 MiB OTLP/JSON body would block the event
  * loop for minutes. Endpoints whose 400 needs only the first error use `firstErrorValidatorFor`.
  */
-const firstErrorAjv = new Ajv2020({ allErrors: false, strict: true, strictTypes: false, allowUnionTypes: true });
-addFormats(firstErrorAjv);
-for (const schema of allSchemas) firstErrorAjv.addSchema(schema);
+let firstErrorAjv: Ajv2020 | undefined;
+const ids = new Set(allSchemas.map((schema) => schema.$id));
 
 const cache = new Map<string, ValidateFunction>();
 const firstErrorCache = new Map<string, ValidateFunction>();
 
 /** A compiled validator for a schema registered by `$id` (see schemas/), reporting every error (up to 20 said). */
 export function validatorFor<T>(id: string): Validator<T> {
-  return makeValidator<T>(id, ajv, cache);
+  return makeValidator<T>(id, () => (ajv ??= newAjv(OPTIONS)), cache);
 }
 
 /** As validatorFor, but it stops at the first error: linear time on bodies holding many invalid items. */
 export function firstErrorValidatorFor<T>(id: string): Validator<T> {
-  return makeValidator<T>(id, firstErrorAjv, firstErrorCache);
+  return makeValidator<T>(id, () => (firstErrorAjv ??= newAjv({ ...OPTIONS, allErrors: false })), firstErrorCache);
 }
 
-function makeValidator<T>(id: string, on: Ajv2020, cache: Map<string, ValidateFunction>): Validator<T> {
-  let fn = cache.get(id);
-  if (!fn) {
-    fn = on.getSchema(id);
-    if (!fn) throw new Error(`No schema with $id ${id}`);
+function makeValidator<T>(id: string, on: () => Ajv2020, cache: Map<string, ValidateFunction>): Validator<T> {
+  if (!ids.has(id)) throw new Error(`No schema with $id ${id}`);
+  let fn: ValidateFunction | undefined;
+  const compiledFn = (): ValidateFunction => {
+    if (fn) return fn;
+    fn = cache.get(id) ?? on().getSchema(id)!;
     cache.set(id, fn);
-  }
-  const compiled = fn;
-  const check = ((value: unknown) => compiled(value) === true) as Validator<T>;
-  check.issues = (value) => (compiled(value) ? [] : describeErrors(compiled.errors));
+    return fn;
+  };
+  const check = ((value: unknown) => (fn ?? compiledFn())(value) === true) as Validator<T>;
+  check.issues = (value) => {
+    const compiled = fn ?? compiledFn();
+    return compiled(value) ? [] : describeErrors(compiled.errors);
+  };
   check.assert = (value, what = 'request body') => {
+    const compiled = fn ?? compiledFn();
     if (compiled(value)) return value as T;
     const issues = describeErrors(compiled.errors);
     throw errors.validation(`The ${what} is invalid: ${issues.map(issueText).join('; ')}`, issues);
