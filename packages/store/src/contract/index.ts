@@ -21,17 +21,30 @@ import { tracesContract } from './traces.js';
 
 export type { OpenStore } from './fixtures.js';
 
+export interface ContractOptions {
+  /**
+   * Only the sections whose methods another thread may serve: span and log writes, trace and log streams, metrics
+   * and chunk search (SQLite's writer thread and read workers), plus the lifecycle. Accounts, credentials, members,
+   * AI records and limits run on the store's own connection whatever the threads: a variant that differs from
+   * another only in its threads would run them again for nothing.
+   */
+  threadedSectionsOnly?: boolean;
+}
+
 /**
  * The behaviour every adapter of the store port must have, as jest tests that use the port only.
  * `open` must return a new, empty store each time it is called (once per test); after the test the suite
  * closes the store, then calls `cleanup`.
  */
-export function describeStoreContract(adapterName: string, open: OpenStore): void {
+export function describeStoreContract(adapterName: string, open: OpenStore, options: ContractOptions = {}): void {
+  const all = options.threadedSectionsOnly !== true;
   describe(`store contract: ${adapterName}`, () => {
     const ctx = useStore(open);
-    accountsContract(ctx);
-    credentialsContract(ctx);
-    membersContract(ctx);
+    if (all) {
+      accountsContract(ctx);
+      credentialsContract(ctx);
+      membersContract(ctx);
+    }
     isolationContract(ctx);
     tracesContract(ctx);
     traceQueriesContract(ctx);
@@ -41,10 +54,10 @@ export function describeStoreContract(adapterName: string, open: OpenStore): voi
     maintenanceContract(ctx);
     metricsContract(ctx);
     metricsHoursContract(ctx);
-    aiContract(ctx);
+    if (all) aiContract(ctx);
     aiProcessingContract(ctx);
     aiSearchContract(ctx);
-    limitsContract(ctx);
+    if (all) limitsContract(ctx);
 
     describe('lifecycle', () => {
       it('answers ping while open', async () => {
