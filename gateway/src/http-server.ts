@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ServerLimitsConfig } from '@lantern/config';
-import { errors, type AppError } from '@lantern/domain';
+import { compileValidators, errors, type AppError } from '@lantern/domain';
 import type { Logger } from '@lantern/logging';
 import type { Express } from 'express';
 
@@ -70,6 +70,8 @@ function onClientError(err: Error & { code?: string }, socket: Duplex): void {
  *    every 10 s, with how many were refused).
  */
 export function createHttpServer(app: Express, limits: ServerLimitsConfig, logger: Pick<Logger, 'warn'>): Server {
+  // Schemas compile now rather than on the first requests that need them (ajv loads lazily: validation.ts).
+  compileValidators();
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,

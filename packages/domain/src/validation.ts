@@ -63,6 +63,16 @@ export interface Validator<T> {
  */
 let firstErrorAjv: Ajv2020 | undefined;
 const ids = new Set(allSchemas.map((schema) => schema.$id));
+/** A compile step per schema and Ajv made so far, to run ahead of first use (compileValidators). */
+const made = new Map<string, () => unknown>();
+
+/**
+ * Compiles every validator made so far (the services make theirs when their modules load). A server calls it
+ * before it listens, so that its first requests do not wait for ajv; threads that never validate never do.
+ */
+export function compileValidators(): void {
+  for (const compile of made.values()) compile();
+}
 
 const cache = new Map<string, ValidateFunction>();
 const firstErrorCache = new Map<string, ValidateFunction>();
@@ -86,6 +96,7 @@ function makeValidator<T>(id: string, on: () => Ajv2020, cache: Map<string, Vali
     cache.set(id, fn);
     return fn;
   };
+  made.set(`${cache === firstErrorCache ? 'first' : 'all'} ${id}`, compiledFn);
   const check = ((value: unknown) => (fn ?? compiledFn())(value) === true) as Validator<T>;
   check.issues = (value) => {
     const compiled = fn ?? compiledFn();
