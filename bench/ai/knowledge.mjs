@@ -1,0 +1,254 @@
+#!/usr/bin/env node
+// bench/ai/knowledge: AI documents end to end on the embedded server (the process `pnpm start` runs), over HTTP.
+//  1. Indexing: uploads --docs Markdown documents of about --kb KB each (words drawn with Zipf's law from the
+//     inputs.mjs vocabulary, every document new bytes), --concurrency uploads at once, and times from the first
+//     upload to the last document ready. The rate is the text of the ready documents (their `characters`, read in
+//     the database: what was stored, not what was answered) per second, beside the chunks stored.
+//  2. Search: --queries POST /ai/search on that tenant, one at a time after 20 warm-up queries, in four kinds
+//     (a common word, a rare word, two words, three words): p50, p99 and max per kind and over all.
+//  3. Ingest during extraction (--pdf-mb, 0 to skip): a steady ingest load of --rate requests a second (20 new
+//     spans each, sent on schedule whether or not the previous ones answered), --idle-s seconds with nothing else,
+//     then while a PDF of --pdf-mb MB is uploaded and processed to ready: ingest p50/p99 of both phases and the
+//     ratio of the p99s.
+//
+//   pnpm bench:ai-knowledge [--docs 2000 --kb 70 --concurrency 4 --queries 400 --pdf-mb 10 --rate 50 --idle-s 20]
+//                           [--port 18490] [--threads N]   (LANTERN_PROCESSING_THREADS, if the build reads it)
+// Not a test: run it on a quiet machine. It prints a Markdown table for docs/benchmarks.md.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Database, percentile, post, startLantern } from '../ingest/lantern.mjs';
+import { pdfOf, vocabulary, words, zipfWord } from './inputs.mjs';
+
+const { values: opt } = parseArgs({
+  options: {
+    docs: { type: 'string', default: '2000' },
+    kb: { type: 'string', default: '70' },
+    concurrency: { type: 'string', default: '4' },
+    queries: { type: 'string', default: '400' },
+    'pdf-mb': { type: 'string', default: '10' },
+    rate: { type: 'string', default: '50' },
+    'idle-s': { type: 'string', default: '20' },
+    port: { type: 'string', default: '18490' },
+    threads: { type: 'string' },
+  },
+});
+const port = Number(opt.port);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+const load = () => readFileSync('/proc/loadavg', 'utf8').trim().split(' ').slice(0, 3).join(' ');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const ms = (v) => `${v.toFixed(1)}`;
+
+async function json(method, path, token, body) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) }, body: body && JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+async function upload(token, tenantId, bytes, filename, type) {
+  const form = new FormData();
+  form.append('file', new Blob([bytes], { type }), filename);
+  const res = await fetch(`http://127.0.0.1:${port}/ai/docs?TenantId=${tenantId}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`upload ${filename}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** The tenant's documents by status, with the characters and chunks of the ready ones, from the database. */
+function documentsOf(dataDir, tenantId) {
+  const db = new Database(join(dataDir, 'lantern.db'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT status, count(*) AS n, sum(characters) AS characters, sum(chunk_count) AS chunks FROM documents WHERE tenant_id = ? GROUP BY status').all(tenantId);
+    const out = { total: 0, ready: 0, failed: 0, characters: 0, chunks: 0, storedChunks: db.prepare('SELECT count(*) FROM chunks').pluck().get() };
+    for (const r of rows) {
+      out.total += r.n;
+      if (r.status === 'ready') Object.assign(out, { ready: r.n, characters: r.characters, chunks: r.chunks });
+      if (r.status === 'failed') out.failed = r.n;
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+function summary(latencies) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? NaN };
+}
+
+async function indexing(dataDir, token, tenantId) {
+  const docs = Number(opt.docs);
+  const bytesEach = Number(opt.kb) * 1000;
+  let next = 0;
+  let uploadedBytes = 0;
+  const began = performance.now();
+  const uploader = async () => {
+    while (next < docs) {
+      const i = next++;
+      const parts = [];
+      for (let size = 0; size < bytesEach;) {
+        const p = `${Array.from({ length: 60 + (i % 80) }, zipfWord).join(' ')}.`;
+        parts.push(p);
+        size += p.length + 2;
+      }
+      const bytes = Buffer.from(`# Document ${i} ${randomUUID()}\n\n${parts.join('\n\n')}`);
+      uploadedBytes += bytes.length;
+      await upload(token, tenantId, bytes, `doc-${i}.md`, 'text/markdown');
+    }
+  };
+  await Promise.all(Array.from({ length: Number(opt.concurrency) }, uploader));
+  const uploadedS = (performance.now() - began) / 1000;
+  console.error(`uploaded ${docs} documents (${(uploadedBytes / 1e6).toFixed(1)} MB) in ${uploadedS.toFixed(1)} s; load ${load()}`);
+  let state;
+  for (;;) {
+    state = documentsOf(dataDir, tenantId);
+    if (state.ready + state.failed >= docs) break;
+    await sleep(500);
+  }
+  const seconds = (performance.now() - began) / 1000;
+  const row = { docs, uploadedMb: +(uploadedBytes / 1e6).toFixed(1), uploadS: +uploadedS.toFixed(1), seconds: +seconds.toFixed(1), ...state, mbPerS: +(state.characters / 1e6 / seconds).toFixed(2), load: load() };
+  console.error(`indexing: ${JSON.stringify(row)}`);
+  return row;
+}
+
+function searchOnce(token, tenantId, query) {
+  const body = JSON.stringify({ query, limit: 10 });
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/ai/search?TenantId=${tenantId}`, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => (res.statusCode === 200 ? resolve({ ms: performance.now() - t0, hits: JSON.parse(text).results.length }) : reject(new Error(`search: ${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function searching(token, tenantId) {
+  const kinds = {
+    'a common word': () => vocabulary[Math.floor(Math.random() * 20)],
+    'a rare word': () => vocabulary[1000 + Math.floor(Math.random() * 1000)],
+    'two words': () => `${zipfWord()} ${zipfWord()}`,
+    'three words': () => `${zipfWord()} ${zipfWord()} ${zipfWord()}`,
+  };
+  for (let i = 0; i < 20; i++) await searchOnce(token, tenantId, words(2));
+  const per = Math.max(1, Math.floor(Number(opt.queries) / 4));
+  const all = [];
+  const rows = [];
+  for (const [kind, make] of Object.entries(kinds)) {
+    const latencies = [];
+    let hits = 0;
+    for (let i = 0; i < per; i++) {
+      const r = await searchOnce(token, tenantId, make());
+      latencies.push(r.ms);
+      hits += r.hits;
+    }
+    all.push(...latencies);
+    rows.push({ kind, ...summary(latencies), hitsPerQuery: +(hits / per).toFixed(1) });
+  }
+  rows.push({ kind: 'all', ...summary(all), hitsPerQuery: NaN });
+  console.error(`search: load ${load()}`);
+  return rows;
+}
+
+/** Sends --rate ingest requests a second on schedule until `stop()` resolves; returns the latencies. */
+function ingestLoad(apiKey) {
+  const latencies = [];
+  const failures = [];
+  let stopped = false;
+  const interval = 1000 / Number(opt.rate);
+  const inFlight = new Set();
+  const run = (async () => {
+    const began = performance.now();
+    for (let i = 0; !stopped; i++) {
+      const due = began + i * interval;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const now = Date.now();
+      const traces = Array.from({ length: 20 }, (_, k) => ({
+        traceId: randomUUID(), spanId: randomUUID(), parentSpanId: null, timestamp: new Date(now - k).toISOString(),
+        requestMethod: 'controller:GET', requestURL: `/api/items/${k}`, responseStatus: 200, durationMs: 5 + k,
+      }));
+      const t0 = performance.now();
+      const p = post(agent, port, '/ingest/traces', { 'x-api-key': apiKey, 'content-type': 'application/json' }, JSON.stringify({ timestamp: new Date(now).toISOString(), traces }))
+        .then((r) => (r.status === 200 ? latencies.push(performance.now() - t0) : failures.push(r.status)));
+      inFlight.add(p);
+      p.finally(() => inFlight.delete(p));
+    }
+    await Promise.all(inFlight);
+  })();
+  return { latencies, failures, stop: async () => { stopped = true; await run; } };
+}
+
+async function ingestDuringPdf(dataDir, token, tenantId, apiKey) {
+  const lines = [];
+  for (let size = 0; size < Number(opt['pdf-mb']) * 1e6 * 0.95; size += 110) lines.push(words(14));
+  const pdf = pdfOf(lines, 60);
+  const idle = ingestLoad(apiKey);
+  await sleep(Number(opt['idle-s']) * 1000);
+  await idle.stop();
+  const busy = ingestLoad(apiKey);
+  const began = performance.now();
+  const doc = await upload(token, tenantId, pdf, 'large.pdf', 'application/pdf');
+  let status;
+  for (;;) {
+    const db = new Database(join(dataDir, 'lantern.db'), { readonly: true });
+    try {
+      status = db.prepare('SELECT status FROM documents WHERE id = ?').pluck().get(doc.id);
+    } finally {
+      db.close();
+    }
+    if (status === 'ready' || status === 'failed') break;
+    await sleep(250);
+  }
+  const seconds = (performance.now() - began) / 1000;
+  await busy.stop();
+  const a = summary(idle.latencies);
+  const b = summary(busy.latencies);
+  const row = { pdfMb: +(pdf.length / 1e6).toFixed(1), outcome: status, seconds: +seconds.toFixed(1), idle: a, during: b, failures: idle.failures.length + busy.failures.length, p99Ratio: +(b.p99 / a.p99).toFixed(2), load: load() };
+  console.error(`ingest during the PDF: ${JSON.stringify(row)}`);
+  return row;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'lantern-bench-knowledge-'));
+console.error(`load average before: ${load()}`);
+const env = {
+  RATE_LIMIT_ENABLED: 'false', STORAGE_QUOTA_BYTES: String(1e12), MAX_CONCURRENT_UPLOADS: String(Math.max(4, Number(opt.concurrency))),
+  ...(opt.threads ? { LANTERN_PROCESSING_THREADS: opt.threads } : {}),
+};
+const lantern = await startLantern({ port, dataDir, env });
+try {
+  const { token } = await json('POST', '/auth/register', null, { email: `knowledge-${Date.now()}@example.com`, password: 'knowledge-bench', name: 'bench' });
+  const org = await json('POST', '/organizations', token, { name: 'knowledge' });
+  const { id: tenantId } = await json('POST', '/ai/tenant', token, { name: 'bench', organizationId: org.id });
+  const indexed = Number(opt.docs) > 0 ? await indexing(dataDir, token, tenantId) : undefined;
+  const searched = indexed ? await searching(token, tenantId) : [];
+  const during = Number(opt['pdf-mb']) > 0 ? await ingestDuringPdf(dataDir, token, tenantId, lantern.apiKey) : undefined;
+  console.log(`load average after: ${load()}`);
+  if (indexed) {
+    console.log('\n| documents | text MB (ready) | chunks | upload s | to last ready s | indexed MB/s | failed |');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|');
+    console.log(`| ${indexed.ready} of ${indexed.docs} | ${(indexed.characters / 1e6).toFixed(1)} | ${indexed.chunks} | ${indexed.uploadS} | ${indexed.seconds} | ${indexed.mbPerS} | ${indexed.failed} |`);
+    console.log('\n| query | n | p50 ms | p99 ms | max ms | results per query |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of searched) console.log(`| ${r.kind} | ${r.n} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${Number.isNaN(r.hitsPerQuery) ? '' : r.hitsPerQuery} |`);
+  }
+  if (during) {
+    console.log('\n| ingest (20 spans a request) | requests | p50 ms | p99 ms | max ms |');
+    console.log('|---|---:|---:|---:|---:|');
+    console.log(`| idle | ${during.idle.n} | ${ms(during.idle.p50)} | ${ms(during.idle.p99)} | ${ms(during.idle.max)} |`);
+    console.log(`| during a ${during.pdfMb} MB PDF (${during.outcome} in ${during.seconds} s) | ${during.during.n} | ${ms(during.during.p50)} | ${ms(during.during.p99)} | ${ms(during.during.max)} |`);
+    console.log(`\np99 during / idle: ${during.p99Ratio}; failed requests: ${during.failures}`);
+  }
+} finally {
+  await lantern.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
