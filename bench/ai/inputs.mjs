@@ -2,8 +2,15 @@
 // the PDF and DOCX containers around them, built here so that making them costs the measured process nothing.
 import { crc32, deflateRawSync } from 'node:zlib';
 
+/** A small deterministic PRNG (mulberry32, exact in 32-bit integer arithmetic), so every run makes the same inputs. */
 let seed = 7;
-export const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+export const random = () => {
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
 const syllables = ['ka', 'lo', 'mi', 'ren', 'tor', 'qua', 'zel', 'pri', 'dan', 'vo', 'shi', 'mur', 'tel', 'bay', 'cor', 'nex'];
 export const vocabulary = Array.from({ length: 2000 }, () => Array.from({ length: 1 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(''));
 export const words = (n) => Array.from({ length: n }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ');

@@ -13,6 +13,7 @@
 //
 //   pnpm bench:ai-knowledge [--docs 2000 --kb 70 --concurrency 4 --queries 400 --pdf-mb 10 --rate 50 --idle-s 20]
 //                           [--port 18490] [--threads N]   (LANTERN_PROCESSING_THREADS, if the build reads it)
+//                           [--keep]   (keeps the data directory, and says where, with the tenant's id)
 // Not a test: run it on a quiet machine. It prints a Markdown table for docs/benchmarks.md.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -34,6 +35,7 @@ const { values: opt } = parseArgs({
     'idle-s': { type: 'string', default: '20' },
     port: { type: 'string', default: '18490' },
     threads: { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const port = Number(opt.port);
@@ -229,6 +231,7 @@ try {
   const { token } = await json('POST', '/auth/register', null, { email: `knowledge-${Date.now()}@example.com`, password: 'knowledge-bench', name: 'bench' });
   const org = await json('POST', '/organizations', token, { name: 'knowledge' });
   const { id: tenantId } = await json('POST', '/ai/tenant', token, { name: 'bench', organizationId: org.id });
+  if (opt.keep) console.error(`data directory ${dataDir} (kept), tenant ${tenantId}`);
   const indexed = Number(opt.docs) > 0 ? await indexing(dataDir, token, tenantId) : undefined;
   const searched = indexed ? await searching(token, tenantId) : [];
   const during = Number(opt['pdf-mb']) > 0 ? await ingestDuringPdf(dataDir, token, tenantId, lantern.apiKey) : undefined;
@@ -250,5 +253,5 @@ try {
   }
 } finally {
   await lantern.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  if (!opt.keep) rmSync(dataDir, { recursive: true, force: true });
 }
