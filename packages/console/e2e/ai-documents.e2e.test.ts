@@ -122,6 +122,7 @@ describe('console AI documents', () => {
     await byTestId('doc-search-submit').click();
     const pdfResult = page.locator('[data-testid="search-result"][data-filename="runbook.pdf"]').first();
     await pdfResult.waitFor();
+    await byTestId('search-summary').filter({ hasText: /^1 passage for “circuit breaker”/ }).waitFor();
     await expect(pdfResult.getByTestId('result-file').innerText()).resolves.toBe('runbook.pdf');
     await expect(pdfResult.getByTestId('result-page').innerText()).resolves.toMatch(/^page 1\b/);
     const marks = (await pdfResult.locator('mark').allInnerTexts()).map((m) => m.toLowerCase());
@@ -163,7 +164,9 @@ describe('console AI documents', () => {
     await row('runbook.pdf').getByTestId('confirm-delete').click();
     await row('runbook.pdf').waitFor({ state: 'detached' });
     await pdfResult.waitFor({ state: 'detached' });
+    const searched = page.waitForResponse((res) => res.request().method() === 'POST' && new URL(res.url()).pathname === '/ai/search');
     await byTestId('doc-search-submit').click();
+    expect(((await (await searched).json()) as { results: unknown[] }).results).toEqual([]);
     await byTestId('no-results').waitFor();
     expect((await apiDocuments(tenantId)).map((d) => d.filename).sort()).toEqual(['encrypted.pdf', 'notes.txt']);
     await byTestId('doc-summary').filter({ hasText: '2 documents: 1 ready, 1 failed' }).waitFor();

@@ -6,7 +6,7 @@
 //   search-results      the results (data-query = the query answered)
 //   search-result       one passage (data-doc-id, data-filename, data-page when known)
 //   result-file, result-page, result-score, result-passage   its parts;  result-expand  "Show whole passage"
-//   no-results          nothing matched
+//   search-summary      how many passages were found (role="status");  no-results  in it when nothing matched
 import { Fragment, useEffect, useId, useRef, useState } from 'react';
 import * as client from '../api/client';
 import type { SearchAnswer, SearchHit } from '../api/types';
@@ -71,15 +71,18 @@ export function DocumentSearch({ tenantId, deleted }: DocumentSearchProps) {
       </form>
       <ErrorBanner error={error} />
       {answer && !error ? (
-        <div aria-live="polite">
+        <>
+          <p className="muted search-summary" role="status" data-testid="search-summary">
+            {results.length
+              ? `${results.length} passage${results.length === 1 ? '' : 's'} for “${answer.query}”, best first`
+              : <span data-testid="no-results">No passage of a ready document holds “{answer.query}”.</span>}
+          </p>
           {results.length ? (
             <ol className="search-results" data-testid="search-results" data-query={answer.query}>
               {results.map((r) => <SearchResult key={`${r.documentId}:${r.chunkIndex}`} hit={r} />)}
             </ol>
-          ) : (
-            <p className="muted" data-testid="no-results">No passage of a ready document holds “{answer.query}”.</p>
-          )}
-        </div>
+          ) : null}
+        </>
       ) : null}
     </section>
   );
