@@ -174,4 +174,34 @@ describe('console AI documents', () => {
 
     expect(problems.list()).toEqual([]);
   }, 120_000);
+
+  // Last: it stops the server.
+  it('keeps the list on show with the error when reads fail, and reads less and less often', async () => {
+    await page.goto('/#/ai');
+    await byTestId('create-tenant-name').fill('outage');
+    await byTestId('create-tenant-submit').click();
+    await byTestId('tenant-row').filter({ hasText: 'outage' }).and(page.locator('[aria-current="true"]')).waitFor();
+    // Some 8 MB of text: the worker is still at it when the server stops.
+    const lines = Array.from({ length: 120_000 }, (_, i) => `line ${i} of the lantern outage notes, kept for the backoff test`).join('\n');
+    await byTestId('doc-upload-input').setInputFiles({ name: 'outage.txt', mimeType: 'text/plain', buffer: Buffer.from(lines) });
+    await row('outage.txt').and(page.locator(':is([data-status="stored"], [data-status="processing"])')).waitFor();
+    await byTestId('doc-summary').and(page.locator('[data-polling="true"]')).waitFor();
+
+    const reads: number[] = [];
+    page.on('request', (req) => {
+      if (req.method() === 'GET' && new URL(req.url()).pathname === '/ai/docs') reads.push(Date.now());
+    });
+    await server.stop();
+    const stoppedAt = Date.now();
+    await byTestId('tenant-docs').getByRole('alert').filter({ hasText: 'Lantern cannot be reached' }).waitFor({ timeout: 10_000 });
+    await expect(row('outage.txt').count()).resolves.toBe(1);
+    await screenshot(page, 'ai-04-server-gone');
+    // After each failed read the wait doubles: 4 s, then 8 s (timers never fire early, so these are lower bounds).
+    while (reads.filter((t) => t >= stoppedAt).length < 3 && Date.now() - stoppedAt < 30_000) await page.waitForTimeout(250);
+    const failed = reads.filter((t) => t >= stoppedAt);
+    expect(failed.length).toBeGreaterThanOrEqual(3);
+    expect(failed[1]! - failed[0]!).toBeGreaterThanOrEqual(3_900);
+    expect(failed[2]! - failed[1]!).toBeGreaterThanOrEqual(7_900);
+    problems.clear();
+  }, 90_000);
 });
