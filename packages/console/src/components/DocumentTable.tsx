@@ -43,7 +43,8 @@ export function DocumentTable({ docs, onReprocessed, onDeleted }: DocumentTableP
   );
 }
 
-const count = (n: number | undefined) => (n === undefined ? <span className="muted" aria-label="none">–</span> : formatCount(n));
+const count = (n: number | undefined) =>
+  (n === undefined ? <><span className="muted" aria-hidden="true">–</span><span className="sr-only">none</span></> : formatCount(n));
 
 function DocumentRow({ doc, onReprocessed, onDeleted }: { doc: DocumentRecord } & Omit<DocumentTableProps, 'docs'>) {
   const [busy, setBusy] = useState(false);
