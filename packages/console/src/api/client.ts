@@ -1,7 +1,7 @@
 /** Every call the console makes, one function each, over the public HTTP API only. */
 import { api, page, withQuery } from './http';
 import type {
-  ApiKey, Application, DocumentRecord, LogEntry, MetricsReport, Organization, Page, Project, Tenant, TraceRecord, User,
+  ApiKey, Application, DocumentRecord, LogEntry, MetricsReport, Organization, Page, Project, SearchAnswer, Tenant, TraceRecord, User,
 } from './types';
 
 export interface SessionAnswer { token: string; user: User }
@@ -59,5 +59,11 @@ export const metrics = (query: { projectId?: number; applicationId?: number; fro
 
 export const listTenants = (organizationId: number) => api<Tenant[]>('GET', withQuery('/ai/tenant', { organizationId }));
 export const createTenant = (organizationId: number, name: string) => api<Tenant>('POST', '/ai/tenant', { organizationId, name });
-export const listDocuments = (tenantId: string) => api<DocumentRecord[]>('GET', withQuery('/ai/docs', { TenantId: tenantId }));
+export const listDocuments = (tenantId: string, signal?: AbortSignal) =>
+  api<DocumentRecord[]>('GET', withQuery('/ai/docs', { TenantId: tenantId }), undefined, signal);
+/** Back to `stored` (202 with the record): out of search until it is ready again. */
+export const reprocessDocument = (docId: string) => api<DocumentRecord>('POST', `/ai/docs/${encodeURIComponent(docId)}/reprocess`);
 export const deleteDocument = (docId: string) => api<void>('DELETE', `/ai/docs/${encodeURIComponent(docId)}`);
+/** The passages of the tenant's ready documents holding the query's words, best first (limit 1-50, default 10). */
+export const searchDocuments = (tenantId: string, query: string, limit?: number, signal?: AbortSignal) =>
+  api<SearchAnswer>('POST', withQuery('/ai/search', { TenantId: tenantId }), { query, ...(limit ? { limit } : {}) }, signal);

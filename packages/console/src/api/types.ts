@@ -70,5 +70,17 @@ export interface DocumentRecord {
   error?: { code: string; message: string };
 }
 
+/** One passage of `POST /ai/search`: a chunk of a ready document, its matched words as [start, end) offsets. */
+export interface SearchHit {
+  documentId: string; filename: string; chunkIndex: number;
+  /** For a PDF: the page of the first highlight, and [first, last] pages of the chunk. */
+  page?: number; pages?: [number, number];
+  /** Relative to the best result (1). */
+  score: number;
+  text: string;
+  highlights: [number, number][];
+}
+export interface SearchAnswer { query: string; results: SearchHit[] }
+
 /** A page of a list read: the items and the cursor of the next page (absent on the last page). */
 export interface Page<T> { items: T[]; nextCursor?: string }

@@ -1,40 +1,92 @@
-// A tenant's documents, newest first, with deletion behind an inline confirmation.
+// A tenant's documents, newest first: status (and why a failure), pages and chunks, with Reprocess and a Delete
+// behind an inline confirmation.
 //
 // data-testid:
 //   doc-table       the table
-//   doc-row         a document (data-doc-id, data-filename)
+//   doc-row         a document (data-doc-id, data-filename, data-status)
+//   doc-status      its status badge;  doc-error  a failed one's reason (data-code = the API's error code)
+//   doc-pages, doc-chunks   its pages (PDF) and chunks once ready
+//   reprocess-doc   its "Reprocess" button (disabled while stored or processing)
 //   delete-doc      its "Delete" button;  confirm-delete / cancel-delete  the confirmation's buttons
+import { useState } from 'react';
 import * as client from '../api/client';
 import type { DocumentRecord } from '../api/types';
+import { failureTitle, isPending } from '../lib/documents';
 import { mediaType } from '../lib/form-rules';
-import { formatBytes, formatTimestamp } from '../lib/format';
+import { formatBytes, formatCount, formatTimestamp } from '../lib/format';
 import { ConfirmAction } from './ConfirmAction';
+import { ErrorBanner } from './Feedback';
 
-export function DocumentTable({ docs, onDeleted }: { docs: DocumentRecord[]; onDeleted(): void }) {
+export interface DocumentTableProps {
+  docs: DocumentRecord[];
+  /** A reprocess's answer: the record back to `stored`. */
+  onReprocessed(doc: DocumentRecord): void;
+  onDeleted(id: string): void;
+}
+
+export function DocumentTable({ docs, onReprocessed, onDeleted }: DocumentTableProps) {
   if (!docs.length) return <p className="muted" data-testid="no-docs">No document yet: drop a file above or choose one.</p>;
   return (
     <div className="table-scroll">
       <table className="table" data-testid="doc-table">
         <thead>
-          <tr><th>File</th><th>Type</th><th className="num">Size</th><th>Status</th><th>Created</th><th><span className="sr-only">Actions</span></th></tr>
+          <tr>
+            <th>File</th><th>Type</th><th className="num">Size</th><th>Status</th>
+            <th className="num">Pages</th><th className="num">Chunks</th><th>Created</th><th><span className="sr-only">Actions</span></th>
+          </tr>
         </thead>
         <tbody>
-          {docs.map((doc) => <DocumentRow key={doc.id} doc={doc} onDeleted={onDeleted} />)}
+          {docs.map((doc) => <DocumentRow key={doc.id} doc={doc} onReprocessed={onReprocessed} onDeleted={onDeleted} />)}
         </tbody>
       </table>
     </div>
   );
 }
 
-function DocumentRow({ doc, onDeleted }: { doc: DocumentRecord; onDeleted(): void }) {
+const count = (n: number | undefined) =>
+  (n === undefined ? <><span className="muted" aria-hidden="true">–</span><span className="sr-only">none</span></> : formatCount(n));
+
+function DocumentRow({ doc, onReprocessed, onDeleted }: { doc: DocumentRecord } & Omit<DocumentTableProps, 'docs'>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const pending = isPending(doc.status);
+  const reprocess = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      onReprocessed(await client.reprocessDocument(doc.id));
+    } catch (e) {
+      setError(e);
+    }
+    setBusy(false);
+  };
   return (
-    <tr data-testid="doc-row" data-doc-id={doc.id} data-filename={doc.filename}>
+    <tr data-testid="doc-row" data-doc-id={doc.id} data-filename={doc.filename} data-status={doc.status}>
       <td className="filename" title={`sha256 ${doc.sha256}`}>{doc.filename}</td>
       <td title={doc.contentType}>{mediaType(doc.contentType)}</td>
       <td className="num" title={`${doc.size.toLocaleString('en-US')} bytes`}>{formatBytes(doc.size)}</td>
-      <td><span className={`status-badge ${doc.status}`} title={doc.error ? `${doc.error.code}: ${doc.error.message}` : undefined}>{doc.status}</span></td>
+      <td className="doc-status">
+        <span className={`status-badge ${doc.status}`} data-testid="doc-status">{doc.status}</span>
+        {doc.status === 'failed' && doc.error ? (
+          <span className="doc-error" data-testid="doc-error" data-code={doc.error.code}>
+            <strong>{failureTitle(doc.error.code)}</strong> <code>{doc.error.code}</code>: {doc.error.message}
+          </span>
+        ) : null}
+      </td>
+      <td className="num" data-testid="doc-pages">{count(doc.pages)}</td>
+      <td className="num" data-testid="doc-chunks">{count(doc.chunks)}</td>
       <td title={doc.createdAt}>{formatTimestamp(doc.createdAt)}</td>
       <td className="actions">
+        <button
+          type="button"
+          data-testid="reprocess-doc"
+          aria-label={`Reprocess ${doc.filename}`}
+          title={pending ? 'Waiting for processing already' : 'Extract and index the file again'}
+          disabled={busy || pending}
+          onClick={() => void reprocess()}
+        >
+          {busy ? 'Reprocessing…' : 'Reprocess'}
+        </button>{' '}
         <ConfirmAction
           label="Delete"
           ariaLabel={`Delete ${doc.filename}?`}
@@ -45,9 +97,10 @@ function DocumentRow({ doc, onDeleted }: { doc: DocumentRecord; onDeleted(): voi
           staysBusy
           action={async () => {
             await client.deleteDocument(doc.id);
-            onDeleted();
+            onDeleted(doc.id);
           }}
         />
+        <ErrorBanner error={error} />
       </td>
     </tr>
   );

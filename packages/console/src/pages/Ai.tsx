@@ -1,4 +1,4 @@
-// AI tenants of the selected organization and their documents (#/ai; `?tenant=<id>` picks the tenant).
+// AI tenants of the selected organization, their documents and search (#/ai; `?tenant=<id>` picks the tenant).
 //
 // data-testid:
 //   ai-page             the page
@@ -8,16 +8,22 @@
 //   tenant-docs         the picked tenant's documents section (data-tenant-id)
 //   doc-dropzone, doc-upload-input, upload-item, upload-progress, upload-error, clear-uploads
 //                       uploads (components/DocumentUploader.tsx)
-//   doc-table, doc-row, delete-doc, confirm-delete, cancel-delete, no-docs
-//                       the documents (components/DocumentTable.tsx)
+//   doc-summary         how many documents in each status (role="status"; data-polling="true" while read again live)
+//   doc-table, doc-row, doc-status, doc-error, doc-pages, doc-chunks, reprocess-doc, delete-doc, confirm-delete,
+//   cancel-delete, no-docs
+//                       the documents (components/DocumentTable.tsx), updated live (document-feed.ts)
+//   tenant-search       the search of the tenant's documents (components/DocumentSearch.tsx)
 import { useCallback, useState } from 'react';
 import * as client from '../api/client';
 import type { Tenant } from '../api/types';
+import { DocumentSearch } from '../components/DocumentSearch';
 import { DocumentTable } from '../components/DocumentTable';
 import { DocumentUploader } from '../components/DocumentUploader';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { NameForm } from '../components/NameForm';
 import { useUploadQueue, type UploadQueue } from '../components/upload-queue';
+import { useDocumentFeed } from '../document-feed';
+import { statusSummary } from '../lib/documents';
 import { useAsync } from '../use-async';
 import { href, navigate, useRoute } from '../router';
 import { useWorkspace } from '../workspace';
@@ -81,14 +87,32 @@ export function AiPage() {
 }
 
 function TenantDocuments({ tenant, version, queue }: { tenant: Tenant; version: number; queue: UploadQueue }) {
-  const docs = useAsync(() => client.listDocuments(tenant.id), [tenant.id, version]);
+  const feed = useDocumentFeed(tenant.id, version);
+  // Deleted here: their passages leave the search results at once.
+  const [deleted, setDeleted] = useState<ReadonlySet<string>>(() => new Set());
+  const { remove } = feed;
+  const onDeleted = useCallback((id: string) => {
+    setDeleted((set) => new Set(set).add(id));
+    remove(id);
+  }, [remove]);
   return (
-    <section className="tenant-docs panel" data-testid="tenant-docs" data-tenant-id={tenant.id}>
-      <h2>Documents of {tenant.name}</h2>
-      <DocumentUploader tenantId={tenant.id} queue={queue} />
-      <ErrorBanner error={docs.error} onRetry={docs.reload} />
-      {docs.loading && !docs.data ? <Loading what="documents" /> : null}
-      {docs.data ? <DocumentTable docs={docs.data} onDeleted={docs.reload} /> : null}
-    </section>
+    <div className="tenant-main">
+      <section className="tenant-docs panel" data-testid="tenant-docs" data-tenant-id={tenant.id}>
+        <h2>Documents of {tenant.name}</h2>
+        <DocumentUploader tenantId={tenant.id} queue={queue} />
+        <ErrorBanner error={feed.error} onRetry={feed.reload} />
+        {feed.loading && !feed.docs ? <Loading what="documents" /> : null}
+        {feed.docs?.length ? (
+          <p className="doc-summary muted" role="status" data-testid="doc-summary" data-polling={feed.pollingIn === undefined ? undefined : 'true'}>
+            {statusSummary(feed.docs)}{feed.pollingIn === undefined ? '' : ' · updating live'}
+          </p>
+        ) : null}
+        {feed.docs ? <DocumentTable docs={feed.docs} onReprocessed={feed.replace} onDeleted={onDeleted} /> : null}
+      </section>
+      <section className="panel" data-testid="tenant-search" aria-labelledby="tenant-search-title">
+        <h2 id="tenant-search-title">Search {tenant.name}</h2>
+        <DocumentSearch tenantId={tenant.id} deleted={deleted} />
+      </section>
+    </div>
   );
 }
