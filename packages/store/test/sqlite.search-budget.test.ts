@@ -36,7 +36,7 @@ describe('sqlite document search: the scoring budget', () => {
         status: 'stored', createdAt: toIso(T0 + i), objectKey: `tenants/${tenantId}/documents/${id}`,
       });
       const claim = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
-      await store.completeDocument(id, claim.claim, { characters: text.length, pages: null, chunks: [{ index: 0, text, start: 0, end: text.length }] });
+      await store.completeDocument(id, claim.claim, { characters: text.length, chunks: [{ index: 0, text, start: 0, end: text.length }] });
     }
     db = new Database(join(dir, 'lantern.db'), { readonly: true });
     search = chunkSearcher(db, BUDGET);
