@@ -151,6 +151,7 @@ describe('console AI documents', () => {
     expect(((await answer.json()) as ApiDocument).status).toBe('stored');
     await row('notes.txt').and(page.locator('[data-status="ready"]')).waitFor({ timeout: 30_000 });
     await byTestId('doc-summary').and(page.locator(':not([data-polling])')).waitFor({ timeout: 30_000 });
+    // The 202 said `stored`: only a later read (the reprocess's own, or a poll after it) can have said `ready`.
     expect(listReads.length).toBeGreaterThan(readsAtReprocess);
     const afterReprocess = await page.evaluate(() => (window as unknown as { seenStatuses: Record<string, string[]> }).seenStatuses['notes.txt']!);
     expect(afterReprocess.slice(-2, -1)).toEqual([expect.stringMatching(/^(stored|processing)$/)]);
@@ -200,8 +201,9 @@ describe('console AI documents', () => {
     while (reads.filter((t) => t >= stoppedAt).length < 3 && Date.now() - stoppedAt < 30_000) await page.waitForTimeout(250);
     const failed = reads.filter((t) => t >= stoppedAt);
     expect(failed.length).toBeGreaterThanOrEqual(3);
-    expect(failed[1]! - failed[0]!).toBeGreaterThanOrEqual(3_900);
-    expect(failed[2]! - failed[1]!).toBeGreaterThanOrEqual(7_900);
+    // The times are when this process heard of each request, which a loaded machine can delay: a margin of 0.5 s.
+    expect(failed[1]! - failed[0]!).toBeGreaterThanOrEqual(3_500);
+    expect(failed[2]! - failed[1]!).toBeGreaterThanOrEqual(7_500);
     problems.clear();
   }, 90_000);
 });

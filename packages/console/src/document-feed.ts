@@ -20,7 +20,7 @@ export interface DocumentFeed {
   remove(id: string): void;
 }
 
-/** Whether the browser shows the page: a hidden tab stops polling, and reads again as soon as it is shown. */
+/** Whether the browser shows the page: a hidden tab stops polling; shown again, it polls at its next delay. */
 function usePageVisible(): boolean {
   const [visible, setVisible] = useState(() => document.visibilityState !== 'hidden');
   useEffect(() => {

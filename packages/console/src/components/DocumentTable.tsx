@@ -11,6 +11,7 @@
 import { useState } from 'react';
 import * as client from '../api/client';
 import type { DocumentRecord } from '../api/types';
+import { ApiError } from '../api/errors';
 import { failureTitle, isPending } from '../lib/documents';
 import { mediaType } from '../lib/form-rules';
 import { formatBytes, formatCount, formatTimestamp } from '../lib/format';
@@ -43,6 +44,8 @@ export function DocumentTable({ docs, onReprocessed, onDeleted }: DocumentTableP
   );
 }
 
+const isNotFound = (e: unknown): boolean => e instanceof ApiError && e.status === 404;
+
 const count = (n: number | undefined) =>
   (n === undefined ? <><span className="muted" aria-hidden="true">–</span><span className="sr-only">none</span></> : formatCount(n));
 
@@ -56,7 +59,9 @@ function DocumentRow({ doc, onReprocessed, onDeleted }: { doc: DocumentRecord } 
     try {
       onReprocessed(await client.reprocessDocument(doc.id));
     } catch (e) {
-      setError(e);
+      // Deleted meanwhile (another tab, another member): the row goes, as a delete's would.
+      if (isNotFound(e)) onDeleted(doc.id);
+      else setError(e);
     }
     setBusy(false);
   };
@@ -96,7 +101,10 @@ function DocumentRow({ doc, onReprocessed, onDeleted }: { doc: DocumentRecord } 
           testids={{ start: 'delete-doc', confirm: 'confirm-delete', cancel: 'cancel-delete' }}
           staysBusy
           action={async () => {
-            await client.deleteDocument(doc.id);
+            // Already gone (deleted elsewhere): what the user asked for holds, so the row goes all the same.
+            await client.deleteDocument(doc.id).catch((e: unknown) => {
+              if (!isNotFound(e)) throw e;
+            });
             onDeleted(doc.id);
           }}
         />
