@@ -88,20 +88,26 @@ export function docxOf(paras) {
 
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
-/** `n` words drawn with Zipf's law over the vocabulary (rank r has weight 1/r), as words fall in real text. */
-const zipfCumulative = (() => {
+/**
+ * A drawer of words with Zipf's law (rank r has weight 1/r) over `size` distinct words of 2-4 syllables, as words
+ * fall in real text: a few very common, a long tail of rare ones.
+ */
+export function zipfWords(size) {
+  const distinct = new Set();
+  while (distinct.size < size) distinct.add(Array.from({ length: 2 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(''));
+  const list = [...distinct];
   let total = 0;
-  const sums = vocabulary.map((_, r) => (total += 1 / (r + 1)));
-  return sums.map((s) => s / total);
-})();
-export function zipfWord() {
-  const u = random();
-  let lo = 0;
-  let hi = zipfCumulative.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (zipfCumulative[mid] < u) lo = mid + 1;
-    else hi = mid;
-  }
-  return vocabulary[lo];
+  const cumulative = list.map((_, r) => (total += 1 / (r + 1))).map((sum) => sum / total);
+  const draw = () => {
+    const u = random();
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return list[lo];
+  };
+  return { list, draw };
 }

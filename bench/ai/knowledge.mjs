@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // bench/ai/knowledge: AI documents end to end on the embedded server (the process `pnpm start` runs), over HTTP.
-//  1. Indexing: uploads --docs Markdown documents of about --kb KB each (words drawn with Zipf's law from the
-//     inputs.mjs vocabulary, every document new bytes), --concurrency uploads at once, and times from the first
+//  1. Indexing: uploads --docs Markdown documents of about --kb KB each (words drawn with Zipf's law from 30,000
+//     distinct ones, inputs.mjs zipfWords, every document new bytes), --concurrency uploads at once, and times from the first
 //     upload to the last document ready. The rate is the text of the ready documents (their `characters`, read in
 //     the database: what was stored, not what was answered) per second, beside the chunks stored.
 //  2. Search: --queries POST /ai/search on that tenant, one at a time after 20 warm-up queries, in four kinds
-//     (a common word, a rare word, two words, three words): p50, p99 and max per kind and over all.
+//     (a common word: one of the 20 most frequent; a rare word: ranks 2,000-10,000; two and three words drawn as
+//     the text draws them): p50, p99 and max per kind and over all.
 //  3. Ingest during extraction (--pdf-mb, 0 to skip): a steady ingest load of --rate requests a second (20 new
 //     spans each, sent on schedule whether or not the previous ones answered), --idle-s seconds with nothing else,
 //     then while a PDF of --pdf-mb MB is uploaded and processed to ready: ingest p50/p99 of both phases and the
@@ -22,8 +23,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Database, percentile, post, startLantern } from '../ingest/lantern.mjs';
-import { pdfOf, vocabulary, words, zipfWord } from './inputs.mjs';
+import { pdfOf, words, zipfWords } from './inputs.mjs';
 
+/** The documents' words: 30,000 distinct ones (the query kinds below pick by rank). */
+const { list: vocabulary, draw: zipfWord } = zipfWords(30_000);
 const { values: opt } = parseArgs({
   options: {
     docs: { type: 'string', default: '2000' },
@@ -137,7 +140,7 @@ function searchOnce(token, tenantId, query) {
 async function searching(token, tenantId) {
   const kinds = {
     'a common word': () => vocabulary[Math.floor(Math.random() * 20)],
-    'a rare word': () => vocabulary[1000 + Math.floor(Math.random() * 1000)],
+    'a rare word': () => vocabulary[2000 + Math.floor(Math.random() * 8000)],
     'two words': () => `${zipfWord()} ${zipfWord()}`,
     'three words': () => `${zipfWord()} ${zipfWord()} ${zipfWord()}`,
   };
