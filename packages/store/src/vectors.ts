@@ -7,8 +7,9 @@
 /** The vector's bytes, little-endian float32, for a BLOB column. */
 export const vectorBytes = (vector: Float32Array): Buffer => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 
-/** A BLOB column's bytes as a vector (copied: a Buffer's offset need not be aligned for a Float32Array). */
+/** A BLOB column's bytes as a vector: a view when they are aligned for a Float32Array, else a copy. */
 export function vectorOf(bytes: Uint8Array): Float32Array {
+  if (bytes.byteOffset % 4 === 0 && bytes.byteLength % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return new Float32Array(copy.buffer);
