@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { createTokenService, type PasswordHasher } from '@lantern/auth';
 import type { Config, LimitsConfig } from '@lantern/config';
-import { startDocumentProcessing } from '@lantern/ai';
+import { processingSetup, startDocumentProcessing } from '@lantern/ai';
 import { consoleDir } from '@lantern/console';
 import { createServiceApp } from '@lantern/http';
 import { ingestErrorRenderers } from '@lantern/ingest';
@@ -25,7 +25,7 @@ export interface Embedded {
 }
 
 export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds' | 'rateLimit' | 'apiKeyCacheMs' | 'trustProxy'> &
-  Partial<Pick<Config, 'adapters' | 'retentionDays' | 'readBudgetMs' | 'streamBudgetMs' | 'readWorkers'>> & {
+  Partial<Pick<Config, 'adapters' | 'retentionDays' | 'readBudgetMs' | 'streamBudgetMs' | 'readWorkers' | 'chunking' | 'embeddings'>> & {
   logger: Logger;
   /** The fair limits (docs/api.md, "Limits"); what is left out takes its default. */
   limits?: Partial<LimitsConfig>;
@@ -49,6 +49,8 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
   const adapters = options.adapters ?? { store: { kind: 'sqlite' }, bus: { kind: 'memory' }, blobs: { kind: 'fs' } };
   const retentionDays = options.retentionDays ?? 0;
   const closers = new Closers();
+  // The chunking, and semantic search's provider (off without LANTERN_EMBEDDINGS_URL): the worker's and the search's.
+  const setup = processingSetup(options);
   const { store, bus, blobs, processing } = await closers.guard(async () => {
     const store = closers.add(await openStore(adapters.store, { dataDir, retentionDays, ...(options.storeFile ? { sqliteFile: options.storeFile } : {}), ...(options.readWorkers === undefined ? {} : { readWorkers: options.readWorkers }) }));
     const blobs = closers.add(await openBlobs(adapters.blobs, { dataDir }));
@@ -65,14 +67,14 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
     await writer.start();
     retention.start();
     // Before the store and blob store close (closers run last in, first out): documents under way are given back.
-    const processing = options.processDocuments === false ? undefined : startDocumentProcessing({ store, blobs, logger });
+    const processing = options.processDocuments === false ? undefined : startDocumentProcessing({ store, blobs, logger }, setup);
     if (processing) closers.push(() => processing.stop());
     return { store, bus, blobs, processing };
   });
   // Token versions are looked up in the store (a signed-out token is refused at once in this process).
   const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds, versions: store });
   const budgets = { readBudgetMs: options.readBudgetMs ?? DEFAULT_READ_BUDGETS.readBudgetMs, streamBudgetMs: options.streamBudgetMs ?? DEFAULT_READ_BUDGETS.streamBudgetMs };
-  const deps = { store, bus, blobs, tokens, logger, ...(processing ? { wakeDocuments: processing.wake } : {}), rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, budgets, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
+  const deps = { store, bus, blobs, tokens, logger, ...(processing ? { wakeDocuments: processing.wake } : {}), ...(setup.semantic ? { semantic: setup.semantic } : {}), rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, budgets, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
   let stopping = false;
   const app = createServiceApp({
     logger,

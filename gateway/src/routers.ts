@@ -1,5 +1,5 @@
 import { createAccountsRouters } from '@lantern/accounts';
-import { createAiRouter, createKnowledgeRouter } from '@lantern/ai';
+import { createAiRouter, createKnowledgeRouter, type Semantic } from '@lantern/ai';
 import { createApiKeyResolver, type PasswordHasher, type TokenService } from '@lantern/auth';
 import type { BlobStore } from '@lantern/blobs';
 import type { Bus } from '@lantern/bus';
@@ -28,6 +28,8 @@ export interface RouterDeps extends Pick<Config, 'rateLimit' | 'apiKeyCacheMs'> 
   budgets?: ReadBudgets;
   /** Wakes this process's document worker (the ai service): an upload or a reprocess waits for it. */
   wakeDocuments?: () => void;
+  /** Semantic search's provider (LANTERN_EMBEDDINGS_*): the ai service's search is hybrid with it. */
+  semantic?: Semantic;
 }
 
 function need<T>(value: T | undefined, what: string, service: ServiceName): T {
@@ -88,7 +90,10 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
           },
           ...(d.wakeDocuments ? { wake: d.wakeDocuments } : {}),
         }),
-        createKnowledgeRouter({ store, tokens: need(d.tokens, 'a token service', service), ...(d.wakeDocuments ? { wake: d.wakeDocuments } : {}) }),
+        createKnowledgeRouter({
+          store, tokens: need(d.tokens, 'a token service', service), logger, ...(d.wakeDocuments ? { wake: d.wakeDocuments } : {}),
+          ...(d.semantic ? { queryEmbedder: d.semantic.queries } : {}),
+        }),
       ];
     case 'writer':
       return [];

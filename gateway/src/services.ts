@@ -1,4 +1,4 @@
-import { startDocumentProcessing } from '@lantern/ai';
+import { processingSetup, startDocumentProcessing } from '@lantern/ai';
 import { createTokenService } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { createServiceApp } from '@lantern/http';
@@ -59,9 +59,10 @@ export async function createServiceProcess(service: ServiceName, config: Config,
       retention.start();
     }
     // The ai service processes the documents it and its peers receive (claims keep each to one process).
-    const processing = service === 'ai' ? startDocumentProcessing({ store, blobs: blobs!, logger }) : undefined;
+    const setup = service === 'ai' ? processingSetup(config) : {};
+    const processing = service === 'ai' ? startDocumentProcessing({ store, blobs: blobs!, logger }, setup) : undefined;
     if (processing) closers.push(() => processing.stop());
-    const routers = serviceRouters(service, { store, logger, ...(processing ? { wakeDocuments: processing.wake } : {}), ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, limits: config.limits, apiKeyCacheMs: config.apiKeyCacheMs, budgets: { readBudgetMs: config.readBudgetMs, streamBudgetMs: config.streamBudgetMs }, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
+    const routers = serviceRouters(service, { store, logger, ...(processing ? { wakeDocuments: processing.wake } : {}), ...(setup.semantic ? { semantic: setup.semantic } : {}), ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, limits: config.limits, apiKeyCacheMs: config.apiKeyCacheMs, budgets: { readBudgetMs: config.readBudgetMs, streamBudgetMs: config.streamBudgetMs }, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
     return createServiceApp({ logger, trustProxy: config.trustProxy, isStopping: () => stopping, checks, routers, errorRenderers: ingestErrorRenderers });
   });
   return {

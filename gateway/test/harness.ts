@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPasswordHasher, type PasswordHasher } from '@lantern/auth';
-import type { LimitsConfig } from '@lantern/config';
+import type { ChunkingConfig, EmbeddingsConfig, LimitsConfig } from '@lantern/config';
 import { createEmbedded, type Embedded } from '@lantern/gateway';
 import { createLogger, type Logger } from '@lantern/logging';
 import request from 'supertest';
@@ -39,11 +39,17 @@ export interface StartOptions {
   passwordHasher?: PasswordHasher;
   /** TRUST_PROXY (default 0): 1 lets a test speak for several client addresses with X-Forwarded-For. */
   trustProxy?: number;
+  /** LANTERN_CHUNK_TOKENS/OVERLAP (default 800/400). */
+  chunking?: ChunkingConfig;
+  /** Semantic search's provider (LANTERN_EMBEDDINGS_*; default off). */
+  embeddings?: EmbeddingsConfig;
+  /** An existing data dir (a restart on a fileStore: pass the first Lantern's, closed with close()); default a new one. */
+  dataDir?: string;
 }
 
 /** The whole embedded Lantern (every service, real SQLite, in-process bus, filesystem blobs) for supertest. */
 export async function startLantern(options: StartOptions = {}): Promise<Lantern> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'lantern-test-'));
+  const dataDir = options.dataDir ?? await mkdtemp(join(tmpdir(), 'lantern-test-'));
   const embedded = await createEmbedded({
     dataDir,
     jwtSecret: 'test-secret-that-is-long-enough-0123456789',
@@ -59,6 +65,8 @@ export async function startLantern(options: StartOptions = {}): Promise<Lantern>
     ...(options.streamBudgetMs === undefined ? {} : { streamBudgetMs: options.streamBudgetMs }),
     // Uploaded documents stay `stored` unless a test asks for them to be processed (ai-knowledge tests).
     processDocuments: options.processDocuments ?? false,
+    ...(options.chunking ? { chunking: options.chunking } : {}),
+    ...(options.embeddings ? { embeddings: options.embeddings } : {}),
   });
   return {
     ...embedded,

@@ -1,11 +1,13 @@
 /** Environment parsed once at start into a typed object, with messages that say which variable is wrong and how. */
 
 import { adapterConfig, type AdapterConfig } from './adapters.js';
+import { chunkingConfig, embeddingsConfig, type ChunkingConfig, type EmbeddingsConfig } from './ai.js';
 import { Reader, type Env } from './reader.js';
 import { serverLimitsConfig, type ServerLimitsConfig } from './server.js';
 
 export type { AdapterConfig, BlobsConfig, BusConfig, StoreConfig } from './adapters.js';
 export { DEFAULT_SERVER_LIMITS, type ServerLimitsConfig } from './server.js';
+export { DEFAULT_CHUNKING_CONFIG, type ChunkingConfig, type EmbeddingsConfig } from './ai.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -85,6 +87,10 @@ export interface Config {
   readWorkers: number;
   /** Which store, bus and blob store the process uses, and where they are. */
   adapters: AdapterConfig;
+  /** How AI documents are chunked (LANTERN_CHUNK_TOKENS, LANTERN_CHUNK_OVERLAP). */
+  chunking: ChunkingConfig;
+  /** Semantic search's embedding provider (LANTERN_EMBEDDINGS_*); undefined: off. */
+  embeddings: EmbeddingsConfig | undefined;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -122,6 +128,8 @@ export function loadConfig(env: Env = process.env): Config {
     streamBudgetMs: r.int('STREAM_BUDGET_MS', 120_000, 100, 3_600_000),
     readWorkers: r.int('READ_WORKERS', 2, 0, 64),
     adapters: adapterConfig(r),
+    chunking: chunkingConfig(r),
+    embeddings: embeddingsConfig(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;

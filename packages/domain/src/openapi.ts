@@ -54,7 +54,8 @@ const ops: Record<string, Record<string, Op>> = {
   '/ai/search': {
     post: { summary: 'Search the ready documents of a tenant: the chunks holding the query\'s words, best first', security: 'jwt', body: ref('SearchBody'), ok: ['200', 'Results', ref('SearchResult')], errors: ['400', '401', '404', '413', '415'],
       params: [tenantIdParam],
-      description: 'Lexical (BM25), any of the query\'s words, compared without case or accents; chunks holding the words next to each other rank above chunks where they are scattered. A query of only punctuation is 200 with no results.' },
+      description: 'Lexical (BM25), any of the query\'s words, compared without case or accents; chunks holding the words next to each other rank above chunks where they are scattered. A query of only punctuation is 200 with no results. '
+        + 'With semantic search configured (LANTERN_EMBEDDINGS_URL), hybrid: the lexical ranking and the chunks nearest the query\'s embedding (cosine) fused by reciprocal rank (k = 60), `score` the fused score relative to the best (1); a chunk may then match without sharing a word (no highlights). If the provider cannot embed the query, the answer is the lexical one.' },
   },
   '/auth/register': { post: { summary: 'Create an account', security: 'none', body: ref('RegisterBody'), ok: ['201', 'Account and token', ref('AuthResult')], errors: ['400', '409', '413', '415', '429'] } },
   '/auth/login': { post: { summary: 'Log in', security: 'none', body: ref('LoginBody'), ok: ['200', 'Token', ref('AuthResult')], errors: ['400', '401', '413', '415', '429'] } },

@@ -287,6 +287,29 @@ export interface ChunkInput {
   pages?: [number, number];
   /** Where in `text` each page after the first begins (a chunk spanning pages). */
   pageBreaks?: number[];
+  /** Its embedding, unit length, when semantic search is on (never part of a search hit). */
+  vector?: Float32Array;
+}
+
+/**
+ * What a ready document's chunks were made with: the chunking (tokens per chunk, overlap) and the embedding model, if
+ * any. A document completed without it counts as made with UNRECORDED_SETTINGS (processing.ts).
+ */
+export interface ProcessingSettings {
+  chunkTokens: number;
+  chunkOverlap: number;
+  /** The embedding model (and its dimensions, if asked for) whose vectors the chunks carry; absent: no vectors. */
+  embeddingModel?: string;
+}
+
+/** The nearest chunks to a query's embedding, by cosine. */
+export interface VectorSearch {
+  userId: string;
+  tenantId: string;
+  /** Unit length: only chunk vectors of the same length are compared. */
+  vector: Float32Array;
+  limit: number;
+  documentIds?: string[];
 }
 
 /** A document taken for processing: `claim` identifies this take; the lease must be renewed while it lasts. */
@@ -307,10 +330,13 @@ export interface ChunkSearch {
   documentIds?: string[];
 }
 
-export interface ChunkHit extends ChunkInput {
+export interface ChunkHit extends Omit<ChunkInput, 'vector'> {
   documentId: string;
   filename: string;
-  /** The index's relevance (BM25 on SQLite, the text score on MongoDB): higher is better; scales differ by store. */
+  /**
+   * The index's relevance (BM25 on SQLite, the text score on MongoDB): higher is better; scales differ by store. For
+   * nearestChunks, the cosine similarity to the query's vector.
+   */
   score: number;
 }
 
@@ -332,7 +358,7 @@ export interface ProcessingStore {
    * Under a claim still held: the document `ready` with its counts, its chunks stored (and indexed) in place of
    * any before. False when the claim is lost: then nothing of it is kept.
    */
-  completeDocument(documentId: string, claim: string, result: { characters: number; pages?: number; chunks: ChunkInput[] }): Promise<boolean>;
+  completeDocument(documentId: string, claim: string, result: { characters: number; pages?: number; chunks: ChunkInput[]; settings?: ProcessingSettings }): Promise<boolean>;
   /** Under a claim still held: the document `failed` with the reason. False when the claim is lost. */
   failDocument(documentId: string, claim: string, error: DocumentFailure): Promise<boolean>;
   /**
@@ -340,8 +366,19 @@ export interface ProcessingStore {
    * claim on it lost. Null when the user cannot see it.
    */
   reprocessDocument(id: string, userId: string): Promise<StoredDocument | null>;
-  /** The chunks of the tenant's `ready` documents (a tenant the user can see) holding the terms, best first. */
+  /**
+   * The chunks of the tenant's searchable documents (a tenant the user can see) holding the terms, best first.
+   * Searchable: `ready`, or queued again by requeueOutdated and not yet done (its earlier chunks answer meanwhile).
+   */
   searchChunks(query: ChunkSearch): Promise<ChunkHit[]>;
+  /** The chunks of the tenant's searchable documents whose vectors are nearest the query's (cosine), best first. */
+  nearestChunks(query: VectorSearch): Promise<ChunkHit[]>;
+  /**
+   * Every `ready` document whose chunks were made with other settings than `current` back to `stored` (attempts
+   * cleared) to be processed again; its chunks stay searchable until the new ones replace them (a failure or a
+   * reprocess removes them). How many were queued.
+   */
+  requeueOutdated(current: ProcessingSettings): Promise<number>;
 }
 
 /**

@@ -1,3 +1,6 @@
+/** Migration 11's columns (schema.ts), dropped before UNDO_MIGRATION_10's. */
+export const UNDO_MIGRATION_11 = `ALTER TABLE chunks DROP COLUMN vector; ${['chunk_tokens', 'chunk_overlap', 'embedding_model'].map((c) => `ALTER TABLE documents DROP COLUMN ${c};`).join(' ')}`;
+
 /**
  * What the migration tests drop, besides their own, to take a database back to an earlier version: the objects of
  * the migrations after 9 (schema.ts), which cannot be made idempotent (columns added to `documents`).

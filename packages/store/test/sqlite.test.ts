@@ -10,7 +10,7 @@ import type { Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { toStoreError } from '../src/sqlite/errors.js';
 import { MIGRATIONS } from '../src/sqlite/schema.js';
-import { UNDO_MIGRATION_10 } from './sqlite-undo.js';
+import { UNDO_MIGRATION_10, UNDO_MIGRATION_11 } from './sqlite-undo.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -208,7 +208,7 @@ describe('sqlite store', () => {
     const v3 = new Database(file);
     // Back to version 3: without the rollups (minute and hour), and without the later log search migration's objects.
     v3.exec(`DROP TABLE metric_rollups; DROP TABLE metric_rollups_hourly; DROP TRIGGER logs_fts_delete; DROP TABLE logs_fts;
-      DROP TABLE logs_fts_state; DROP INDEX logs_project_level_ts; ${UNDO_MIGRATION_10}`);
+      DROP TABLE logs_fts_state; DROP INDEX logs_project_level_ts; ${UNDO_MIGRATION_11} ${UNDO_MIGRATION_10}`);
     v3.pragma('user_version = 3');
     v3.close();
 

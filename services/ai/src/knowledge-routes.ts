@@ -1,16 +1,23 @@
 import type { TokenService } from '@lantern/auth';
 import { errors, highlightsOf, schemas, searchTerms, termSpan, validatorFor } from '@lantern/domain';
 import { jsonBody, requireUser, requiredText, userIdOf } from '@lantern/http';
+import type { Logger } from '@lantern/logging';
 import type { ChunkHit, Store, StoredDocument } from '@lantern/store';
 import { Router } from 'express';
+import type { Embedder } from './search/embeddings.js';
+import { fuseByReciprocalRank } from './search/rank-fusion.js';
 
-export type KnowledgeStore = Pick<Store, 'getTenant' | 'getDocument' | 'reprocessDocument' | 'searchChunks'>;
+export type KnowledgeStore = Pick<Store, 'getTenant' | 'getDocument' | 'reprocessDocument' | 'searchChunks' | 'nearestChunks'>;
 
 export interface KnowledgeDeps {
   store: KnowledgeStore;
   tokens: TokenService;
   /** Wakes the document worker (a reprocessed document waits for it). */
   wake?: () => void;
+  /** Semantic search's query client (search/semantic.ts `queries`); absent: search is lexical only. */
+  queryEmbedder?: Embedder;
+  /** Where a search that fell back to lexical says why. */
+  logger?: Logger;
 }
 
 const searchBody = validatorFor<{ query: string; limit?: number; documentIds?: string[] }>(schemas.ai.searchBody.$id);
@@ -44,8 +51,19 @@ function rankOf(hit: ChunkHit, terms: readonly string[]): number {
   return hit.score * (1 + coverage) * (1 + proximity);
 }
 
+/** The query's vector, or undefined when the provider cannot give it (the search is then lexical, and says so in the log). */
+async function queryVector(embedder: Embedder | undefined, query: string, logger: Logger | undefined): Promise<Float32Array | undefined> {
+  if (!embedder) return undefined;
+  try {
+    return (await embedder.embed([query]))[0];
+  } catch (err) {
+    logger?.warn('semantic search unavailable, answering lexically', { error: (err as Error).message });
+    return undefined;
+  }
+}
+
 /** GET /ai/docs/{docId}, POST /ai/docs/{docId}/reprocess and POST /ai/search?TenantId=. */
-export function createKnowledgeRouter({ store, tokens, wake }: KnowledgeDeps): Router {
+export function createKnowledgeRouter({ store, tokens, wake, queryEmbedder, logger }: KnowledgeDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
 
@@ -69,12 +87,18 @@ export function createKnowledgeRouter({ store, tokens, wake }: KnowledgeDeps): R
     if (!(await store.getTenant(tenantId, userIdOf(res)))) throw errors.notFound('tenant');
     const limit = body.limit ?? 10;
     const terms = searchTerms(body.query);
-    const hits = await store.searchChunks({
-      userId: userIdOf(res), tenantId, terms, limit: limit * CANDIDATES_PER_RESULT, ...(body.documentIds ? { documentIds: body.documentIds } : {}),
-    });
-    const ranked = hits.map((hit) => ({ hit, score: rankOf(hit, terms) }))
-      .sort((a, b) => b.score - a.score || b.hit.score - a.hit.score)
-      .slice(0, limit);
+    const scope = { userId: userIdOf(res), tenantId, limit: limit * CANDIDATES_PER_RESULT, ...(body.documentIds ? { documentIds: body.documentIds } : {}) };
+    const [hits, vector] = await Promise.all([store.searchChunks({ ...scope, terms }), queryVector(queryEmbedder, body.query, logger)]);
+    const lexical = hits.map((hit) => ({ hit, score: rankOf(hit, terms) }))
+      .sort((a, b) => b.score - a.score || b.hit.score - a.hit.score);
+    let ranked = lexical.slice(0, limit);
+    if (vector) {
+      // Hybrid: the lexical ranking and the nearest chunks (a chunk pointing away from the query is no match) fused
+      // by reciprocal rank (k = 60); the score is the fused one.
+      const near = (await store.nearestChunks({ ...scope, vector })).filter((hit) => hit.score > 0);
+      ranked = fuseByReciprocalRank([lexical.map((r) => r.hit), near], (hit) => `${hit.documentId}:${hit.index}`)
+        .slice(0, limit).map((f) => ({ hit: f.item, score: f.score }));
+    }
     // Scores relative to the best (1): the index's raw scores carry statistics of the whole index, every tenant's
     // documents included (how many chunks hold a word), which a tenant must not be able to watch change.
     const best = ranked[0]?.score ?? 1;

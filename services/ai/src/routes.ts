@@ -13,7 +13,7 @@ import { acceptUpload, uploadMiddleware, type StoredUpload } from './upload.js';
 export type AiStore = Pick<
   Store,
   'getRole' | 'createTenant' | 'listTenants' | 'getTenant' | 'createDocument' | 'listDocuments' | 'getDocument' | 'deleteDocument'
-  | 'findDocumentBySha256' | 'organizationStoredBytes' | 'countHit' | 'reprocessDocument' | 'searchChunks'
+  | 'findDocumentBySha256' | 'organizationStoredBytes' | 'countHit' | 'reprocessDocument' | 'searchChunks' | 'nearestChunks'
 >;
 
 /** The upload limits (docs/api.md, "Limits"). */

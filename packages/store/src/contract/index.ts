@@ -4,6 +4,7 @@ import { accountsContract } from './accounts.js';
 import { aiContract } from './ai.js';
 import { aiProcessingContract } from './ai-processing.js';
 import { aiSearchContract } from './ai-search.js';
+import { aiSemanticContract } from './ai-semantic.js';
 import { credentialsContract } from './credentials.js';
 import { useStore } from './fixtures.js';
 import type { OpenStore } from './fixtures.js';
@@ -57,6 +58,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore, opti
     if (all) aiContract(ctx);
     aiProcessingContract(ctx);
     aiSearchContract(ctx);
+    aiSemanticContract(ctx);
     if (all) limitsContract(ctx);
 
     describe('lifecycle', () => {

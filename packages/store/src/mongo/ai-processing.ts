@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { ChunkHit, ProcessingStore } from '../port.js';
-import { attemptsUsedUp } from '../processing.js';
+import { attemptsUsedUp, UNRECORDED_SETTINGS } from '../processing.js';
+import { cosine, TopK } from '../vectors.js';
 import { DELETING, tenantVisibility, toDocument } from './ai.js';
 import type { ChunkDoc, RecordStoreDeps } from './collections.js';
 
@@ -12,13 +13,25 @@ import type { ChunkDoc, RecordStoreDeps } from './collections.js';
  *   replace it), then flips the document to `ready` with `chunksClaim` set to its claim only if the claim still
  *   holds, and then removes the chunks of every other claim; if the claim was lost (taken over, reprocessed,
  *   deleted), it takes its own chunks back;
- * - search reads the tenant's part of the text index, then keeps the hits of `ready` documents whose
- *   `chunksClaim` is the hit's claim: a leftover of a slow or lost worker is never answered.
+ * - search reads the tenant's part of the text index, then keeps the hits of searchable documents whose
+ *   `chunksClaim` is the hit's claim: a leftover of a slow or lost worker is never answered. Searchable: `ready`
+ *   only (contract.md); requeueOutdated keeps `chunksClaim`, the earlier chunks, until the next completion;
+ * - the nearest chunks are a brute-force pass over the tenant's vectors (a cursor, kept to the best few).
  */
+const SEARCHABLE = ['ready'];
+
+const hitOf = (h: ChunkDoc, filename: string, score: number): ChunkHit => ({
+  documentId: h.documentId, filename, index: h.index, text: h.text, start: h.start, end: h.end, ...(h.pages ? { pages: h.pages } : {}),
+  ...(h.pageBreaks ? { pageBreaks: h.pageBreaks } : {}), score,
+});
+
 export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps): ProcessingStore {
   const held = (id: string, claim: string) => ({ _id: id, claim, status: 'processing' });
 
   const visibleTenant = tenantVisibility({ c, access });
+  /** The documents among `ids` whose chunks answer, by id. */
+  const searchable = async (ids: string[]) => new Map((await c.documents.find({ _id: { $in: [...new Set(ids)] }, status: { $in: SEARCHABLE } },
+    { projection: { filename: 1, chunksClaim: 1 } }).toArray()).map((d) => [d._id, d]));
 
   return {
     claimDocument: ({ leaseMs, maxAttempts }) => guard.run(async () => {
@@ -53,14 +66,15 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
         replaceOne: {
           filter: { _id: `${id}:${claim}:${chunk.index}` },
           replacement: { documentId: id, tenantId: doc.tenantId, index: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end, ...(chunk.pages ? { pages: chunk.pages } : {}),
-            ...(chunk.pageBreaks ? { pageBreaks: chunk.pageBreaks } : {}), claim },
+            ...(chunk.pageBreaks ? { pageBreaks: chunk.pageBreaks } : {}), ...(chunk.vector ? { vector: Array.from(chunk.vector) } : {}), claim },
           upsert: true,
         },
       }));
       if (writes.length > 0) await c.chunks.bulkWrite(writes, { ordered: false });
       const ready = await c.documents.updateOne(held(id, claim), {
-        $set: { status: 'ready', chunksClaim: claim, chunkCount: result.chunks.length, characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }) },
-        $unset: { claim: '', leaseUntil: '', error: '', ...(result.pages === undefined ? { pages: '' } : {}) },
+        $set: { status: 'ready', chunksClaim: claim, chunkCount: result.chunks.length, characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }),
+          ...(result.settings ? { processedWith: { chunkTokens: result.settings.chunkTokens, chunkOverlap: result.settings.chunkOverlap, embeddingModel: result.settings.embeddingModel ?? '' } } : {}) },
+        $unset: { claim: '', leaseUntil: '', error: '', ...(result.pages === undefined ? { pages: '' } : {}), ...(result.settings ? {} : { processedWith: '' }) },
       });
       if (ready.modifiedCount > 0) {
         await c.chunks.deleteMany({ documentId: id, claim: { $ne: claim } });
@@ -99,18 +113,48 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
         { tenantId: query.tenantId, $text: { $search: query.terms.join(' ') }, ...(query.documentIds ? { documentId: { $in: query.documentIds } } : {}) },
         { projection: { score: { $meta: 'textScore' } }, sort: { score: { $meta: 'textScore' }, documentId: 1, index: 1 }, limit: query.limit * 2 + 10 },
       ).toArray() as (ChunkDoc & { score: number })[];
-      const ready = new Map((await c.documents.find({ _id: { $in: [...new Set(found.map((h) => h.documentId))] }, status: 'ready' }, { projection: { filename: 1, chunksClaim: 1 } }).toArray())
-        .map((d) => [d._id, d]));
+      const ready = await searchable(found.map((h) => h.documentId));
       const hits: ChunkHit[] = [];
       for (const h of found) {
         const doc = ready.get(h.documentId);
         if (doc === undefined || doc.chunksClaim !== h.claim) continue;
-        const filename = doc.filename;
-        hits.push({ documentId: h.documentId, filename, index: h.index, text: h.text, start: h.start, end: h.end, ...(h.pages ? { pages: h.pages } : {}),
-          ...(h.pageBreaks ? { pageBreaks: h.pageBreaks } : {}), score: h.score });
+        hits.push(hitOf(h, doc.filename, h.score));
         if (hits.length === query.limit) break;
       }
       return hits;
+    }),
+
+    nearestChunks: (query) => guard.run(async () => {
+      if (query.limit <= 0 || (await visibleTenant(query.tenantId, query.userId)) === null) return [];
+      // The tenant's searchable documents first (their chunks' claims), then their vectors of the query's length.
+      const docs = await c.documents.find({ tenantId: query.tenantId, status: { $in: SEARCHABLE }, chunksClaim: { $exists: true },
+        ...(query.documentIds ? { _id: { $in: query.documentIds } } : {}) }, { projection: { filename: 1, chunksClaim: 1 } }).toArray();
+      if (docs.length === 0) return [];
+      const byId = new Map(docs.map((d) => [d._id, d]));
+      const top = new TopK<string>(query.limit);
+      const cursor = c.chunks.find({ tenantId: query.tenantId, documentId: { $in: docs.map((d) => d._id) }, vector: { $size: query.vector.length } },
+        { projection: { documentId: 1, claim: 1, vector: 1 } });
+      for await (const chunk of cursor) {
+        if (byId.get(chunk.documentId)?.chunksClaim === chunk.claim) top.offer(chunk._id, cosine(query.vector, chunk.vector!));
+      }
+      const best = top.best();
+      const found = new Map((await c.chunks.find({ _id: { $in: best.map((b) => b.item) } }, { projection: { vector: 0 } }).toArray()).map((h) => [h._id, h]));
+      return best.flatMap(({ item, similarity }) => {
+        const h = found.get(item);
+        return h ? [hitOf(h, byId.get(h.documentId)!.filename, similarity)] : [];
+      });
+    }),
+
+    requeueOutdated: (current) => guard.run(async () => {
+      const u = UNRECORDED_SETTINGS;
+      const same = { $and: [
+        { $eq: [{ $ifNull: ['$processedWith.chunkTokens', u.chunkTokens] }, current.chunkTokens] },
+        { $eq: [{ $ifNull: ['$processedWith.chunkOverlap', u.chunkOverlap] }, current.chunkOverlap] },
+        { $eq: [{ $ifNull: ['$processedWith.embeddingModel', u.embeddingModel] }, current.embeddingModel ?? ''] },
+      ] };
+      // chunksClaim stays: the chunks answer searches until the new ones replace them.
+      const queued = await c.documents.updateMany({ status: 'ready', $expr: { $not: [same] } }, { $set: { status: 'stored', attempts: 0 }, $unset: { error: '' } });
+      return queued.modifiedCount;
     }),
   };
 }

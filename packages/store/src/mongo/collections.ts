@@ -241,17 +241,24 @@ export interface DocumentDoc {
   pages?: number;
   /** When failed. */
   error?: { code: string; message: string };
-  /** When ready: the claim whose chunks are the document's (others are leftovers, never searched). */
+  /**
+   * When ready (or queued again by requeueOutdated): the claim whose chunks are the document's (others are
+   * leftovers, never searched).
+   */
   chunksClaim?: string;
+  /** What its chunks were made with (absent: processing.ts UNRECORDED_SETTINGS). */
+  processedWith?: { chunkTokens: number; chunkOverlap: number; embeddingModel: string };
 }
 
 /** One chunk of a document's text (ai-processing.ts): `_id` is the document id, the claim and the chunk's index. */
-export interface ChunkDoc extends ChunkInput {
+export interface ChunkDoc extends Omit<ChunkInput, 'vector'> {
   _id: string;
   documentId: string;
   tenantId: string;
   /** The claim whose completion wrote it: a completion that lost its claim takes back only its own. */
   claim: string;
+  /** Its embedding (unit length), when semantic search is on. */
+  vector?: number[];
 }
 
 /** One fixed window of a rate limit (limits.ts): `_id` is the key and the window's start. */

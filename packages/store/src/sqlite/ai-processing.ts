@@ -1,12 +1,14 @@
 import type { Database } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import type { ChunkInput, ProcessingStore } from '../port.js';
+import type { ChunkInput, ProcessingSettings, ProcessingStore } from '../port.js';
 import { DOC_COLUMNS, type DocumentRow, MEMBER_OF_TENANT, toDocument } from './ai.js';
-import { attemptsUsedUp } from '../processing.js';
+import { attemptsUsedUp, UNRECORDED_SETTINGS } from '../processing.js';
+import { vectorBytes } from '../vectors.js';
 import { guard } from './errors.js';
 import { CHUNK_BATCH, chunkRemover } from './chunk-sweep.js';
 import { turn } from './paging.js';
 import { chunkSearcher, tenantToken } from './ai-search.js';
+import { nearestSearcher } from './ai-nearest.js';
 
 /**
  * The processing queue and the chunks on SQLite (port.ts, ProcessingStore). One process owns the database: a claim
@@ -14,7 +16,9 @@ import { chunkSearcher, tenantToken } from './ai-search.js';
  * each its own transaction that checks the claim still holds, under the claim (chunks carry it, so two claims of one
  * document never collide), with a turn of the event loop between batches; the last transaction flips the document
  * to `ready` with `chunks_claim` set, and only chunks of that claim are searched. Chunks of other claims (an earlier
- * attempt, a lost worker, a failure, a reprocess) are removed afterwards in batches too.
+ * attempt, a lost worker, a failure, a reprocess) are removed afterwards in batches too. A document queued again
+ * because the settings changed (requeueOutdated) keeps its `chunks_claim` (out of search: only ready documents are
+ * searched) until the next completion replaces it.
  */
 export function createProcessingStore(db: Database, now: () => number): ProcessingStore {
   const q = {
@@ -35,10 +39,14 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     // On its partial index (schema.ts): every claim looks, and there are none but after an interrupted delete.
     deleting: db.prepare<[], { id: string }>(`SELECT id FROM documents WHERE status = 'deleting' LIMIT 20`),
     deleteDoc: db.prepare<[string]>(`DELETE FROM documents WHERE id = ? AND status = 'deleting'`),
-    insertChunk: db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks)
-      VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks)`),
+    insertChunk: db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks, vector)
+      VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks, @vector)`),
     ready: db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunks_claim = @claim, chunk_count = @chunks,
-      characters = @characters, pages = @pages WHERE id = @id`),
+      characters = @characters, pages = @pages, chunk_tokens = @tokens, chunk_overlap = @overlap, embedding_model = @model WHERE id = @id`),
+    // A scan of the documents, once at start (start.ts): NULL settings are the unrecorded ones (migration 11).
+    outdated: db.prepare(`UPDATE documents SET status = 'stored', attempts = 0, error_code = NULL, error_message = NULL
+      WHERE status = 'ready' AND NOT (coalesce(chunk_tokens, @defaultTokens) = @tokens AND coalesce(chunk_overlap, @defaultOverlap) = @overlap
+        AND coalesce(embedding_model, @defaultModel) = @model)`),
     visible: db.prepare<[{ id: string; userId: string }], { claim: string | null; chunks_claim: string | null }>(`SELECT d.claim, d.chunks_claim
       FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id AND d.status <> 'deleting'`),
     requeue: db.prepare<[string]>(`UPDATE documents SET status = 'stored', claim = NULL, lease_until_ms = NULL, attempts = 0, chunks_claim = NULL,
@@ -46,6 +54,7 @@ export function createProcessingStore(db: Database, now: () => number): Processi
   };
 
   const search = chunkSearcher(db);
+  const nearest = nearestSearcher(db);
 
   const removeChunks = chunkRemover(db);
   const sweep = (id: string, keep: string | null) => removeChunks(id, keep === null ? { all: true } : { but: keep });
@@ -71,14 +80,17 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     const tenant = tenantToken(held.tenant_id);
     for (const c of chunks) {
       q.insertChunk.run({ documentId: id, claim: token, tenant, index: c.index, text: c.text, start: c.start, end: c.end,
-        pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null, pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null });
+        pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null, pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null,
+        vector: c.vector ? vectorBytes(c.vector) : null });
     }
     return true;
   });
 
-  const finish = db.transaction((id: string, token: string, result: { characters: number; pages?: number; chunks: ChunkInput[] }) => {
+  const finish = db.transaction((id: string, token: string, result: { characters: number; pages?: number; chunks: ChunkInput[]; settings?: ProcessingSettings }) => {
     if (!q.held.get({ id, claim: token })) return false;
-    q.ready.run({ id, claim: token, chunks: result.chunks.length, characters: result.characters, pages: result.pages ?? null });
+    const { settings } = result;
+    q.ready.run({ id, claim: token, chunks: result.chunks.length, characters: result.characters, pages: result.pages ?? null,
+      tokens: settings?.chunkTokens ?? null, overlap: settings?.chunkOverlap ?? null, model: settings ? settings.embeddingModel ?? '' : null });
     return true;
   });
 
@@ -138,6 +150,14 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     },
     async searchChunks(query) {
       return guard(() => search(query));
+    },
+    async nearestChunks(query) {
+      return guard(() => nearest(query));
+    },
+    async requeueOutdated(current) {
+      const u = UNRECORDED_SETTINGS;
+      return guard(() => q.outdated.run({ tokens: current.chunkTokens, overlap: current.chunkOverlap, model: current.embeddingModel ?? '',
+        defaultTokens: u.chunkTokens, defaultOverlap: u.chunkOverlap, defaultModel: u.embeddingModel })).changes;
     },
   };
 }

@@ -3,7 +3,7 @@ import { highlightsOf } from '@lantern/domain';
 import type { ChunkHit, ChunkSearch } from '../port.js';
 import { MEMBER_OF_TENANT } from './ai.js';
 
-interface HitRow {
+export interface HitRow {
   document_id: string;
   filename: string;
   chunk_index: number;
@@ -15,6 +15,19 @@ interface HitRow {
   page_breaks: string | null;
   score: number;
 }
+
+/**
+ * The documents whose chunks answer: ready ones only (contract.md). One queued again by requeueOutdated keeps its
+ * earlier chunks (`chunks_claim`) until the next completion replaces them, but is out of search meanwhile.
+ */
+export const SEARCHABLE = `d.status = 'ready'`;
+
+/** A chunk row as a search hit. */
+export const hitOf = (r: HitRow): ChunkHit => ({
+  documentId: r.document_id, filename: r.filename, index: r.chunk_index, text: r.text, start: r.start_offset, end: r.end_offset,
+  ...(r.page_first === null ? {} : { pages: [r.page_first, r.page_last ?? r.page_first] as [number, number] }),
+  ...(r.page_breaks === null ? {} : { pageBreaks: JSON.parse(r.page_breaks) as number[] }), score: r.score,
+});
 
 /** The tenant id as the chunks' FTS5 `tenant` column holds it: its hex digits, one token. */
 export const tenantToken = (tenantId: string): string => tenantId.replace(/-/g, '').toLowerCase();
@@ -82,7 +95,7 @@ export function chunkSearcher(db: Database, scored = SCORED_CHUNKS): (query: Chu
   const rank = (documents: string) => db.prepare<[RankParams], { id: number; score: number }>(`
     SELECT c.id, -bm25(chunks_fts, 0.0, 1.0) AS score
     FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id AND d.chunks_claim = c.claim
-    WHERE chunks_fts MATCH @match AND d.tenant_id = @tenantId AND d.status = 'ready' ${documents}
+    WHERE chunks_fts MATCH @match AND d.tenant_id = @tenantId AND ${SEARCHABLE} ${documents}
     ORDER BY bm25(chunks_fts, 0.0, 1.0), c.document_id, c.chunk_index LIMIT @limit`);
   const newest = (documents: string) => db.prepare<[RankParams], { id: number; score: number }>(`
     SELECT c.id, 0 AS score

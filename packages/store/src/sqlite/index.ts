@@ -91,7 +91,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     ...createAiStore(connection, now),
     ...createProcessingStore(connection, now),
     // With read workers, document search runs on them (the main connection's searcher serves without).
-    ...(pool ? { searchChunks: pool.searchChunks } : {}),
+    ...(pool ? { searchChunks: pool.searchChunks, nearestChunks: pool.nearestChunks } : {}),
     ...createLimitsStore(connection),
     async ping() {
       guard(() => ping.get());

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { AppError, JSON_BATCHES, QuantileSketch, errors, type ErrorCode, type JsonBatches, type LogEntry, type TraceRecord } from '@lantern/domain';
-import type { ChunkHit, ChunkSearch, LogQuery, MetricsCell, MetricsQuery, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
+import type { ChunkHit, ChunkSearch, LogQuery, MetricsCell, MetricsQuery, RootSpanQuery, RootSpanRow, TraceQuery, VectorSearch } from '../port.js';
 import { logReadClass, metricsReadClass, traceReadClass, type ReadClass } from './read-class.js';
 import type { ReadFailure, ReadReply, ReadRequest, StreamMethod, WireCell } from './read-worker.js';
 import { workerFile } from './writer-thread.js';
@@ -29,6 +29,8 @@ export interface ReadPool {
   readMetrics(query: MetricsQuery): Promise<MetricsCell[]>;
   /** AI document search (port.ts searchChunks), a heavy read: it scores every chunk of the tenant holding a word. */
   searchChunks(query: ChunkSearch): Promise<ChunkHit[]>;
+  /** Nearest chunks by cosine (port.ts nearestChunks), a heavy read: it compares every vector of the tenant. */
+  nearestChunks(query: VectorSearch): Promise<ChunkHit[]>;
   close(): Promise<void>;
   /** For tests: the worker threads running now (to terminate one, as if it had died). */
   workersForTest(): Worker[];
@@ -213,6 +215,14 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
       const slot = acquire(query.userId, 'heavy');
       try {
         return ((await call(liveOf(slot), { kind: 'search', query })) as { hits: ChunkHit[] }).hits;
+      } finally {
+        release(slot, query.userId);
+      }
+    },
+    async nearestChunks(query) {
+      const slot = acquire(query.userId, 'heavy');
+      try {
+        return ((await call(liveOf(slot), { kind: 'nearest', query })) as { hits: ChunkHit[] }).hits;
       } finally {
         release(slot, query.userId);
       }

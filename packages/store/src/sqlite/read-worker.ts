@@ -3,8 +3,9 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { AppError, errors } from '@lantern/domain';
-import type { ChunkHit, ChunkSearch, MetricsQuery } from '../port.js';
+import type { ChunkHit, ChunkSearch, MetricsQuery, VectorSearch } from '../port.js';
 import { chunkSearcher } from './ai-search.js';
+import { nearestSearcher } from './ai-nearest.js';
 import { toStoreError } from './errors.js';
 import { createLogReader } from './logs.js';
 import { createRollupReader } from './rollup-reader.js';
@@ -26,7 +27,8 @@ export type ReadRequest =
   | { id: number; kind: 'next'; stream: number }
   | { id: number; kind: 'close'; stream: number }
   | { id: number; kind: 'metrics'; query: MetricsQuery }
-  | { id: number; kind: 'search'; query: ChunkSearch };
+  | { id: number; kind: 'search'; query: ChunkSearch }
+  | { id: number; kind: 'nearest'; query: VectorSearch };
 
 /** An AppError's fields (503 read_timeout or unavailable above all), or the message of anything else. */
 export type ReadFailure = { status: number; code: string; message: string; details?: unknown[]; retryAfter?: number } | { message: string };
@@ -78,6 +80,8 @@ const readers = { ...createTraceReader(db, pageSize), ...createLogReader(db, pag
 const readMetrics = createRollupReader(db);
 // Document search (FTS5 BM25 scores every match: off the request thread, as the heavy reads).
 const searchChunks = chunkSearcher(db);
+// Nearest chunks by cosine, brute force over the tenant's vectors: a heavy read too.
+const nearestChunks = nearestSearcher(db);
 /** The open streams; `abort` stops a stream's read at its next statement (ReadBudget.signal), even mid-batch. */
 const streams = new Map<number, { it: AsyncIterator<unknown>; json: boolean; abort: AbortController }>();
 
@@ -141,6 +145,8 @@ async function handle(request: ReadRequest): Promise<ReadReply> {
     }
     case 'search':
       return { id: request.id, hits: searchChunks(request.query) };
+    case 'nearest':
+      return { id: request.id, hits: nearestChunks(request.query) };
   }
 }
 

@@ -334,6 +334,15 @@ export const MIGRATIONS: readonly string[] = [
     INSERT INTO chunks_fts (chunks_fts, rowid, tenant, text) VALUES ('delete', old.id, old.tenant, old.text);
   END;
   `,
+  // 11: issue 15, configurable chunking and semantic search: what a ready document's chunks were made with (NULL: before
+  // this migration, the defaults of then: processing.ts UNRECORDED_SETTINGS), and each chunk's embedding as float32
+  // bytes (NULL without semantic search). Instant: columns without defaults to write.
+  `
+  ALTER TABLE documents ADD COLUMN chunk_tokens INTEGER;
+  ALTER TABLE documents ADD COLUMN chunk_overlap INTEGER;
+  ALTER TABLE documents ADD COLUMN embedding_model TEXT;
+  ALTER TABLE chunks ADD COLUMN vector BLOB;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

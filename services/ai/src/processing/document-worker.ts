@@ -1,7 +1,8 @@
 import type { BlobStore } from '@lantern/blobs';
 import type { ChunkSettings, ProcessingPool } from '@lantern/extract';
 import type { Logger } from '@lantern/logging';
-import type { DocumentClaim, ProcessingStore } from '@lantern/store';
+import type { ChunkInput, DocumentClaim, ProcessingSettings, ProcessingStore } from '@lantern/store';
+import { EmbeddingError, type Embedder } from '../search/embeddings.js';
 
 /**
  * The AI worker's loop (issue 15): claims a waiting document, reads its bytes from object storage, has the
@@ -9,7 +10,9 @@ import type { DocumentClaim, ProcessingStore } from '@lantern/store';
  * lease meanwhile. It looks for work when woken (an upload, a reprocess: `wake()`) and every `pollMs` besides
  * (documents left by a worker that died, wakes from other processes). A result the pool could not give (its thread
  * died) is no verdict on the document: the lease is dropped, and the document is taken again, its attempts
- * counted, until they are used up.
+ * counted, until they are used up. With semantic search on, the chunks are embedded after chunking (HTTP calls
+ * from this thread, in batches); a provider that cannot embed them after its retries costs the document an attempt,
+ * and on its last attempt the document fails (`timeout`, saying the embeddings failed and why).
  */
 export interface DocumentWorkerOptions {
   store: ProcessingStore;
@@ -17,6 +20,10 @@ export interface DocumentWorkerOptions {
   pool: ProcessingPool;
   logger: Logger;
   chunking: ChunkSettings;
+  /** Semantic search's client; absent: chunks are stored without vectors. */
+  embedder?: Embedder;
+  /** What the chunks are recorded as made with (default: settingsOf the chunking and the embedder's model). */
+  settings?: ProcessingSettings;
   /** Documents processed at once (the pool's threads). */
   concurrency: number;
   leaseMs?: number;
@@ -42,6 +49,15 @@ export const MAX_ATTEMPTS = 3;
 export const DOWNLOAD_TIMEOUT_MS = 60_000;
 /** After a failure that gave no verdict: the document waits this long before it is taken again, and the lane too. */
 export const RETRY_AFTER_MS = 10_000;
+
+/** The chunking and embedding model a document processed with these is recorded as made with. */
+export function settingsOf(chunking: ChunkSettings, embeddingModel?: string): ProcessingSettings {
+  return { chunkTokens: chunking.maxTokens, chunkOverlap: chunking.overlapTokens, ...(embeddingModel ? { embeddingModel } : {}) };
+}
+
+/** The message of a document whose chunks could not be embedded on its last attempt. */
+export const embeddingsFailed = (attempts: number, reason: string): string =>
+  `Its chunks could not be embedded for semantic search (${attempts} attempts): ${reason} Reprocess it once the embeddings provider answers.`;
 
 /** The object's bytes, or a rejection once `timeoutMs` has passed (the stream then destroyed). */
 async function bytesOf(blobs: Pick<BlobStore, 'get'>, key: string, timeoutMs: number): Promise<Buffer> {
@@ -70,7 +86,7 @@ async function bytesOf(blobs: Pick<BlobStore, 'get'>, key: string, timeoutMs: nu
 
 export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWorker {
   const {
-    store, blobs, pool, logger, chunking, concurrency, leaseMs = DEFAULT_LEASE_MS, maxAttempts = MAX_ATTEMPTS, pollMs = 5_000,
+    store, blobs, pool, logger, chunking, embedder, settings = settingsOf(chunking, embedder?.model), concurrency, leaseMs = DEFAULT_LEASE_MS, maxAttempts = MAX_ATTEMPTS, pollMs = 5_000,
     downloadTimeoutMs = DOWNLOAD_TIMEOUT_MS, retryAfterMs = RETRY_AFTER_MS,
   } = options;
   const running = new Set<Promise<void>>();
@@ -83,12 +99,28 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
     }, Math.max(1000, Math.floor(leaseMs / 3)));
     try {
       const result = await pool.process(await bytesOf(blobs, document.objectKey, downloadTimeoutMs), document.contentType, chunking);
-      const kept = result.ok
-        ? await store.completeDocument(document.id, claim, { characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }), chunks: result.chunks })
-        : await store.failDocument(document.id, claim, { code: result.code, message: result.message });
-      logger.info('document processed', { documentId: document.id, attempt: taken.attempt, outcome: result.ok ? 'ready' : result.code, kept });
+      if (!result.ok) {
+        const kept = await store.failDocument(document.id, claim, { code: result.code, message: result.message });
+        logger.info('document processed', { documentId: document.id, attempt: taken.attempt, outcome: result.code, kept });
+        return;
+      }
+      let chunks: ChunkInput[] = result.chunks;
+      if (embedder && chunks.length > 0) {
+        try {
+          const vectors = await embedder.embed(chunks.map((c) => c.text));
+          chunks = chunks.map((c, i) => ({ ...c, vector: vectors[i]! }));
+        } catch (err) {
+          if (!(err instanceof EmbeddingError) || taken.attempt < maxAttempts) throw err;
+          const kept = await store.failDocument(document.id, claim, { code: 'timeout', message: embeddingsFailed(taken.attempt, err.message) });
+          logger.warn('document failed: its chunks could not be embedded', { documentId: document.id, attempt: taken.attempt, error: err.message, kept });
+          return;
+        }
+      }
+      const kept = await store.completeDocument(document.id, claim, { characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }), chunks, settings });
+      logger.info('document processed', { documentId: document.id, attempt: taken.attempt, outcome: 'ready', chunks: chunks.length, kept });
     } catch (err) {
-      // No verdict (the thread died, the object store or the store failed, a stalled download): taken again once
+      // No verdict (the thread died, the object store or the store failed, a stalled download, the embeddings
+      // provider did not answer before this document's last attempt): taken again once
       // its lease, shortened to RETRY_AFTER_MS, runs out (an outage of a few seconds does not use up the attempts),
       // and this lane rests as long.
       logger.warn('document processing failed, to be tried again', { documentId: document.id, attempt: taken.attempt, error: (err as Error).message });

@@ -1,8 +1,9 @@
 import type { BlobStore } from '@lantern/blobs';
-import { createProcessingPool, DEFAULT_CHUNKING } from '@lantern/extract';
+import { checkChunkSettings, createProcessingPool, DEFAULT_CHUNKING } from '@lantern/extract';
 import type { Logger } from '@lantern/logging';
 import type { ProcessingStore } from '@lantern/store';
-import { createDocumentWorker } from './document-worker.js';
+import { createDocumentWorker, settingsOf } from './document-worker.js';
+import type { ProcessingSetup } from './setup.js';
 
 /**
  * Document processing for a process that serves the AI routes (the embedded server, or an `ai` service process):
@@ -25,10 +26,21 @@ export interface DocumentProcessing {
   stop(): Promise<void>;
 }
 
-export function startDocumentProcessing(deps: { store: ProcessingStore; blobs: Pick<BlobStore, 'get'>; logger: Logger }, options: Partial<typeof PROCESSING_DEFAULTS> = {}): DocumentProcessing {
-  const o = { ...PROCESSING_DEFAULTS, ...options };
+/**
+ * Starts the worker; the ready documents made with other settings (the chunking, the embedding model) are queued
+ * again first, and keep answering searches on their earlier chunks until they are done again.
+ */
+export function startDocumentProcessing(deps: { store: ProcessingStore; blobs: Pick<BlobStore, 'get'>; logger: Logger }, options: Partial<typeof PROCESSING_DEFAULTS> & ProcessingSetup = {}): DocumentProcessing {
+  const { chunking = DEFAULT_CHUNKING, semantic, ...rest } = options;
+  const o = { ...PROCESSING_DEFAULTS, ...rest };
+  checkChunkSettings(chunking);
+  const settings = settingsOf(chunking, semantic?.model);
   const pool = createProcessingPool({ size: o.threads, timeoutMs: o.timeoutMs, maxHeapMb: o.maxHeapMb });
-  const worker = createDocumentWorker({ ...deps, pool, chunking: DEFAULT_CHUNKING, concurrency: o.threads, pollMs: o.pollMs });
+  const worker = createDocumentWorker({ ...deps, pool, chunking, settings, ...(semantic ? { embedder: semantic.documents } : {}), concurrency: o.threads, pollMs: o.pollMs });
+  deps.store.requeueOutdated(settings).then((queued) => {
+    if (queued > 0) deps.logger.info('documents queued again: the processing settings changed', { queued, ...settings });
+    worker.wake();
+  }, (err: unknown) => deps.logger.warn('could not queue the documents made with other settings', { error: (err as Error).message }));
   return {
     wake: () => worker.wake(),
     // The threads go first: the documents under way are given back (their leases dropped) rather than waited for.

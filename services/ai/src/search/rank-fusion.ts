@@ -32,14 +32,3 @@ export function fuseByReciprocalRank<T>(lists: readonly (readonly T[])[], keyOf:
   return [...byKey.values()].sort((a, b) => b.score - a.score || a.first - b.first).map(({ item, score, ranks }) => ({ item, score, ranks }));
 }
 
-/** The `count` vectors most similar to `query` (dot product of unit vectors: cosine), best first. */
-export function nearest<T extends { vector: Float32Array }>(query: Float32Array, candidates: readonly T[], count: number): { item: T; similarity: number }[] {
-  const scored = candidates.map((item) => {
-    let dot = 0;
-    const v = item.vector;
-    const n = Math.min(v.length, query.length);
-    for (let i = 0; i < n; i++) dot += v[i]! * query[i]!;
-    return { item, similarity: dot };
-  });
-  return scored.sort((a, b) => b.similarity - a.similarity).slice(0, count);
-}

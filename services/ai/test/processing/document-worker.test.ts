@@ -9,6 +9,8 @@ import { createProcessingPool, DEFAULT_CHUNKING, PDF, type ProcessingPool } from
 import { createLogger } from '@lantern/logging';
 import { openSqliteStore, type Store } from '@lantern/store';
 import { createDocumentWorker, type DocumentWorker } from '../../src/processing/document-worker.js';
+import { createEmbedder } from '../../src/search/embeddings.js';
+import { startEmbeddingServer, type EmbeddingServer } from '../search/embedding-server.js';
 
 const FIXTURES = new URL('../fixtures/documents/', import.meta.url).pathname;
 
@@ -88,5 +90,76 @@ describe('ai: the document worker', () => {
     worker = createDocumentWorker({ store, blobs: stalling, pool, logger, chunking: DEFAULT_CHUNKING, concurrency: 1, pollMs: 100, retryAfterMs: 50, downloadTimeoutMs: 200 });
     expect(await settled(doc.id, user.id)).toMatchObject({ status: 'ready' });
     expect(reads).toBe(3);
+  }, 60_000);
+});
+
+/** The worker with semantic search on: a real HTTP server of the embeddings API (embedding-server.ts), no mock. */
+describe('ai: the document worker with embeddings', () => {
+  let store: Store;
+  let pool: ProcessingPool;
+  let worker: DocumentWorker | undefined;
+  let server: EmbeddingServer;
+  let dir: string;
+  afterEach(async () => {
+    await worker?.stop();
+    await pool?.close();
+    await store?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function setUp() {
+    dir = mkdtempSync(join(tmpdir(), 'lantern-worker-'));
+    store = await openSqliteStore({ file: ':memory:' });
+    server = await startEmbeddingServer();
+    const blobs = await createFsBlobStore({ root: dir });
+    pool = createProcessingPool({ size: 1, timeoutMs: 30_000, maxHeapMb: 512 });
+    const user = await store.createUser({ email: `${newId()}@example.test`, name: 'U', passwordHash: 'h' });
+    const org = await store.createOrganization({ name: 'O', ownerId: user.id });
+    const tenant = await store.createTenant({ name: 'Support', organizationId: org.id });
+    const id = newId();
+    const bytes = readFileSync(FIXTURES + 'runbook.md');
+    const objectKey = `tenants/${tenant.id}/documents/${id}`;
+    await blobs.put(objectKey, Readable.from([bytes]), { contentType: 'text/markdown', size: bytes.length });
+    const doc = await store.createDocument({ id, tenantId: tenant.id, filename: 'runbook.md', contentType: 'text/markdown; charset=utf-8', size: bytes.length, sha256: 'd'.repeat(64), status: 'stored', createdAt: toIso(Date.now()), objectKey });
+    return { user, tenant, blobs, doc, logger: createLogger({ service: 'test', silent: true }) };
+  }
+
+  async function settled(id: string, userId: string) {
+    for (let i = 0; i < 600; i++) {
+      const doc = await store.getDocument(id, userId);
+      if (doc && doc.status !== 'stored' && doc.status !== 'processing') return doc;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`document ${id} is still waiting`);
+  }
+
+  it('stores each chunk with its vector, recorded as made with the model: the nearest chunks find it', async () => {
+    const { user, tenant, blobs, doc, logger } = await setUp();
+    const embedder = createEmbedder({ url: server.url, model: 'fake-64', batchSize: 2 });
+    worker = createDocumentWorker({ store, blobs, pool, logger, chunking: { maxTokens: 100, overlapTokens: 0 }, embedder, concurrency: 1, pollMs: 100 });
+    const ready = await settled(doc.id, user.id);
+    expect(ready).toMatchObject({ status: 'ready' });
+    const chunks = (ready as { chunks: number }).chunks;
+    // Every chunk went to the provider, two at a time, with the model.
+    expect(server.requests.flatMap((r) => r.body.input)).toHaveLength(chunks);
+    expect(server.requests.every((r) => r.body.model === 'fake-64' && r.body.input.length <= 2)).toBe(true);
+    const [query] = await embedder.embed(['circuit breaker']);
+    const near = await store.nearestChunks({ userId: user.id, tenantId: tenant.id, vector: query!, limit: 3 });
+    expect(near.length).toBeGreaterThan(0);
+    expect(near[0]!.text.toLowerCase()).toContain('breaker');
+    // Recorded as made with 100/0 and the model: the same settings queue nothing; others queue it again.
+    expect(await store.requeueOutdated({ chunkTokens: 100, chunkOverlap: 0, embeddingModel: 'fake-64' })).toBe(0);
+    expect(await store.requeueOutdated({ chunkTokens: 100, chunkOverlap: 0 })).toBe(1);
+  }, 60_000);
+
+  it('counts a provider that cannot embed as an attempt, and fails the document on its last with the reason', async () => {
+    const { user, blobs, doc, logger } = await setUp();
+    server.failNext(100, 503);
+    const embedder = createEmbedder({ url: server.url, model: 'fake-64', retries: 0 });
+    worker = createDocumentWorker({ store, blobs, pool, logger, chunking: DEFAULT_CHUNKING, embedder, concurrency: 1, pollMs: 100, retryAfterMs: 50 });
+    const failed = await settled(doc.id, user.id);
+    expect(failed).toEqual({ ...doc, status: 'failed', error: { code: 'timeout', message: expect.stringMatching(/^Its chunks could not be embedded for semantic search \(3 attempts\): The embeddings API answered 503/) } });
+    expect(server.requests).toHaveLength(3);
   }, 60_000);
 });

@@ -13,6 +13,8 @@ export interface EmbeddingServer {
   url: string;
   requests: { authorization?: string; body: { model: string; input: string[]; dimensions?: number } }[];
   failNext(count: number, status: number, headers?: Record<string, string>, body?: string): void;
+  /** Forgets the failures failNext queued and not yet answered (the provider is back). */
+  recover(): void;
   /** The next answers are this body instead (a malformed answer). */
   answerNext(count: number, body: unknown): void;
   close(): Promise<void>;
@@ -66,6 +68,9 @@ export async function startEmbeddingServer(options: { apiKey?: string; synonyms?
     requests,
     failNext: (count, status, headers = {}, body = '{"error":{"message":"busy"}}') => {
       for (let i = 0; i < count; i++) failures.push({ status, headers, body });
+    },
+    recover: () => {
+      failures.length = 0;
     },
     answerNext: (count, body) => {
       for (let i = 0; i < count; i++) answers.push(body);

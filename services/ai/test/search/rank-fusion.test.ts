@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { fuseByReciprocalRank, nearest, RRF_K } from '../../src/search/rank-fusion.js';
+import { fuseByReciprocalRank, RRF_K } from '../../src/search/rank-fusion.js';
 
 describe('ai search: hybrid ranking', () => {
   it('fuses lexical and semantic lists by reciprocal rank (k = 60): found by both ranks above found by one', () => {
@@ -15,14 +15,5 @@ describe('ai search: hybrid ranking', () => {
   it('keeps the first appearance first among ties, and counts an item named twice in one list once, at its best rank', () => {
     expect(fuseByReciprocalRank([['x', 'y'], ['y', 'x']], (v) => v).map((f) => f.item)).toEqual(['x', 'y']);
     expect(fuseByReciprocalRank([['x', 'x']], (v) => v)).toEqual([{ item: 'x', score: 1 / 61, ranks: [1] }]);
-  });
-
-  it('finds the nearest unit vectors by cosine, best first', () => {
-    const unit = (...xs: number[]) => {
-      const n = Math.hypot(...xs);
-      return Float32Array.from(xs.map((x) => x / n));
-    };
-    const candidates = [{ id: 'far', vector: unit(0, 1) }, { id: 'near', vector: unit(1, 0.1) }, { id: 'mid', vector: unit(1, 1) }];
-    expect(nearest(unit(1, 0), candidates, 2).map((r) => r.item.id)).toEqual(['near', 'mid']);
   });
 });
