@@ -87,8 +87,8 @@ export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps):
       const marked = await c.documents.updateOne({ _id: id }, { $set: { status: DELETING }, $unset: { claim: '', leaseUntil: '' } });
       if (marked.matchedCount === 0) return false;
       await c.chunks.deleteMany({ documentId: id });
-      await c.documents.deleteOne({ _id: id });
-      return true;
+      // Of concurrent deletes of one document, only the one that removes the record answers true (the route's 204).
+      return (await c.documents.deleteOne({ _id: id })).deletedCount > 0;
     }),
   };
 }

@@ -3,24 +3,22 @@ import { randomUUID } from 'node:crypto';
 import type { ChunkInput, ProcessingSettings, ProcessingStore } from '../port.js';
 import { DOC_COLUMNS, type DocumentRow, MEMBER_OF_TENANT, toDocument } from './ai.js';
 import { attemptsUsedUp, UNRECORDED_SETTINGS } from '../processing.js';
-import { vectorBytes } from '../vectors.js';
 import { guard } from './errors.js';
-import { CHUNK_BATCH, chunkRemover } from './chunk-sweep.js';
-import { turn } from './paging.js';
-import { chunkSearcher, tenantToken } from './ai-search.js';
+import { chunkRemover, type ChunkWriter, localChunkWriter } from './chunk-sweep.js';
+import { chunkSearcher } from './ai-search.js';
 import { nearestSearcher } from './ai-nearest.js';
 
 /**
  * The processing queue and the chunks on SQLite (port.ts, ProcessingStore). One process owns the database: a claim
- * is one transaction that takes the oldest waiting document. A result is written in batches of CHUNK_BATCH chunks,
- * each its own transaction that checks the claim still holds, under the claim (chunks carry it, so two claims of one
- * document never collide), with a turn of the event loop between batches; the last transaction flips the document
+ * is one transaction that takes the oldest waiting document. A result is written in batches by the ChunkWriter
+ * (chunk-sweep.ts: the writer thread's, else this connection's), each its own transaction that checks the claim
+ * still holds, under the claim (chunks carry it, so two claims of one document never collide); the last one flips the document
  * to `ready` with `chunks_claim` set, and only chunks of that claim are searched. Chunks of other claims (an earlier
  * attempt, a lost worker, a failure, a reprocess) are removed afterwards in batches too. A document queued again
  * because the settings changed (requeueOutdated) keeps its `chunks_claim` (out of search: only ready documents are
  * searched) until the next completion replaces it.
  */
-export function createProcessingStore(db: Database, now: () => number): ProcessingStore {
+export function createProcessingStore(db: Database, now: () => number, chunks: ChunkWriter = localChunkWriter(db)): ProcessingStore {
   const q = {
     // On the partial index of the waiting documents (the status condition is what lets SQLite use it).
     expired: db.prepare<[{ now: number; max: number }]>(`SELECT id, attempts FROM documents
@@ -39,8 +37,6 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     // On its partial index (schema.ts): every claim looks, and there are none but after an interrupted delete.
     deleting: db.prepare<[], { id: string }>(`SELECT id FROM documents WHERE status = 'deleting' LIMIT 20`),
     deleteDoc: db.prepare<[string]>(`DELETE FROM documents WHERE id = ? AND status = 'deleting'`),
-    insertChunk: db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks, vector)
-      VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks, @vector)`),
     ready: db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunks_claim = @claim, chunk_count = @chunks,
       characters = @characters, pages = @pages, chunk_tokens = @tokens, chunk_overlap = @overlap, embedding_model = @model WHERE id = @id`),
     // A scan of the documents, once at start (start.ts): NULL settings are the unrecorded ones (migration 11).
@@ -56,7 +52,7 @@ export function createProcessingStore(db: Database, now: () => number): Processi
   const search = chunkSearcher(db);
   const nearest = nearestSearcher(db);
 
-  const removeChunks = chunkRemover(db);
+  const removeChunks = chunkRemover(chunks);
   const sweep = (id: string, keep: string | null) => removeChunks(id, keep === null ? { all: true } : { but: keep });
   const sweepClaim = (id: string, claim: string) => removeChunks(id, { only: claim });
 
@@ -72,18 +68,6 @@ export function createProcessingStore(db: Database, now: () => number): Processi
     const token = randomUUID();
     q.take.run({ id: next.id, claim: token, until: at + leaseMs });
     return { failed, taken: { document: toDocument(q.byId.get(next.id)!), claim: token, attempt: next.attempts + 1 } };
-  });
-
-  const insertBatch = db.transaction((id: string, token: string, chunks: ChunkInput[]) => {
-    const held = q.held.get({ id, claim: token });
-    if (!held) return false;
-    const tenant = tenantToken(held.tenant_id);
-    for (const c of chunks) {
-      q.insertChunk.run({ documentId: id, claim: token, tenant, index: c.index, text: c.text, start: c.start, end: c.end,
-        pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null, pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null,
-        vector: c.vector ? vectorBytes(c.vector) : null });
-    }
-    return true;
   });
 
   const finish = db.transaction((id: string, token: string, result: { characters: number; pages?: number; chunks: ChunkInput[]; settings?: ProcessingSettings }) => {
@@ -122,12 +106,11 @@ export function createProcessingStore(db: Database, now: () => number): Processi
       return guard(() => q.renew.run({ id: documentId, claim: token, until: now() + leaseMs })).changes > 0;
     },
     async completeDocument(documentId, token, result) {
-      for (let i = 0; i < result.chunks.length; i += CHUNK_BATCH) {
-        if (!guard(() => insertBatch.immediate(documentId, token, result.chunks.slice(i, i + CHUNK_BATCH)))) {
+      for (let i = 0; i < result.chunks.length; i += chunks.batch) {
+        if (!(await chunks.insert(documentId, token, result.chunks.slice(i, i + chunks.batch)))) {
           await sweepClaim(documentId, token);
           return false;
         }
-        await turn();
       }
       if (!guard(() => finish.immediate(documentId, token, result))) {
         await sweepClaim(documentId, token);

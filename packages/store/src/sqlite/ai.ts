@@ -3,7 +3,7 @@ import { newId, toIso } from '@lantern/domain';
 import type { DocumentFailureCode, Tenant } from '@lantern/domain';
 import type { AiStore, StoredDocument } from '../port.js';
 import { guard } from './errors.js';
-import { chunkRemover } from './chunk-sweep.js';
+import { chunkRemover, type ChunkWriter, localChunkWriter } from './chunk-sweep.js';
 
 const NAME_TAKEN = 'This organization already has a tenant with that name.';
 
@@ -47,7 +47,7 @@ export function toDocument(row: DocumentRow): StoredDocument {
   };
 }
 
-export function createAiStore(db: Database, now: () => number): AiStore {
+export function createAiStore(db: Database, now: () => number, chunks: ChunkWriter = localChunkWriter(db)): AiStore {
   const q = {
     insertTenant: db.prepare('INSERT INTO tenants (id, organization_id, name) VALUES (?, ?, ?)'),
     tenants: db.prepare<[{ organizationId: number; userId: string }], Tenant>(`SELECT t.id, t.name, t.organization_id AS organizationId
@@ -65,7 +65,7 @@ export function createAiStore(db: Database, now: () => number): AiStore {
     mark: db.prepare<[string]>(`UPDATE documents SET status = 'deleting', claim = NULL, lease_until_ms = NULL, chunks_claim = NULL WHERE id = ?`),
     deleteDoc: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
   };
-  const removeChunks = chunkRemover(db);
+  const removeChunks = chunkRemover(chunks);
 
   return {
     async createTenant({ name, organizationId }) {
@@ -98,8 +98,8 @@ export function createAiStore(db: Database, now: () => number): AiStore {
     async deleteDocument(id) {
       if (guard(() => q.mark.run(id)).changes === 0) return false;
       await removeChunks(id, { all: true });
-      guard(() => q.deleteDoc.run(id));
-      return true;
+      // Of concurrent deletes of one document, only the one that removes the record answers true (the route's 204).
+      return guard(() => q.deleteDoc.run(id)).changes > 0;
     },
   };
 }

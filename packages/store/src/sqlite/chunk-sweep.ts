@@ -1,25 +1,83 @@
 import type { Database } from 'better-sqlite3';
+import type { ChunkInput } from '../port.js';
+import { vectorBytes } from '../vectors.js';
+import { tenantToken } from './ai-search.js';
 import { guard } from './errors.js';
 import { turn } from './paging.js';
-
-/** Chunks written or removed per transaction: the event loop is held about 30 ms at a time, not a second. */
-export const CHUNK_BATCH = 200;
 
 /** Which of a document's chunks to remove: all, all but one claim's, or one claim's. */
 export type ChunkSelection = { all: true } | { but: string } | { only: string };
 
 /**
- * Removes a document's chunks a batch per transaction, with a turn of the event loop between (the FTS5 triggers
- * make each removal cost about as much as an insert).
+ * Writes and removals of chunks, a batch per transaction. Each costs SQLite's FTS5 the tokenizing of the chunks'
+ * text (a removal as much as an insert: the triggers, schema.ts), about 2 ms a chunk on a loaded 2-core machine:
+ * whichever thread runs them is busy the whole time. On the embedded server the writer thread runs them
+ * (writer-worker.ts), in small batches queued among the span and log commits; else this connection, with a turn of
+ * the event loop between batches.
  */
-export function chunkRemover(db: Database): (id: string, which: ChunkSelection) => Promise<void> {
+export interface ChunkWriter {
+  /** Chunks per call. */
+  readonly batch: number;
+  /** Writes a batch of a claim's chunks if the claim still holds the document; false (nothing written) if not. */
+  insert(documentId: string, claim: string, chunks: ChunkInput[]): Promise<boolean>;
+  /** Removes at most `limit` of the document's chunks; how many it removed. */
+  remove(documentId: string, which: ChunkSelection, limit: number): Promise<number>;
+}
+
+/** The statements of a ChunkWriter on one connection, synchronous, for the caller to run in a transaction. */
+export function chunkStatements(db: Database) {
+  const held = db.prepare<[{ id: string; claim: string }], { tenant_id: string }>(`SELECT tenant_id FROM documents
+    WHERE id = @id AND claim = @claim AND status = 'processing'`);
+  const insertChunk = db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks, vector)
+    VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks, @vector)`);
+  const insert = (documentId: string, claim: string, chunks: ChunkInput[]): boolean => {
+    const doc = held.get({ id: documentId, claim });
+    if (!doc) return false;
+    const tenant = tenantToken(doc.tenant_id);
+    for (const c of chunks) {
+      insertChunk.run({ documentId, claim, tenant, index: c.index, text: c.text, start: c.start, end: c.end,
+        pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null, pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null,
+        vector: c.vector ? vectorBytes(c.vector) : null });
+    }
+    return true;
+  };
   const pick = (where: string) => db.prepare(`DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE document_id = @id ${where} LIMIT @limit)`);
   const all = pick('');
   const but = pick('AND claim <> @claim');
   const only = pick('AND claim = @claim');
+  return {
+    insert,
+    remove: (id: string, which: ChunkSelection, limit: number): number => ('all' in which ? all.run({ id, limit })
+      : 'but' in which ? but.run({ id, claim: which.but, limit }) : only.run({ id, claim: which.only, limit })).changes,
+  };
+}
+
+/** Chunks per transaction on a connection that serves requests: about 30 ms of a quiet core. */
+const LOCAL_BATCH = 50;
+
+/** A ChunkWriter on this connection: IMMEDIATE transactions, a turn of the event loop after each. */
+export function localChunkWriter(db: Database): ChunkWriter {
+  const statements = chunkStatements(db);
+  const insert = db.transaction(statements.insert);
+  const remove = db.transaction(statements.remove);
+  return {
+    batch: LOCAL_BATCH,
+    async insert(documentId, claim, chunks) {
+      const done = guard(() => insert.immediate(documentId, claim, chunks));
+      await turn();
+      return done;
+    },
+    async remove(documentId, which, limit) {
+      const n = guard(() => remove.immediate(documentId, which, limit));
+      await turn();
+      return n;
+    },
+  };
+}
+
+/** Removes the selected chunks of a document, a batch per call, until none is left. */
+export function chunkRemover(writer: ChunkWriter): (id: string, which: ChunkSelection) => Promise<void> {
   return async (id, which) => {
-    const run = () => ('all' in which ? all.run({ id, limit: CHUNK_BATCH })
-      : 'but' in which ? but.run({ id, claim: which.but, limit: CHUNK_BATCH }) : only.run({ id, claim: which.only, limit: CHUNK_BATCH }));
-    while (guard(run).changes === CHUNK_BATCH) await turn();
+    while ((await writer.remove(id, which, writer.batch)) === writer.batch);
   };
 }

@@ -88,8 +88,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     ...createTraceReader(connection, pageSize),
     ...createLogReader(connection, pageSize),
     ...(pool ? { streamTraces: pool.streamTraces, streamLogs: pool.streamLogs, streamRootSpans: pool.streamRootSpans } : {}),
-    ...createAiStore(connection, now),
-    ...createProcessingStore(connection, now),
+    // With a writer thread, it writes and removes the chunks too (chunk-sweep.ts): this event loop serves requests.
+    ...createAiStore(connection, now, writer),
+    ...createProcessingStore(connection, now, writer),
     // With read workers, document search runs on them (the main connection's searcher serves without).
     ...(pool ? { searchChunks: pool.searchChunks, nearestChunks: pool.nearestChunks } : {}),
     ...createLimitsStore(connection),

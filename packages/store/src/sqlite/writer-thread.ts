@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError, errors, type ErrorCode } from '@lantern/domain';
+import type { ChunkWriter } from './chunk-sweep.js';
 import type { IngestWriter } from './ingest.js';
 import type { Failure, Reply, Request } from './writer-worker.js';
 
@@ -13,7 +14,7 @@ import type { Failure, Reply, Request } from './writer-worker.js';
  * A worker that dies (it should not) fails the calls in flight as 503 (the clients retry; writes are idempotent)
  * and is started again by the next call.
  */
-export interface WriterThread extends IngestWriter {
+export interface WriterThread extends IngestWriter, ChunkWriter {
   /** Starts the worker's log indexer (log-indexer.ts) on the logs stored before this process: writes of logs start it too. */
   startIndexing(): Promise<void>;
   close(): Promise<void>;
@@ -29,6 +30,12 @@ export function workerFile(name: 'writer-worker' | 'checkpoint-worker' | 'read-w
     ? here.replace(/\/src\/sqlite\/writer-thread\.ts$/, `/dist/sqlite/${name}.js`)
     : here.replace(/writer-thread\.js$/, `${name}.js`);
 }
+
+/**
+ * Chunks per job on the writer thread: a job waits its turn among the span and log commits, and ingest waits for
+ * at most one (about 20 chunks, tens of ms of FTS5 work).
+ */
+const THREAD_CHUNK_BATCH = 20;
 
 /** How often the checkpointer thread copies the WAL into the database file. */
 const CHECKPOINT_INTERVAL_MS = 200;
@@ -62,7 +69,7 @@ function toError(failure: Failure): Error {
 type Unsent = Request extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
 interface Pending {
-  resolve(): void;
+  resolve(value: boolean | number | undefined): void;
   reject(err: Error): void;
 }
 
@@ -84,7 +91,7 @@ export function startWriterThread(file: string): WriterThread {
       pending.delete(reply.id);
       if (pending.size === 0 && !closing) w.unref();
       if (reply.failure) p.reject(toError(reply.failure));
-      else p.resolve();
+      else p.resolve(reply.value);
     });
     // A worker that fails to start or throws outside a job: everything in flight failed; the next call restarts it.
     const lost = () => {
@@ -97,11 +104,11 @@ export function startWriterThread(file: string): WriterThread {
     return w;
   }
 
-  function send(request: Unsent): Promise<void> {
+  function send(request: Unsent): Promise<boolean | number | undefined> {
     if (closed) return Promise.reject(errors.unavailable('store'));
     const w = (worker ??= spawn());
     const id = nextId++;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<boolean | number | undefined>((resolve, reject) => {
       pending.set(id, { resolve, reject });
       w.ref();
       w.postMessage({ ...request, id });
@@ -109,11 +116,14 @@ export function startWriterThread(file: string): WriterThread {
   }
 
   return {
-    writeSpanBatches: async (batches) => (batches.length > 0 ? send({ kind: 'spans', batches: [...batches] }) : undefined),
-    writeLogBatches: async (batches) => (batches.length > 0 ? send({ kind: 'logs', batches: [...batches] }) : undefined),
-    writeSpans: (batch) => send({ kind: 'spans', batches: [batch] }),
-    writeLogs: (batch) => send({ kind: 'logs', batches: [batch] }),
-    startIndexing: () => send({ kind: 'index' }),
+    writeSpanBatches: async (batches) => void (batches.length > 0 ? await send({ kind: 'spans', batches: [...batches] }) : undefined),
+    writeLogBatches: async (batches) => void (batches.length > 0 ? await send({ kind: 'logs', batches: [...batches] }) : undefined),
+    writeSpans: async (batch) => void (await send({ kind: 'spans', batches: [batch] })),
+    writeLogs: async (batch) => void (await send({ kind: 'logs', batches: [batch] })),
+    startIndexing: async () => void (await send({ kind: 'index' })),
+    batch: THREAD_CHUNK_BATCH,
+    insert: async (documentId, claim, chunks) => (await send({ kind: 'chunks', documentId, claim, chunks })) === true,
+    remove: async (documentId, which, limit) => Number(await send({ kind: 'unchunk', documentId, which, limit })),
     async close() {
       if (closed) return;
       closing = true;

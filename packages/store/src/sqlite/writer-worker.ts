@@ -1,6 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { AppError, type LogBatchMessage, type SpanBatchMessage } from '@lantern/domain';
+import type { ChunkInput } from '../port.js';
+import { chunkStatements, type ChunkSelection } from './chunk-sweep.js';
 import { toStoreError } from './errors.js';
 import { createIngestTransactions } from './ingest.js';
 import { createLogIndexer, startIndexLoop } from './log-indexer.js';
@@ -16,12 +18,18 @@ import { SCHEMA_VERSION, configure } from './schema.js';
 /** The writer's backstop checkpoint, in 4 KiB pages: only if the checkpointer thread falls far behind. */
 const WRITER_AUTOCHECKPOINT_PAGES = 100_000;
 
-export type Job = { id: number; kind: 'spans'; batches: SpanBatchMessage[] } | { id: number; kind: 'logs'; batches: LogBatchMessage[] };
+/** `chunks` and `unchunk`: a batch of a document's chunks written or removed (chunk-sweep.ts), answered with a value. */
+export type Job =
+  | { id: number; kind: 'spans'; batches: SpanBatchMessage[] }
+  | { id: number; kind: 'logs'; batches: LogBatchMessage[] }
+  | { id: number; kind: 'chunks'; documentId: string; claim: string; chunks: ChunkInput[] }
+  | { id: number; kind: 'unchunk'; documentId: string; which: ChunkSelection; limit: number };
 /** `index`: start indexing logs if any wait (the store was opened on a backlog); answered at once. */
 export type Request = Job | { id: number; kind: 'close' } | { id: number; kind: 'index' };
 /** An AppError's fields (the port's 503 above all), or the message of anything else. */
 export type Failure = { status: number; code: string; message: string; retryAfter?: number } | { message: string };
-export type Reply = { id: number; failure?: Failure };
+/** `value`: what a chunks job returns (whether the claim held) or an unchunk job (how many it removed). */
+export type Reply = { id: number; failure?: Failure; value?: boolean | number };
 
 const port = parentPort!;
 const { file } = workerData as { file: string };
@@ -32,15 +40,20 @@ db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
 const version = db.pragma('user_version', { simple: true }) as number;
 if (version !== SCHEMA_VERSION) throw new Error(`The database is at schema version ${version}, the writer expects ${SCHEMA_VERSION}.`);
 const tx = createIngestTransactions(db, Date.now);
+const chunks = chunkStatements(db);
 
-function run(job: Job): void {
-  if (job.kind === 'spans') tx.spans(job.batches);
-  else tx.logs(job.batches);
+function run(job: Job): boolean | number | undefined {
+  switch (job.kind) {
+    case 'spans': return void tx.spans(job.batches);
+    case 'logs': return void tx.logs(job.batches);
+    case 'chunks': return chunks.insert(job.documentId, job.claim, job.chunks);
+    case 'unchunk': return chunks.remove(job.documentId, job.which, job.limit);
+  }
 }
 
-const group = db.transaction((jobs: Job[]) => {
-  for (const job of jobs) run(job);
-});
+const group = db.transaction((jobs: Job[]) => jobs.map(run));
+
+const reply = (job: Job, value: boolean | number | undefined): Reply => (value === undefined ? { id: job.id } : { id: job.id, value });
 
 function failureOf(e: unknown): Failure {
   const err = toStoreError(e);
@@ -62,13 +75,13 @@ function drain(): void {
   queue = [];
   if (jobs.length === 0) return;
   try {
-    (group.immediate as (j: Job[]) => void)(jobs);
-    for (const job of jobs) port.postMessage({ id: job.id } satisfies Reply);
+    const values = (group.immediate as (j: Job[]) => Array<boolean | number | undefined>)(jobs);
+    jobs.forEach((job, i) => port.postMessage(reply(job, values[i]) satisfies Reply));
   } catch {
     for (const job of jobs) {
       try {
-        (group.immediate as (j: Job[]) => void)([job]);
-        port.postMessage({ id: job.id } satisfies Reply);
+        const [value] = (group.immediate as (j: Job[]) => Array<boolean | number | undefined>)([job]);
+        port.postMessage(reply(job, value) satisfies Reply);
       } catch (e) {
         port.postMessage({ id: job.id, failure: failureOf(e) } satisfies Reply);
       }
