@@ -197,7 +197,8 @@ function ingestLoad(apiKey) {
 
 async function ingestDuringPdf(dataDir, token, tenantId, apiKey) {
   const bound = Number(opt['pdf-mb']) * 1e6;
-  const lines = [];
+  // New bytes every run (a PDF uploaded before would be answered by its sha256, ready at once).
+  const lines = [`Run ${randomUUID()}`];
   for (let size = 0; size < bound * 0.88; size += 110) lines.push(words(14));
   let pdf = pdfOf(lines, 60);
   // The PDF's own syntax adds about a fifth: as many lines as fit the bound (10 MB is under the 10 MiB upload limit).
