@@ -367,15 +367,15 @@ export interface ProcessingStore {
    */
   reprocessDocument(id: string, userId: string): Promise<StoredDocument | null>;
   /**
-   * The chunks of the tenant's searchable documents (a tenant the user can see) holding the terms, best first.
-   * Searchable: `ready`, or queued again by requeueOutdated and not yet done (its earlier chunks answer meanwhile).
+   * The chunks of the tenant's `ready` documents (a tenant the user can see) holding the terms, best first. A
+   * document queued again by requeueOutdated is out of search until it is ready again (contract.md).
    */
   searchChunks(query: ChunkSearch): Promise<ChunkHit[]>;
-  /** The chunks of the tenant's searchable documents whose vectors are nearest the query's (cosine), best first. */
+  /** The chunks of the tenant's `ready` documents whose vectors are nearest the query's (cosine), best first. */
   nearestChunks(query: VectorSearch): Promise<ChunkHit[]>;
   /**
    * Every `ready` document whose chunks were made with other settings than `current` back to `stored` (attempts
-   * cleared) to be processed again; its chunks stay searchable until the new ones replace them (a failure or a
+   * cleared) to be processed again; its chunks stay, out of search, until the new ones replace them (a failure or a
    * reprocess removes them). How many were queued.
    */
   requeueOutdated(current: ProcessingSettings): Promise<number>;

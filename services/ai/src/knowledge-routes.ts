@@ -88,7 +88,9 @@ export function createKnowledgeRouter({ store, tokens, wake, queryEmbedder, logg
     const limit = body.limit ?? 10;
     const terms = searchTerms(body.query);
     const scope = { userId: userIdOf(res), tenantId, limit: limit * CANDIDATES_PER_RESULT, ...(body.documentIds ? { documentIds: body.documentIds } : {}) };
-    const [hits, vector] = await Promise.all([store.searchChunks({ ...scope, terms }), queryVector(queryEmbedder, body.query, logger)]);
+    // The query's vector first (up to 5 s): the store's reads come after it, so a document deleted meanwhile is in none.
+    const vector = await queryVector(queryEmbedder, body.query, logger);
+    const hits = await store.searchChunks({ ...scope, terms });
     const lexical = hits.map((hit) => ({ hit, score: rankOf(hit, terms) }))
       .sort((a, b) => b.score - a.score || b.hit.score - a.hit.score);
     let ranked = lexical.slice(0, limit);

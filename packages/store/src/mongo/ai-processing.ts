@@ -111,7 +111,8 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
       // Past the limit a little: hits of documents no longer ready (reprocessed, being deleted) are left out below.
       const found = await c.chunks.find(
         { tenantId: query.tenantId, $text: { $search: query.terms.join(' ') }, ...(query.documentIds ? { documentId: { $in: query.documentIds } } : {}) },
-        { projection: { score: { $meta: 'textScore' } }, sort: { score: { $meta: 'textScore' }, documentId: 1, index: 1 }, limit: query.limit * 2 + 10 },
+        // Every field but the vector (a projection of only $meta would bring them all: ~6 KB a chunk at 1,536 dimensions).
+        { projection: { score: { $meta: 'textScore' }, vector: 0 }, sort: { score: { $meta: 'textScore' }, documentId: 1, index: 1 }, limit: query.limit * 2 + 10 },
       ).toArray() as (ChunkDoc & { score: number })[];
       const ready = await searchable(found.map((h) => h.documentId));
       const hits: ChunkHit[] = [];
@@ -152,7 +153,7 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
         { $eq: [{ $ifNull: ['$processedWith.chunkOverlap', u.chunkOverlap] }, current.chunkOverlap] },
         { $eq: [{ $ifNull: ['$processedWith.embeddingModel', u.embeddingModel] }, current.embeddingModel ?? ''] },
       ] };
-      // chunksClaim stays: the chunks answer searches until the new ones replace them.
+      // chunksClaim stays (the earlier chunks, out of search meanwhile) until the new ones replace them.
       const queued = await c.documents.updateMany({ status: 'ready', $expr: { $not: [same] } }, { $set: { status: 'stored', attempts: 0 }, $unset: { error: '' } });
       return queued.modifiedCount;
     }),

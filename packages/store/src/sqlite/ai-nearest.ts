@@ -18,8 +18,10 @@ export function nearestSearcher(db: Database): (query: VectorSearch) => ChunkHit
   const some = vectors('AND d.id IN (SELECT value FROM json_each(@ids))');
   const rows = db.prepare<[{ ids: string }], Omit<HitRow, 'score'> & { id: number }>(`
     SELECT c.id, c.document_id, d.filename, c.chunk_index, c.text, c.start_offset, c.end_offset, c.page_first, c.page_last, c.page_breaks
-    FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN (SELECT value FROM json_each(@ids))`);
-  return (query) => {
+    FROM chunks c JOIN documents d ON d.id = c.document_id AND d.chunks_claim = c.claim
+    WHERE c.id IN (SELECT value FROM json_each(@ids)) AND ${SEARCHABLE}`);
+  // One transaction: the pass and the reading see the same snapshot (a document deleted in between is in neither).
+  const search = db.transaction((query: VectorSearch): ChunkHit[] => {
     if (query.limit <= 0 || !visible.get({ tenantId: query.tenantId, userId: query.userId })) return [];
     const params = { tenantId: query.tenantId, bytes: query.vector.byteLength };
     const candidates = query.documentIds ? some.iterate({ ...params, ids: JSON.stringify(query.documentIds) }) : all.iterate(params);
@@ -31,5 +33,6 @@ export function nearestSearcher(db: Database): (query: VectorSearch) => ChunkHit
       const row = byId.get(item);
       return row ? [hitOf({ ...row, score: similarity })] : [];
     });
-  };
+  });
+  return (query) => search(query);
 }

@@ -55,9 +55,6 @@ export function settingsOf(chunking: ChunkSettings, embeddingModel?: string): Pr
   return { chunkTokens: chunking.maxTokens, chunkOverlap: chunking.overlapTokens, ...(embeddingModel ? { embeddingModel } : {}) };
 }
 
-/** The message of a document whose chunks could not be embedded on its last attempt. */
-export const embeddingsFailed = (attempts: number, reason: string): string =>
-  `Its chunks could not be embedded for semantic search (${attempts} attempts): ${reason} Reprocess it once the embeddings provider answers.`;
 
 /** The object's bytes, or a rejection once `timeoutMs` has passed (the stream then destroyed). */
 async function bytesOf(blobs: Pick<BlobStore, 'get'>, key: string, timeoutMs: number): Promise<Buffer> {
@@ -105,18 +102,20 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
         return;
       }
       let chunks: ChunkInput[] = result.chunks;
+      let made = settings;
       if (embedder && chunks.length > 0) {
         try {
           const vectors = await embedder.embed(chunks.map((c) => c.text));
           chunks = chunks.map((c, i) => ({ ...c, vector: vectors[i]! }));
         } catch (err) {
           if (!(err instanceof EmbeddingError) || taken.attempt < maxAttempts) throw err;
-          const kept = await store.failDocument(document.id, claim, { code: 'timeout', message: embeddingsFailed(taken.attempt, err.message) });
-          logger.warn('document failed: its chunks could not be embedded', { documentId: document.id, attempt: taken.attempt, error: err.message, kept });
-          return;
+          // The provider still cannot embed them on the last attempt: the document is made ready without vectors
+          // (lexical search finds it), recorded as made without a model, so the next start queues it again.
+          made = settingsOf(chunking);
+          logger.warn('document ready without vectors: its chunks could not be embedded', { documentId: document.id, attempt: taken.attempt, error: err.message });
         }
       }
-      const kept = await store.completeDocument(document.id, claim, { characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }), chunks, settings });
+      const kept = await store.completeDocument(document.id, claim, { characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }), chunks, settings: made });
       logger.info('document processed', { documentId: document.id, attempt: taken.attempt, outcome: 'ready', chunks: chunks.length, kept });
     } catch (err) {
       // No verdict (the thread died, the object store or the store failed, a stalled download, the embeddings

@@ -28,7 +28,7 @@ export interface DocumentProcessing {
 
 /**
  * Starts the worker; the ready documents made with other settings (the chunking, the embedding model) are queued
- * again first, and keep answering searches on their earlier chunks until they are done again.
+ * again first, out of search until they are ready again (only ready documents are searched).
  */
 export function startDocumentProcessing(deps: { store: ProcessingStore; blobs: Pick<BlobStore, 'get'>; logger: Logger }, options: Partial<typeof PROCESSING_DEFAULTS> & ProcessingSetup = {}): DocumentProcessing {
   const { chunking = DEFAULT_CHUNKING, semantic, ...rest } = options;

@@ -88,8 +88,7 @@ function endpointOf(url: string): string {
 export function createEmbedder(options: EmbeddingsOptions): Embedder {
   const { model, apiKey, dimensions, batchSize = 64, timeoutMs = 30_000, retries = 3, backoffMs = 500 } = options;
   const endpoint = endpointOf(options.url);
-  /** What an error may say: never the key, even where a provider or a proxy echoed it; the URL without its query. */
-  const shown = endpoint.split('?')[0]!;
+  /** What an error may say: never the key, even where a provider or a proxy echoed it, nor the provider's address. */
   const redact = (text: string): string => (apiKey ? text.split(apiKey).join('***') : text);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
 
@@ -101,13 +100,15 @@ export function createEmbedder(options: EmbeddingsOptions): Embedder {
       try {
         const res = await fetch(endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
         if (res.ok) return vectorsOf(await res.json(), input.length);
-        const text = redact((await res.text()).slice(0, 300));
+        // The key out first, then the cut: a cut first could leave the start of a key the provider echoed.
+        const text = redact(await res.text()).slice(0, 300);
         failure = new EmbeddingError(`The embeddings API answered ${res.status}: ${text}`, res.status);
         if (res.status !== 429 && res.status < 500) throw failure;
         wait = retryAfterMs(res.headers.get('retry-after')) ?? backoffMs * 2 ** attempt * (0.5 + Math.random());
       } catch (err) {
         if (err instanceof EmbeddingError && (err.status === undefined || (err.status !== 429 && err.status < 500))) throw err;
-        failure = err instanceof EmbeddingError ? err : new EmbeddingError(redact(`The embeddings API could not be reached at ${shown}: ${(err as Error).message}`));
+        // Not the provider's address: this message may become a document's error, which every member reads.
+        failure = err instanceof EmbeddingError ? err : new EmbeddingError(redact(`The embeddings API could not be reached: ${(err as Error).message}`));
         wait = backoffMs * 2 ** attempt * (0.5 + Math.random());
       }
       if (attempt >= retries || wait > MAX_RETRY_AFTER_MS) throw failure;

@@ -8,7 +8,7 @@ import { newId, toIso } from '@lantern/domain';
 import { createProcessingPool, DEFAULT_CHUNKING, PDF, type ProcessingPool } from '@lantern/extract';
 import { createLogger } from '@lantern/logging';
 import { openSqliteStore, type Store } from '@lantern/store';
-import { createDocumentWorker, type DocumentWorker } from '../../src/processing/document-worker.js';
+import { createDocumentWorker, settingsOf, type DocumentWorker } from '../../src/processing/document-worker.js';
 import { createEmbedder } from '../../src/search/embeddings.js';
 import { startEmbeddingServer, type EmbeddingServer } from '../search/embedding-server.js';
 
@@ -153,13 +153,18 @@ describe('ai: the document worker with embeddings', () => {
     expect(await store.requeueOutdated({ chunkTokens: 100, chunkOverlap: 0 })).toBe(1);
   }, 60_000);
 
-  it('counts a provider that cannot embed as an attempt, and fails the document on its last with the reason', async () => {
-    const { user, blobs, doc, logger } = await setUp();
+  it('counts a provider that cannot embed as an attempt, and on the last makes the document ready without vectors, to be queued again', async () => {
+    const { user, tenant, blobs, doc, logger } = await setUp();
     server.failNext(100, 503);
     const embedder = createEmbedder({ url: server.url, model: 'fake-64', retries: 0 });
     worker = createDocumentWorker({ store, blobs, pool, logger, chunking: DEFAULT_CHUNKING, embedder, concurrency: 1, pollMs: 100, retryAfterMs: 50 });
-    const failed = await settled(doc.id, user.id);
-    expect(failed).toEqual({ ...doc, status: 'failed', error: { code: 'timeout', message: expect.stringMatching(/^Its chunks could not be embedded for semantic search \(3 attempts\): The embeddings API answered 503/) } });
+    const ready = await settled(doc.id, user.id);
+    expect(ready).toMatchObject({ status: 'ready' });
+    expect(ready).not.toHaveProperty('error');
     expect(server.requests).toHaveLength(3);
+    // Found by its words, not by meaning (no vectors), and recorded as made without the model.
+    expect((await store.searchChunks({ userId: user.id, tenantId: tenant.id, terms: ['breaker'], limit: 3 })).length).toBeGreaterThan(0);
+    expect(await store.nearestChunks({ userId: user.id, tenantId: tenant.id, vector: new Float32Array(64).fill(0.125), limit: 3 })).toEqual([]);
+    expect(await store.requeueOutdated({ ...settingsOf(DEFAULT_CHUNKING), embeddingModel: 'fake-64' })).toBe(1);
   }, 60_000);
 });

@@ -46,6 +46,17 @@ describe('ai search: embeddings client', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('keeps no part of the key where a long answer echoes it across the 300 characters an error quotes', async () => {
+    server = await startEmbeddingServer();
+    const key = 'sk-proj-SECRETSECRETSECRET';
+    // The key starts 10 characters before the cut: cutting first would keep 'sk-proj-SE'.
+    server.failNext(1, 400, {}, `${'x'.repeat(290)}${key} and more`);
+    const err = (await createEmbedder({ url: server.url, model: 'm', apiKey: key }).embed(['x']).then(() => new Error('embedded'), (e: unknown) => e)) as Error;
+    expect(err.message).toContain('answered 400');
+    expect(err.message).not.toContain('sk-proj');
+    expect(err.message).toContain(`${'x'.repeat(290)}***`);
+  });
+
   it('gives up after its retries with the last failure, and when the answer waits longer than a minute', async () => {
     server = await startEmbeddingServer();
     server.failNext(4, 502);
@@ -78,7 +89,7 @@ describe('ai search: embeddings client', () => {
     server = await startEmbeddingServer();
     const url = server.url;
     await server.close();
-    await expect(createEmbedder({ url, model: 'm', retries: 1, backoffMs: 5 }).embed(['x'])).rejects.toThrow(`could not be reached at ${url}/embeddings`);
+    await expect(createEmbedder({ url, model: 'm', retries: 1, backoffMs: 5 }).embed(['x'])).rejects.toThrow(/^The embeddings API could not be reached: /);
     server = await startEmbeddingServer();
   });
 });
