@@ -3,14 +3,15 @@ import { errors, highlightsOf, schemas, searchTerms, termSpan, validatorFor } fr
 import { jsonBody, requireUser, requiredText, userIdOf } from '@lantern/http';
 import type { ChunkHit, Store, StoredDocument } from '@lantern/store';
 import { Router } from 'express';
+import type { AnnounceDocument } from './processing/events.js';
 
 export type KnowledgeStore = Pick<Store, 'getTenant' | 'getDocument' | 'reprocessDocument' | 'searchChunks'>;
 
 export interface KnowledgeDeps {
   store: KnowledgeStore;
   tokens: TokenService;
-  /** Wakes the document worker (a reprocessed document waits for it). */
-  wake?: () => void;
+  /** Announces a reprocessed document to the document workers (processing/events.ts). */
+  announce?: AnnounceDocument;
 }
 
 const searchBody = validatorFor<{ query: string; limit?: number; documentIds?: string[] }>(schemas.ai.searchBody.$id);
@@ -45,7 +46,7 @@ function rankOf(hit: ChunkHit, terms: readonly string[]): number {
 }
 
 /** GET /ai/docs/{docId}, POST /ai/docs/{docId}/reprocess and POST /ai/search?TenantId=. */
-export function createKnowledgeRouter({ store, tokens, wake }: KnowledgeDeps): Router {
+export function createKnowledgeRouter({ store, tokens, announce }: KnowledgeDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
 
@@ -58,7 +59,7 @@ export function createKnowledgeRouter({ store, tokens, wake }: KnowledgeDeps): R
   router.post('/ai/docs/:docId/reprocess', auth, async (req, res) => {
     const doc = await store.reprocessDocument(String(req.params['docId'] ?? ''), userIdOf(res));
     if (!doc) throw errors.notFound('document');
-    wake?.();
+    announce?.(doc);
     res.status(202).json(publicDocument(doc));
   });
 

@@ -1,13 +1,16 @@
 import type { BlobStore } from '@lantern/blobs';
+import type { Bus, Subscription } from '@lantern/bus';
 import { createProcessingPool, DEFAULT_CHUNKING } from '@lantern/extract';
 import type { Logger } from '@lantern/logging';
 import type { ProcessingStore } from '@lantern/store';
 import { createDocumentWorker } from './document-worker.js';
+import { listenForDocuments } from './events.js';
 
 /**
- * Document processing for a process that serves the AI routes (the embedded server, or an `ai` service process):
- * the thread pool and the worker loop, with the defaults of docs/api.md ("AI documents: processing"). Several
- * processes may run it on one store: the claims keep each document to one of them.
+ * Document processing for the process that runs it (the embedded server, or a `lantern ai-worker` process): the
+ * thread pool and the worker loop, with the defaults of docs/api.md ("AI documents: processing"). Several processes
+ * may run it on one store: the claims keep each document to one of them. Work reaches it through `wake()`, which the
+ * bus's document announcements call (events.ts), and through its poll of the store.
  */
 export const PROCESSING_DEFAULTS = {
   /** Threads that extract and chunk, each one document at a time (a 2-core machine keeps a core for requests). */
@@ -16,26 +19,49 @@ export const PROCESSING_DEFAULTS = {
   timeoutMs: 120_000,
   /** Heap one processing thread may use (the o200k tokenizer alone takes about 200 MB). */
   maxHeapMb: 1024,
-  /** How often the queue is looked at without a wake (documents left by a worker that stopped, other processes' uploads). */
+  /** How often the queue is looked at without a wake (documents left by a worker that died, announcements lost). */
   pollMs: 5_000,
+  /** How long a claim holds without renewal (renewed every third of it): a worker killed mid-document loses it then. */
+  leaseMs: 60_000,
 };
 
 export interface DocumentProcessing {
+  /** Looks at the queue now (what an announcement on the bus does). */
   wake(): void;
+  /** Stops hearing announcements, then stops the threads: documents under way are given back. */
   stop(): Promise<void>;
 }
 
-export function startDocumentProcessing(deps: { store: ProcessingStore; blobs: Pick<BlobStore, 'get'>; logger: Logger }, options: Partial<typeof PROCESSING_DEFAULTS> = {}): DocumentProcessing {
+export interface ProcessingDeps {
+  store: ProcessingStore;
+  blobs: Pick<BlobStore, 'get'>;
+  logger: Logger;
+  /** Where the document announcements are heard (events.ts), in the group of the document workers. */
+  bus: Pick<Bus, 'subscribe'>;
+}
+
+export async function startDocumentProcessing(deps: ProcessingDeps, options: Partial<typeof PROCESSING_DEFAULTS> = {}): Promise<DocumentProcessing> {
   const o = { ...PROCESSING_DEFAULTS, ...options };
   const pool = createProcessingPool({ size: o.threads, timeoutMs: o.timeoutMs, maxHeapMb: o.maxHeapMb });
-  const worker = createDocumentWorker({ ...deps, pool, chunking: DEFAULT_CHUNKING, concurrency: o.threads, pollMs: o.pollMs });
+  const worker = createDocumentWorker({ ...deps, pool, chunking: DEFAULT_CHUNKING, concurrency: o.threads, pollMs: o.pollMs, leaseMs: o.leaseMs });
+  // The threads go first: the documents under way are given back (their leases ended at once) rather than waited for.
+  const stopProcessing = async () => {
+    const lanes = worker.stop();
+    await pool.close();
+    await lanes;
+  };
+  let subscription: Subscription;
+  try {
+    subscription = await listenForDocuments(deps.bus, () => worker.wake(), deps.logger);
+  } catch (err) {
+    await stopProcessing();
+    throw err;
+  }
   return {
     wake: () => worker.wake(),
-    // The threads go first: the documents under way are given back (their leases dropped) rather than waited for.
     async stop() {
-      const lanes = worker.stop();
-      await pool.close();
-      await lanes;
+      await subscription.stop();
+      await stopProcessing();
     },
   };
 }
