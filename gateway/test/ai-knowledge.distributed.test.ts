@@ -202,4 +202,21 @@ describe('distributed: AI documents through nginx, processed by two ai-worker pr
     const hit = (await search({ query: 'quokkaledger' }).expect(200)).body.results as Array<{ filename: string; page: number }>;
     expect(hit.map((r) => [r.filename, r.page])).toEqual([['ledger.pdf', 1]]);
   }, 180_000);
+
+  it('an ai-worker stopped with SIGTERM mid-document exits 0 and gives the document back; a worker started later makes it ready', async () => {
+    // One worker is left (the other was killed above): it takes the document.
+    const alive = c.procs['ai-worker'].findIndex((p) => p.child.exitCode === null && p.child.signalCode === null);
+    const worker = c.procs['ai-worker'][alive]!;
+    const res = await upload(c, t.token, tenantId, slowPdf('wombatvault', 600), 'vault.pdf').expect(200);
+    const id = res.body.id as string;
+    await eventually(async () => expect(workerLines('document taken', id)).toHaveLength(1), 30_000, 50);
+    const [exit] = await Promise.all([worker.exited, c.kill('ai-worker', alive, 'SIGTERM')]);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(logOf(worker).filter((l) => l['documentId'] === id).map((l) => l.message)).toEqual(['document taken', 'document given back: the worker stops']);
+    // No worker runs now: the document waits, given back, for the next one.
+    expect((await getDoc(id).expect(200)).body.status).toBe('processing');
+    await c.restart('ai-worker', 1 - alive);
+    expect(await settled(id, { timeoutMs: 120_000 })).toMatchObject({ status: 'ready', pages: 600 });
+    expect(workerLines('document taken', id).map((l) => [l.worker, l['attempt']])).toEqual([[alive, 1], [1 - alive, 2]]);
+  }, 180_000);
 });
