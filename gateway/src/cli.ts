@@ -9,9 +9,10 @@ const USAGE = `Usage: lantern <command>
 
 Commands:
   start                       run every service in one process (same as pnpm start)
-  accounts | ingest | writer | query | ai
+  accounts | ingest | writer | query | ai | ai-worker
                               run one service in a process of its own (distributed mode:
-                              MongoDB, Kafka, MinIO and nginx; see docs/deploy.md)
+                              MongoDB, Kafka, MinIO and nginx; see docs/deploy.md); ai-worker
+                              extracts and indexes the documents the ai service announces
   init [--email E] [--password P] [--organization O] [--project P] [--application A]
                               create a user, organization, project, application and API key,
                               and print them once with curl commands to try

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { createTokenService, type PasswordHasher } from '@lantern/auth';
 import type { Config, LimitsConfig } from '@lantern/config';
-import { processingSetup, startDocumentProcessing } from '@lantern/ai';
+import { documentAnnouncer, processingSetup, startDocumentProcessing } from '@lantern/ai';
 import { consoleDir } from '@lantern/console';
 import { createServiceApp } from '@lantern/http';
 import { ingestErrorRenderers } from '@lantern/ingest';
@@ -25,7 +25,7 @@ export interface Embedded {
 }
 
 export type EmbeddedOptions = Pick<Config, 'dataDir' | 'jwtSecret' | 'jwtTtlSeconds' | 'rateLimit' | 'apiKeyCacheMs' | 'trustProxy'> &
-  Partial<Pick<Config, 'adapters' | 'retentionDays' | 'readBudgetMs' | 'streamBudgetMs' | 'readWorkers' | 'chunking' | 'embeddings'>> & {
+  Partial<Pick<Config, 'adapters' | 'retentionDays' | 'readBudgetMs' | 'streamBudgetMs' | 'readWorkers' | 'chunking' | 'embeddings' | 'documentThreads' | 'documentLeaseMs'>> & {
   logger: Logger;
   /** The fair limits (docs/api.md, "Limits"); what is left out takes its default. */
   limits?: Partial<LimitsConfig>;
@@ -66,15 +66,21 @@ export async function createEmbedded(options: EmbeddedOptions): Promise<Embedded
     closers.add(bus);
     await writer.start();
     retention.start();
-    // Before the store and blob store close (closers run last in, first out): documents under way are given back.
-    const processing = options.processDocuments === false ? undefined : startDocumentProcessing({ store, blobs, logger }, setup);
+    // Worker threads extract and chunk, announced through the in-process bus as an ai-worker is through Kafka.
+    // Stopped before the bus, the store and blob store close (closers run last in, first out): documents under way are given back.
+    const processing = options.processDocuments === false ? undefined : await startDocumentProcessing({ store, blobs, bus, logger }, {
+      ...setup,
+      ...(options.documentThreads === undefined ? {} : { threads: options.documentThreads }),
+      ...(options.documentLeaseMs === undefined ? {} : { leaseMs: options.documentLeaseMs }),
+    });
     if (processing) closers.push(() => processing.stop());
     return { store, bus, blobs, processing };
   });
   // Token versions are looked up in the store (a signed-out token is refused at once in this process).
   const tokens = createTokenService({ secret: options.jwtSecret ?? (await loadOrCreateSecret(dataDir)), ttlSeconds: options.jwtTtlSeconds, versions: store });
   const budgets = { readBudgetMs: options.readBudgetMs ?? DEFAULT_READ_BUDGETS.readBudgetMs, streamBudgetMs: options.streamBudgetMs ?? DEFAULT_READ_BUDGETS.streamBudgetMs };
-  const deps = { store, bus, blobs, tokens, logger, ...(processing ? { wakeDocuments: processing.wake } : {}), ...(setup.semantic ? { semantic: setup.semantic } : {}), rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, budgets, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
+  // Without processing (tests of other things) nothing hears the announcements: none is made.
+  const deps = { store, bus, blobs, tokens, logger, ...(processing ? { announceDocument: documentAnnouncer(bus, logger) } : {}), ...(setup.semantic ? { semantic: setup.semantic } : {}), rateLimit: options.rateLimit, ...(options.limits ? { limits: options.limits } : {}), apiKeyCacheMs: options.apiKeyCacheMs, budgets, ...(options.passwordHasher ? { passwordHasher: options.passwordHasher } : {}) };
   let stopping = false;
   const app = createServiceApp({
     logger,

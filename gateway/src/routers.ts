@@ -1,5 +1,5 @@
 import { createAccountsRouters } from '@lantern/accounts';
-import { createAiRouter, createKnowledgeRouter, type Semantic } from '@lantern/ai';
+import { createAiRouter, createKnowledgeRouter, type AnnounceDocument, type Semantic } from '@lantern/ai';
 import { createApiKeyResolver, type PasswordHasher, type TokenService } from '@lantern/auth';
 import type { BlobStore } from '@lantern/blobs';
 import type { Bus } from '@lantern/bus';
@@ -11,7 +11,7 @@ import type { Store } from '@lantern/store';
 import type { Router } from 'express';
 import { openApiRouter } from './openapi-route.js';
 
-export const SERVICES = ['accounts', 'ingest', 'writer', 'query', 'ai'] as const;
+export const SERVICES = ['accounts', 'ingest', 'writer', 'query', 'ai', 'ai-worker'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 export const isServiceName = (name: string | undefined): name is ServiceName => (SERVICES as readonly string[]).includes(name ?? '');
 
@@ -26,8 +26,8 @@ export interface RouterDeps extends Pick<Config, 'rateLimit' | 'apiKeyCacheMs'> 
   passwordHasher?: PasswordHasher;
   /** The query service's read budgets (READ_BUDGET_MS, STREAM_BUDGET_MS); default: the configuration's defaults. */
   budgets?: ReadBudgets;
-  /** Wakes this process's document worker (the ai service): an upload or a reprocess waits for it. */
-  wakeDocuments?: () => void;
+  /** Announces an uploaded or reprocessed document to the document workers (the ai service; on the bus). */
+  announceDocument?: AnnounceDocument;
   /** Semantic search's provider (LANTERN_EMBEDDINGS_*): the ai service's search is hybrid with it. */
   semantic?: Semantic;
 }
@@ -39,7 +39,7 @@ function need<T>(value: T | undefined, what: string, service: ServiceName): T {
 
 /**
  * The HTTP routes of one service, the same whether it runs alone behind nginx or with the others in one process.
- * The writer has none (it consumes the bus); accounts also serves the OpenAPI document.
+ * The writer and the ai-worker have none (they consume the bus); accounts also serves the OpenAPI document.
  */
 export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
   const { store, logger, rateLimit } = d;
@@ -88,14 +88,15 @@ export function serviceRouters(service: ServiceName, d: RouterDeps): Router[] {
             maxConcurrentUploads: limits.maxConcurrentUploads,
             uploadWaitMs: limits.uploadWaitMs,
           },
-          ...(d.wakeDocuments ? { wake: d.wakeDocuments } : {}),
+          ...(d.announceDocument ? { announce: d.announceDocument } : {}),
         }),
         createKnowledgeRouter({
-          store, tokens: need(d.tokens, 'a token service', service), logger, ...(d.wakeDocuments ? { wake: d.wakeDocuments } : {}),
+          store, tokens: need(d.tokens, 'a token service', service), logger, ...(d.announceDocument ? { announce: d.announceDocument } : {}),
           ...(d.semantic ? { queryEmbedder: d.semantic.queries } : {}),
         }),
       ];
     case 'writer':
+    case 'ai-worker':
       return [];
   }
 }

@@ -1,4 +1,4 @@
-import { processingSetup, startDocumentProcessing } from '@lantern/ai';
+import { documentAnnouncer, processingSetup, startDocumentProcessing } from '@lantern/ai';
 import { createTokenService } from '@lantern/auth';
 import type { Config } from '@lantern/config';
 import { createServiceApp } from '@lantern/http';
@@ -25,9 +25,10 @@ export interface ServiceProcess {
 export function distributedProblems(service: ServiceName, config: Config): string[] {
   const problems: string[] = [];
   const { store, bus, blobs } = config.adapters;
+  const documents = service === 'ai' || service === 'ai-worker';
   if (store.kind !== 'mongo') problems.push(`LANTERN_STORE=mongo (with LANTERN_MONGO_URL) is required to run "${service}" as a process of its own; the SQLite store serves the all-in-one "lantern start"`);
-  if ((service === 'ingest' || service === 'writer') && bus.kind !== 'kafka') problems.push(`LANTERN_BUS=kafka (with LANTERN_KAFKA_BROKERS) is required to run "${service}" as a process of its own: the in-process bus cannot reach another process`);
-  if (service === 'ai' && blobs.kind !== 'minio') problems.push('LANTERN_BLOBS=minio (with LANTERN_MINIO_URL) is required to run "ai" as a process of its own: files under DATA_DIR are not shared between hosts');
+  if ((service === 'ingest' || service === 'writer' || documents) && bus.kind !== 'kafka') problems.push(`LANTERN_BUS=kafka (with LANTERN_KAFKA_BROKERS) is required to run "${service}" as a process of its own: the in-process bus cannot reach another process`);
+  if (documents && blobs.kind !== 'minio') problems.push(`LANTERN_BLOBS=minio (with LANTERN_MINIO_URL) is required to run "${service}" as a process of its own: files under DATA_DIR are not shared between hosts`);
   if ((service === 'accounts' || service === 'query' || service === 'ai') && !config.jwtSecret) problems.push(`JWT_SECRET is required to run "${service}" as a process of its own: every process signs and checks user tokens with the same secret`);
   return problems;
 }
@@ -38,8 +39,9 @@ export async function createServiceProcess(service: ServiceName, config: Config,
   let stopping = false;
   const app = await closers.guard(async () => {
     const store = closers.add(await openStore(config.adapters.store, { dataDir: config.dataDir, retentionDays: config.retentionDays }));
-    const bus = service === 'ingest' || service === 'writer' ? closers.add(await openBus(config.adapters.bus, { clientId: `lantern-${service}`, logger })) : undefined;
-    const blobs = service === 'ai' ? closers.add(await openBlobs(config.adapters.blobs, { dataDir: config.dataDir })) : undefined;
+    const documents = service === 'ai' || service === 'ai-worker';
+    const bus = service === 'ingest' || service === 'writer' || documents ? closers.add(await openBus(config.adapters.bus, { clientId: `lantern-${service}`, logger })) : undefined;
+    const blobs = documents ? closers.add(await openBlobs(config.adapters.blobs, { dataDir: config.dataDir })) : undefined;
     const checks: Record<string, () => Promise<void>> = { store: () => store.ping() };
     if (bus) checks.bus = () => bus.ping();
     if (blobs) checks.blobs = () => blobs.ping();
@@ -58,11 +60,17 @@ export async function createServiceProcess(service: ServiceName, config: Config,
       await writer.start();
       retention.start();
     }
-    // The ai service processes the documents it and its peers receive (claims keep each to one process).
-    const setup = service === 'ai' ? processingSetup(config) : {};
-    const processing = service === 'ai' ? startDocumentProcessing({ store, blobs: blobs!, logger }, setup) : undefined;
-    if (processing) closers.push(() => processing.stop());
-    const routers = serviceRouters(service, { store, logger, ...(processing ? { wakeDocuments: processing.wake } : {}), ...(setup.semantic ? { semantic: setup.semantic } : {}), ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, limits: config.limits, apiKeyCacheMs: config.apiKeyCacheMs, budgets: { readBudgetMs: config.readBudgetMs, streamBudgetMs: config.streamBudgetMs }, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
+    // The ai-worker extracts and chunks what the ai processes announce on the bus (claims keep each document to one
+    // worker); the ai service only stores uploads and announces them: no extraction on an event loop that serves requests.
+    // Both hold the semantic search's clients when it is on: the worker's to embed chunks, the ai service's for queries.
+    const setup = service === 'ai' || service === 'ai-worker' ? processingSetup(config) : {};
+    if (service === 'ai-worker') {
+      // Stopped before the bus and the store close: it stops hearing, and gives back the documents under way.
+      const processing = await startDocumentProcessing({ store, blobs: blobs!, bus: bus!, logger }, { ...setup, threads: config.documentThreads, leaseMs: config.documentLeaseMs });
+      closers.push(() => processing.stop());
+    }
+    const announceDocument = service === 'ai' ? documentAnnouncer(bus!, logger) : undefined;
+    const routers = serviceRouters(service, { store, logger, ...(announceDocument ? { announceDocument } : {}), ...(service === 'ai' && setup.semantic ? { semantic: setup.semantic } : {}), ...(tokens ? { tokens } : {}), rateLimit: config.rateLimit, limits: config.limits, apiKeyCacheMs: config.apiKeyCacheMs, budgets: { readBudgetMs: config.readBudgetMs, streamBudgetMs: config.streamBudgetMs }, ...(bus ? { bus } : {}), ...(blobs ? { blobs } : {}) });
     return createServiceApp({ logger, trustProxy: config.trustProxy, isStopping: () => stopping, checks, routers, errorRenderers: ingestErrorRenderers });
   });
   return {

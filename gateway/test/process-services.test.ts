@@ -23,12 +23,12 @@ const DISTRIBUTED = {
   LANTERN_MINIO_URL: 'http://key:secret-key@127.0.0.1:9',
   JWT_SECRET,
 };
-const SERVICES: ServiceName[] = ['accounts', 'ingest', 'writer', 'query', 'ai'];
+const SERVICES: ServiceName[] = ['accounts', 'ingest', 'writer', 'query', 'ai', 'ai-worker'];
 
-const STORE_PROBLEM = /^LANTERN_STORE=mongo \(with LANTERN_MONGO_URL\) is required to run "(\w+)" as a process of its own/;
-const BUS_PROBLEM = /^LANTERN_BUS=kafka \(with LANTERN_KAFKA_BROKERS\) is required to run "(\w+)" as a process of its own/;
-const JWT_PROBLEM = /^JWT_SECRET is required to run "(\w+)" as a process of its own/;
-const BLOBS_PROBLEM = /^LANTERN_BLOBS=minio \(with LANTERN_MINIO_URL\) is required to run "(\w+)" as a process of its own/;
+const STORE_PROBLEM = /^LANTERN_STORE=mongo \(with LANTERN_MONGO_URL\) is required to run "([\w-]+)" as a process of its own/;
+const BUS_PROBLEM = /^LANTERN_BUS=kafka \(with LANTERN_KAFKA_BROKERS\) is required to run "([\w-]+)" as a process of its own/;
+const JWT_PROBLEM = /^JWT_SECRET is required to run "([\w-]+)" as a process of its own/;
+const BLOBS_PROBLEM = /^LANTERN_BLOBS=minio \(with LANTERN_MINIO_URL\) is required to run "([\w-]+)" as a process of its own/;
 
 describe('distributedProblems', () => {
   const config = (env: Record<string, string>): Config => loadConfig(env);
@@ -38,7 +38,8 @@ describe('distributedProblems', () => {
     ['ingest', [STORE_PROBLEM, BUS_PROBLEM]],
     ['writer', [STORE_PROBLEM, BUS_PROBLEM]],
     ['query', [STORE_PROBLEM, JWT_PROBLEM]],
-    ['ai', [STORE_PROBLEM, BLOBS_PROBLEM, JWT_PROBLEM]],
+    ['ai', [STORE_PROBLEM, BUS_PROBLEM, BLOBS_PROBLEM, JWT_PROBLEM]],
+    ['ai-worker', [STORE_PROBLEM, BUS_PROBLEM, BLOBS_PROBLEM]],
   ] as Array<[ServiceName, RegExp[]]>)('"%s" with the embedded defaults: what it needs, named', (service, expected) => {
     const problems = distributedProblems(service, config({}));
     expect(problems).toHaveLength(expected.length);
@@ -52,27 +53,27 @@ describe('distributedProblems', () => {
     expect(distributedProblems(service, config(DISTRIBUTED))).toEqual([]);
   });
 
-  it.each(SERVICES)('"%s" with MongoDB and a JWT secret but the in-process bus: only ingest and writer object', (service) => {
+  it.each(SERVICES)('"%s" with MongoDB and a JWT secret but the in-process bus: ingest, writer, ai and ai-worker object', (service) => {
     const problems = distributedProblems(service, config({ ...DISTRIBUTED, LANTERN_BUS: 'memory' }));
-    if (service === 'ingest' || service === 'writer') {
+    if (service === 'ingest' || service === 'writer' || service === 'ai' || service === 'ai-worker') {
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatch(BUS_PROBLEM);
     } else expect(problems).toEqual([]);
   });
 
-  it.each(SERVICES)('"%s" without JWT_SECRET: accounts, query and ai object; ingest and writer do not sign tokens', (service) => {
+  it.each(SERVICES)('"%s" without JWT_SECRET: accounts, query and ai object; ingest, writer and ai-worker do not check tokens', (service) => {
     const { JWT_SECRET: _omitted, ...env } = DISTRIBUTED;
     const problems = distributedProblems(service, config(env));
-    if (service === 'ingest' || service === 'writer') expect(problems).toEqual([]);
+    if (service === 'ingest' || service === 'writer' || service === 'ai-worker') expect(problems).toEqual([]);
     else {
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatch(JWT_PROBLEM);
     }
   });
 
-  it.each(SERVICES)('"%s" with documents on the filesystem: only ai objects', (service) => {
+  it.each(SERVICES)('"%s" with documents on the filesystem: only ai and ai-worker object', (service) => {
     const problems = distributedProblems(service, config({ ...DISTRIBUTED, LANTERN_BLOBS: 'fs' }));
-    if (service === 'ai') {
+    if (service === 'ai' || service === 'ai-worker') {
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatch(BLOBS_PROBLEM);
     } else expect(problems).toEqual([]);
@@ -249,11 +250,11 @@ describe('`lantern <service>` with an unfit configuration, as processes', () => 
     expect(problems[0]).toMatch(/^LANTERN_MONGO_URL is required/);
   });
 
-  it('an unknown command prints the usage, with the five services, and exits 2', async () => {
+  it('an unknown command prints the usage, with the six services, and exits 2', async () => {
     const run = await runCli(['gateway'], childEnv({ DATA_DIR: data.dir }));
     expect(run.code).toBe(2);
     expect(run.stdout).toMatch(/^Usage: lantern <command>/);
-    expect(run.stdout).toContain('accounts | ingest | writer | query | ai');
+    expect(run.stdout).toContain('accounts | ingest | writer | query | ai | ai-worker');
     expect(run.stderr).toBe('');
   });
 });

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT, STATE } from './lib.mjs';
 
-export const SERVICES = ['accounts', 'ingest', 'writer', 'query', 'ai'];
+export const SERVICES = ['accounts', 'ingest', 'writer', 'query', 'ai', 'ai-worker'];
 const CLI = join(ROOT, 'gateway/dist/cli.js');
 const LOGS = join(STATE, 'cluster-logs');
 
@@ -47,7 +47,8 @@ async function waitReady(port, state, timeoutMs = 60_000) {
 function launch(service, port, env, tag) {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`pnpm build\` first`);
   mkdirSync(LOGS, { recursive: true });
-  const log = createWriteStream(join(LOGS, `${tag}-${service}-${port}.log`), { flags: 'a' });
+  const logFile = join(LOGS, `${tag}-${service}-${port}.log`);
+  const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(process.execPath, [CLI, service], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(log, { end: false });
   child.stderr.pipe(log, { end: false });
@@ -58,7 +59,7 @@ function launch(service, port, env, tag) {
       resolve({ code, signal });
     }),
   );
-  return { service, port, child, exited, state };
+  return { service, port, child, exited, state, logFile };
 }
 
 function nginx(args) {
@@ -67,7 +68,8 @@ function nginx(args) {
 }
 
 /**
- * Starts `counts[service]` processes of each service (default 1) and nginx in front of them.
+ * Starts `counts[service]` processes of each service (default 1) and nginx in front of them (the writer and the
+ * ai-worker consume Kafka and are not behind it).
  * `baseEnv` (default process.env) must hold LANTERN_TEST_MONGO_URL, LANTERN_TEST_KAFKA_BROKERS and LANTERN_TEST_MINIO_URL;
  * `extraEnv` is added to every service's environment.
  */
@@ -99,7 +101,7 @@ export async function startCluster({ counts = {}, baseEnv = process.env, extraEn
   const all = () => Object.values(procs).flat();
   try {
     // accounts first: it creates the store's indexes and counters before the others race to.
-    for (const service of ['accounts', 'writer', 'ingest', 'query', 'ai']) {
+    for (const service of ['accounts', 'writer', 'ingest', 'query', 'ai', 'ai-worker']) {
       const started = [];
       for (let i = 0; i < (counts[service] ?? 1); i++) started.push(launch(service, await freePort(), env, tag));
       procs[service].push(...started);

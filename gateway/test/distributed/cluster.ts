@@ -9,13 +9,15 @@ import { ROOT, childEnv } from '../process-helpers.js';
  * types and a supertest agent on the gateway.
  */
 
-export type ServiceName = 'accounts' | 'ingest' | 'writer' | 'query' | 'ai';
+export type ServiceName = 'accounts' | 'ingest' | 'writer' | 'query' | 'ai' | 'ai-worker';
 
 export interface ServiceProc {
   service: ServiceName;
   port: number;
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Where its stdout and stderr go (the JSON log lines). */
+  logFile: string;
 }
 
 export interface Cluster {

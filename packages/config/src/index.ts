@@ -85,6 +85,10 @@ export interface Config {
   streamBudgetMs: number;
   /** Read worker threads of the SQLite store (each with its own read-only connection); 0 reads on the event loop. */
   readWorkers: number;
+  /** Threads that extract and chunk documents, per process that processes them (the embedded server, each ai-worker). */
+  documentThreads: number;
+  /** How long a document worker's claim holds without renewal, in ms: a worker killed mid-document loses it then. */
+  documentLeaseMs: number;
   /** Which store, bus and blob store the process uses, and where they are. */
   adapters: AdapterConfig;
   /** How AI documents are chunked (LANTERN_CHUNK_TOKENS, LANTERN_CHUNK_OVERLAP). */
@@ -127,6 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     readBudgetMs: r.int('READ_BUDGET_MS', 10_000, 100, 3_600_000),
     streamBudgetMs: r.int('STREAM_BUDGET_MS', 120_000, 100, 3_600_000),
     readWorkers: r.int('READ_WORKERS', 2, 0, 64),
+    documentThreads: r.int('DOCUMENT_THREADS', 1, 1, 64),
+    documentLeaseMs: r.int('DOCUMENT_LEASE_MS', 60_000, 3_000, 3_600_000),
     adapters: adapterConfig(r),
     chunking: chunkingConfig(r),
     embeddings: embeddingsConfig(r),

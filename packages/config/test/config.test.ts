@@ -50,6 +50,15 @@ describe('loadConfig: read budgets', () => {
   });
 });
 
+describe('loadConfig: document processing', () => {
+  it('DOCUMENT_THREADS is 1 and DOCUMENT_LEASE_MS 60 s by default; a thread count of 0 or a lease under 3 s is refused with the name', () => {
+    expect(loadConfig({})).toMatchObject({ documentThreads: 1, documentLeaseMs: 60_000 });
+    expect(loadConfig({ DOCUMENT_THREADS: '4', DOCUMENT_LEASE_MS: '10000' })).toMatchObject({ documentThreads: 4, documentLeaseMs: 10_000 });
+    expect(() => loadConfig({ DOCUMENT_THREADS: '0' })).toThrow(/DOCUMENT_THREADS must be a whole number from 1 to 64/);
+    expect(() => loadConfig({ DOCUMENT_LEASE_MS: '500' })).toThrow(/DOCUMENT_LEASE_MS must be a whole number from 3000/);
+  });
+});
+
 describe('loadConfig: fair limits', () => {
   it('has the documented defaults, and reads each variable', () => {
     expect(loadConfig({}).limits).toEqual({

@@ -5,3 +5,4 @@ export { PROCESSING_DEFAULTS, startDocumentProcessing, type DocumentProcessing }
 export { processingSetup, type ProcessingSetup } from './processing/setup.js';
 export { createSemantic, type Semantic } from './search/semantic.js';
 export { createAiRouter, type AiDeps, type AiStore } from './routes.js';
+export { DOCUMENT_WORKERS_GROUP, documentAnnouncer, listenForDocuments, type AnnounceDocument, type DocumentEvent } from './processing/events.js';

@@ -4,6 +4,7 @@ import { jsonBody, requireUser, requiredText, userIdOf } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import type { ChunkHit, Store, StoredDocument } from '@lantern/store';
 import { Router } from 'express';
+import type { AnnounceDocument } from './processing/events.js';
 import type { Embedder } from './search/embeddings.js';
 import { fuseByReciprocalRank } from './search/rank-fusion.js';
 
@@ -12,8 +13,8 @@ export type KnowledgeStore = Pick<Store, 'getTenant' | 'getDocument' | 'reproces
 export interface KnowledgeDeps {
   store: KnowledgeStore;
   tokens: TokenService;
-  /** Wakes the document worker (a reprocessed document waits for it). */
-  wake?: () => void;
+  /** Announces a reprocessed document to the document workers (processing/events.ts). */
+  announce?: AnnounceDocument;
   /** Semantic search's query client (search/semantic.ts `queries`); absent: search is lexical only. */
   queryEmbedder?: Embedder;
   /** Where a search that fell back to lexical says why. */
@@ -63,7 +64,7 @@ async function queryVector(embedder: Embedder | undefined, query: string, logger
 }
 
 /** GET /ai/docs/{docId}, POST /ai/docs/{docId}/reprocess and POST /ai/search?TenantId=. */
-export function createKnowledgeRouter({ store, tokens, wake, queryEmbedder, logger }: KnowledgeDeps): Router {
+export function createKnowledgeRouter({ store, tokens, announce, queryEmbedder, logger }: KnowledgeDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
 
@@ -76,7 +77,7 @@ export function createKnowledgeRouter({ store, tokens, wake, queryEmbedder, logg
   router.post('/ai/docs/:docId/reprocess', auth, async (req, res) => {
     const doc = await store.reprocessDocument(String(req.params['docId'] ?? ''), userIdOf(res));
     if (!doc) throw errors.notFound('document');
-    wake?.();
+    announce?.(doc);
     res.status(202).json(publicDocument(doc));
   });
 

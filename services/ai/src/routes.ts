@@ -6,6 +6,7 @@ import type { Logger } from '@lantern/logging';
 import type { Store } from '@lantern/store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { admitDocument, quotaNotReached } from './admit.js';
+import type { AnnounceDocument } from './processing/events.js';
 import { uploadSlots } from './slots.js';
 import { publicDocument } from './knowledge-routes.js';
 import { acceptUpload, uploadMiddleware, type StoredUpload } from './upload.js';
@@ -37,8 +38,8 @@ export interface AiDeps {
   logger: Logger;
   /** Default: no rate limit, and a quota of 1 GiB per organization. */
   limits?: UploadLimits;
-  /** Wakes the document worker: a new document (or one reprocessed) waits for it. */
-  wake?: () => void;
+  /** Announces a new document to the document workers (processing/events.ts); without it, they find it at their next look. */
+  announce?: AnnounceDocument;
 }
 
 /** MAX_CONCURRENT_UPLOADS's and UPLOAD_WAIT_MS's defaults (packages/config). */
@@ -52,7 +53,7 @@ const tenantBody = validatorFor<{ name: string; organizationId: number }>(schema
 
 
 /** Tenants and their documents. */
-export function createAiRouter({ store, blobs, tokens, logger, limits, wake }: AiDeps): Router {
+export function createAiRouter({ store, blobs, tokens, logger, limits, announce }: AiDeps): Router {
   const router = Router();
   const auth = requireUser(tokens);
   const quotaBytes = limits?.storageQuotaBytes ?? 1024 * 1024 * 1024;
@@ -108,7 +109,7 @@ export function createAiRouter({ store, blobs, tokens, logger, limits, wake }: A
     if (existing) logger.info('document already stored', { tenantId, documentId: document.id, size: document.size });
     else {
       logger.info('document stored', { tenantId, documentId: document.id, size: document.size, contentType: document.contentType });
-      wake?.();
+      announce?.(document);
     }
     res.status(200).json(publicDocument(document));
   });

@@ -38,7 +38,7 @@ export interface DocumentWorker {
   wake(): void;
   /** Takes and processes one document, if one waits; true if it did. */
   runOnce(): Promise<boolean>;
-  /** Stops taking work and waits for the documents under way. */
+  /** Stops taking work and waits for the documents under way (a document whose processing then fails is given back at once). */
   stop(): Promise<void>;
 }
 
@@ -47,6 +47,8 @@ export const MAX_ATTEMPTS = 3;
 
 /** How long reading a document from object storage may take (a stalled download is no verdict: tried again). */
 export const DOWNLOAD_TIMEOUT_MS = 60_000;
+/** The lease of a document given back: already over (claims take leases that ended before now), so the next claim takes it. */
+const GIVEN_BACK = -1;
 /** After a failure that gave no verdict: the document waits this long before it is taken again, and the lane too. */
 export const RETRY_AFTER_MS = 10_000;
 
@@ -121,9 +123,9 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
       // No verdict (the thread died, the object store or the store failed, a stalled download, the embeddings
       // provider did not answer before this document's last attempt): taken again once
       // its lease, shortened to RETRY_AFTER_MS, runs out (an outage of a few seconds does not use up the attempts),
-      // and this lane rests as long.
-      logger.warn('document processing failed, to be tried again', { documentId: document.id, attempt: taken.attempt, error: (err as Error).message });
-      await store.renewClaim(document.id, claim, retryAfterMs).catch(() => undefined);
+      // and this lane rests as long. A worker that stops gives the document back at once, for another to take.
+      logger.warn(stopped ? 'document given back: the worker stops' : 'document processing failed, to be tried again', { documentId: document.id, attempt: taken.attempt, error: (err as Error).message });
+      await store.renewClaim(document.id, claim, stopped ? GIVEN_BACK : retryAfterMs).catch(() => undefined);
       throw err;
     } finally {
       clearInterval(renew);
@@ -133,6 +135,7 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
   async function runOnce(): Promise<boolean> {
     const taken = await store.claimDocument({ leaseMs, maxAttempts });
     if (!taken) return false;
+    logger.info('document taken', { documentId: taken.document.id, attempt: taken.attempt });
     await process(taken);
     return true;
   }
