@@ -43,7 +43,9 @@ export async function createServiceProcess(service: ServiceName, config: Config,
     const bus = service === 'ingest' || service === 'writer' || documents ? closers.add(await openBus(config.adapters.bus, { clientId: `lantern-${service}`, logger })) : undefined;
     const blobs = documents ? closers.add(await openBlobs(config.adapters.blobs, { dataDir: config.dataDir })) : undefined;
     const checks: Record<string, () => Promise<void>> = { store: () => store.ping() };
-    if (bus) checks.bus = () => bus.ping();
+    // For the ai service the bus only rings the workers' doorbell (their poll finds what it misses): a Kafka outage
+    // must not take it out of rotation, uploads still work.
+    if (bus && service !== 'ai') checks.bus = () => bus.ping();
     if (blobs) checks.blobs = () => blobs.ping();
     // Only the services that sign or check user tokens have (and need) the secret: distributedProblems made sure.
     // Each process checks token versions in the store, trusting a version for at most 5 s (TokenServiceOptions).

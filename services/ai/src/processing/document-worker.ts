@@ -93,8 +93,9 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
 
   async function process(taken: DocumentClaim): Promise<void> {
     const { document, claim } = taken;
+    let renewing: Promise<unknown> = Promise.resolve();
     const renew = setInterval(() => {
-      store.renewClaim(document.id, claim, leaseMs).catch((err: unknown) => logger.warn('lease renewal failed', { documentId: document.id, error: (err as Error).message }));
+      renewing = store.renewClaim(document.id, claim, leaseMs).catch((err: unknown) => logger.warn('lease renewal failed', { documentId: document.id, error: (err as Error).message }));
     }, Math.max(1000, Math.floor(leaseMs / 3)));
     try {
       const result = await pool.process(await bytesOf(blobs, document.objectKey, downloadTimeoutMs), document.contentType, chunking);
@@ -125,6 +126,9 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
       // its lease, shortened to RETRY_AFTER_MS, runs out (an outage of a few seconds does not use up the attempts),
       // and this lane rests as long. A worker that stops gives the document back at once, for another to take.
       logger.warn(stopped ? 'document given back: the worker stops' : 'document processing failed, to be tried again', { documentId: document.id, attempt: taken.attempt, error: (err as Error).message });
+      // No renewal may land after this one (it would push the lease a full term back).
+      clearInterval(renew);
+      await renewing;
       await store.renewClaim(document.id, claim, stopped ? GIVEN_BACK : retryAfterMs).catch(() => undefined);
       throw err;
     } finally {

@@ -3,7 +3,7 @@ import type { Bus, Subscription } from '@lantern/bus';
 import { checkChunkSettings, createProcessingPool, DEFAULT_CHUNKING } from '@lantern/extract';
 import type { Logger } from '@lantern/logging';
 import type { ProcessingStore } from '@lantern/store';
-import { createDocumentWorker, settingsOf } from './document-worker.js';
+import { createDocumentWorker, type DocumentWorker, settingsOf } from './document-worker.js';
 import { listenForDocuments } from './events.js';
 import type { ProcessingSetup } from './setup.js';
 
@@ -50,30 +50,26 @@ export async function startDocumentProcessing(deps: ProcessingDeps, options: Par
   const o = { ...PROCESSING_DEFAULTS, ...rest };
   checkChunkSettings(chunking);
   const settings = settingsOf(chunking, semantic?.model);
+  // Subscribed before the worker claims anything: a process that cannot reach the bus fails its start without
+  // having taken (and counted an attempt of) a document, however often it is restarted.
+  let worker: DocumentWorker | undefined;
+  const subscription: Subscription = await listenForDocuments(deps.bus, () => worker?.wake(), deps.logger);
   const pool = createProcessingPool({ size: o.threads, timeoutMs: o.timeoutMs, maxHeapMb: o.maxHeapMb });
-  const worker = createDocumentWorker({ ...deps, pool, chunking, settings, ...(semantic ? { embedder: semantic.documents } : {}), concurrency: o.threads, pollMs: o.pollMs, leaseMs: o.leaseMs });
-  // The threads go first: the documents under way are given back (their leases ended at once) rather than waited for.
-  const stopProcessing = async () => {
-    const lanes = worker.stop();
-    await pool.close();
-    await lanes;
-  };
-  let subscription: Subscription;
-  try {
-    subscription = await listenForDocuments(deps.bus, () => worker.wake(), deps.logger);
-  } catch (err) {
-    await stopProcessing();
-    throw err;
-  }
+  const running = createDocumentWorker({ ...deps, pool, chunking, settings, ...(semantic ? { embedder: semantic.documents } : {}), concurrency: o.threads, pollMs: o.pollMs, leaseMs: o.leaseMs });
+  worker = running;
   deps.store.requeueOutdated(settings).then((queued) => {
     if (queued > 0) deps.logger.info('documents queued again: the processing settings changed', { queued, ...settings });
-    worker.wake();
+    running.wake();
   }, (err: unknown) => deps.logger.warn('could not queue the documents made with other settings', { error: (err as Error).message }));
   return {
-    wake: () => worker.wake(),
+    wake: () => running.wake(),
+    // The threads first: the documents under way are given back (their leases ended at once) rather than waited
+    // for, and before the bus is left (a slow or unreachable Kafka cannot hold them past the grace period).
     async stop() {
+      const lanes = running.stop();
+      await pool.close();
+      await lanes;
       await subscription.stop();
-      await stopProcessing();
     },
   };
 }
