@@ -38,6 +38,17 @@ describe('sqlite document search: the scoring budget', () => {
       const claim = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
       await store.completeDocument(id, claim.claim, { characters: text.length, chunks: [{ index: 0, text, start: 0, end: text.length }] });
     }
+    // Another organization's tenant holds the rare words too: a step that leaves the tenant's token out of its MATCH
+    // (words rare in every tenant) must still answer only this tenant's chunks.
+    const other = await makeWorld(store, 'budget-other');
+    const otherTenant = (await store.createTenant({ name: 'Other', organizationId: other.org.id })).id;
+    const otherId = newId();
+    await store.createDocument({
+      id: otherId, tenantId: otherTenant, filename: 'other.txt', contentType: 'text/plain', size: 20, sha256: 'f'.repeat(64),
+      status: 'stored', createdAt: toIso(T0 + 100), objectKey: `tenants/${otherTenant}/documents/${otherId}`,
+    });
+    const otherClaim = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+    await store.completeDocument(otherId, otherClaim.claim, { characters: 20, chunks: [{ index: 0, text: 'zebra quokka elsewhere', start: 0, end: 22 }] });
     db = new Database(join(dir, 'lantern.db'), { readonly: true });
     search = chunkSearcher(db, BUDGET);
   });
@@ -49,6 +60,12 @@ describe('sqlite document search: the scoring budget', () => {
   });
 
   const find = (terms: string[], limit: number) => search({ userId, tenantId, terms, limit }).map((h) => h.text);
+
+  it('answers only the tenant\'s chunks, whichever step ranks them', () => {
+    expect(find(['zebra'], 10)).toEqual(['zebra alpha']);
+    expect(find(['elsewhere'], 10)).toEqual([]);
+    expect(find(['alpha', 'elsewhere'], 20).every((text) => !text.includes('elsewhere'))).toBe(true);
+  });
 
   it('ranks exactly when the words are in at most the budget of chunks together', () => {
     expect(find(['zebra', 'quokka'], 10).sort()).toEqual(['quokka', 'quokka alpha', 'zebra alpha']);
