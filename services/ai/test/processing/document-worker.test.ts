@@ -15,6 +15,16 @@ import { startEmbeddingServer, type EmbeddingServer } from '../search/embedding-
 const FIXTURES = new URL('../fixtures/documents/', import.meta.url).pathname;
 
 /** The worker loop with the real pieces: the SQLite store, the filesystem object store, the thread pool. */
+/** The document once it is neither stored nor processing (30 s at most). */
+async function settledIn(store: Store, id: string, userId: string) {
+  for (let i = 0; i < 600; i++) {
+    const doc = await store.getDocument(id, userId);
+    if (doc && doc.status !== 'stored' && doc.status !== 'processing') return doc;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`document ${id} is still waiting`);
+}
+
 describe('ai: the document worker', () => {
   let store: Store;
   let pool: ProcessingPool;
@@ -46,14 +56,7 @@ describe('ai: the document worker', () => {
     return { user, tenant, blobs, upload, logger };
   }
 
-  async function settled(id: string, userId: string) {
-    for (let i = 0; i < 600; i++) {
-      const doc = await store.getDocument(id, userId);
-      if (doc && doc.status !== 'stored' && doc.status !== 'processing') return doc;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`document ${id} is still waiting`);
-  }
+  const settled = (id: string, userId: string) => settledIn(store, id, userId);
 
   it('processes what was uploaded when woken: ready with counts and searchable, or failed with the reason', async () => {
     const { user, tenant, blobs, upload, logger } = await setUp({ size: 1, timeoutMs: 30_000, maxHeapMb: 512 });
@@ -125,14 +128,7 @@ describe('ai: the document worker with embeddings', () => {
     return { user, tenant, blobs, doc, logger: createLogger({ service: 'test', silent: true }) };
   }
 
-  async function settled(id: string, userId: string) {
-    for (let i = 0; i < 600; i++) {
-      const doc = await store.getDocument(id, userId);
-      if (doc && doc.status !== 'stored' && doc.status !== 'processing') return doc;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`document ${id} is still waiting`);
-  }
+  const settled = (id: string, userId: string) => settledIn(store, id, userId);
 
   it('stores each chunk with its vector, recorded as made with the model: the nearest chunks find it', async () => {
     const { user, tenant, blobs, doc, logger } = await setUp();
