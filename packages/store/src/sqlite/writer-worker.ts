@@ -69,10 +69,8 @@ const indexing = startIndexLoop(createLogIndexer(db), () => scheduled || queue.l
 // A worker started again after a failure, as the first one, looks for logs left to index.
 indexing.kick();
 
-function drain(): void {
-  scheduled = false;
-  const jobs = queue;
-  queue = [];
+/** One transaction for the jobs (a group commit), answered each; a failed group is retried job by job. */
+function commit(jobs: Job[]): void {
   if (jobs.length === 0) return;
   try {
     const values = (group.immediate as (j: Job[]) => Array<boolean | number | undefined>)(jobs);
@@ -87,6 +85,18 @@ function drain(): void {
       }
     }
   }
+}
+
+function drain(): void {
+  scheduled = false;
+  const jobs = queue;
+  queue = [];
+  if (jobs.length === 0) return;
+  // Spans and logs first, in their own commit: a request's batch never waits behind a document's chunks queued
+  // with it (each of those is tens of ms of FTS5 work), only behind one already running.
+  const documents = (job: Job) => job.kind === 'chunks' || job.kind === 'unchunk';
+  commit(jobs.filter((job) => !documents(job)));
+  commit(jobs.filter(documents));
   indexing.afterWrite(jobs.some((job) => job.kind === 'logs'));
 }
 
