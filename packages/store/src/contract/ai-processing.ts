@@ -124,5 +124,23 @@ export function aiProcessingContract(ctx: StoreContext): void {
       expect(await ctx.store.listDocuments(tenant.id, w.user.id)).toEqual([]);
       expect(await ctx.store.deleteDocument(docs[0]!.id)).toBe(false);
     });
+
+    it('answers true to exactly one of concurrent deletes, even when a claim finishes the marked document first', async () => {
+      const { docs, w, tenant } = await tenantWithDocs(ctx.store, 2);
+      const taken = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;
+      const many = Array.from({ length: 120 }, (_, i) => chunk(i, `delta ${i}`));
+      await ctx.store.completeDocument(taken.document.id, taken.claim, { characters: 1000, chunks: many });
+      expect((await Promise.all([1, 2, 3].map(() => ctx.store.deleteDocument(taken.document.id)))).sort()).toEqual([false, false, true]);
+      // A delete under way while a worker's claim finishes the marked documents (the record gone before it).
+      const other = docs.find((d) => d.id !== taken.document.id)!;
+      const again = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;
+      expect(again.document.id).toBe(other.id);
+      await ctx.store.completeDocument(other.id, again.claim, { characters: 1000, chunks: many });
+      const deleting = ctx.store.deleteDocument(other.id);
+      await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 });
+      expect(await deleting).toBe(true);
+      expect(await ctx.store.listDocuments(tenant.id, w.user.id)).toEqual([]);
+      expect(await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['delta'], limit: 5 })).toEqual([]);
+    });
   });
 }

@@ -82,13 +82,15 @@ export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps):
     }),
 
     // Marked first (no search returns it from then on, and a worker's claim on it is lost), then its chunks, then
-    // the record: each step safe to run again, so a DELETE repeated after a failure half-way finishes the work.
+    // the record: each step safe to run again; a delete that stops half-way is finished by the next claim (ai-processing.ts).
     deleteDocument: (id) => guard.run(async () => {
-      const marked = await c.documents.updateOne({ _id: id }, { $set: { status: DELETING }, $unset: { claim: '', leaseUntil: '' } });
+      // Of concurrent deletes of one document, only the one whose mark took it answers true (the route's 204). The
+      // record may be gone before this call removes it: a worker's claim finishes marked documents too.
+      const marked = await c.documents.updateOne({ _id: id, status: { $ne: DELETING } }, { $set: { status: DELETING }, $unset: { claim: '', leaseUntil: '' } });
       if (marked.matchedCount === 0) return false;
       await c.chunks.deleteMany({ documentId: id });
-      // Of concurrent deletes of one document, only the one that removes the record answers true (the route's 204).
-      return (await c.documents.deleteOne({ _id: id })).deletedCount > 0;
+      await c.documents.deleteOne({ _id: id });
+      return true;
     }),
   };
 }

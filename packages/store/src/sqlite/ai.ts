@@ -62,7 +62,7 @@ export function createAiStore(db: Database, now: () => number, chunks: ChunkWrit
     document: db.prepare<[{ id: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
       FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id AND d.status <> 'deleting'`),
     // Marked first: no list, lookup, dedupe or search sees it from then on, and any claim on it is lost.
-    mark: db.prepare<[string]>(`UPDATE documents SET status = 'deleting', claim = NULL, lease_until_ms = NULL, chunks_claim = NULL WHERE id = ?`),
+    mark: db.prepare<[string]>(`UPDATE documents SET status = 'deleting', claim = NULL, lease_until_ms = NULL, chunks_claim = NULL WHERE id = ? AND status <> 'deleting'`),
     deleteDoc: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
   };
   const removeChunks = chunkRemover(chunks);
@@ -96,10 +96,12 @@ export function createAiStore(db: Database, now: () => number, chunks: ChunkWrit
     // The mark, then the chunks in batches (a turn of the event loop between), then the record: a 10 MB document's
     // chunks are not removed in one transaction. A delete that stops half-way is finished by the next claim.
     async deleteDocument(id) {
+      // Of concurrent deletes of one document, only the one whose mark took it answers true (the route's 204). The
+      // record may be gone before this call removes it: a worker's claim finishes marked documents too.
       if (guard(() => q.mark.run(id)).changes === 0) return false;
       await removeChunks(id, { all: true });
-      // Of concurrent deletes of one document, only the one that removes the record answers true (the route's 204).
-      return guard(() => q.deleteDoc.run(id)).changes > 0;
+      guard(() => q.deleteDoc.run(id));
+      return true;
     },
   };
 }
