@@ -134,11 +134,8 @@ export function chunkSearcher(db: Database, scored = SCORED_CHUNKS): (query: Chu
     const rows = new Map(details.all(JSON.stringify([...ranked.keys()])).map((r) => [r.id, r]));
     const hits = [...ranked].flatMap(([id, score]) => {
       const r = rows.get(id);
-      return r ? [{
-        documentId: r.document_id, filename: r.filename, index: r.chunk_index, text: r.text, start: r.start_offset, end: r.end_offset,
-        ...(r.page_first === null ? {} : { pages: [r.page_first, r.page_last ?? r.page_first] as [number, number] }),
-        ...(r.page_breaks === null ? {} : { pageBreaks: JSON.parse(r.page_breaks) as number[] }), score,
-      }] : [];
+      // The newest step's chunks (score undefined) are scored by scoreNewest below.
+      return r ? [{ ...hitOf({ ...r, score: 0 }), score }] : [];
     });
     return scoreNewest(hits, query.terms);
   });
