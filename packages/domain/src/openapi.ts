@@ -46,7 +46,7 @@ const ops: Record<string, Record<string, Op>> = {
   '/ai/docs/{docId}': {
     get: { summary: 'One document: its status, and its counts when ready or its error when failed', security: 'jwt', ok: ['200', 'The document', ref('Document')], errors: ['401', '404'], params: [pathText('docId')] },
     delete: { summary: 'Delete a document in any status: its chunks, its object and its record', security: 'jwt', ok: ['204', 'Deleted'], errors: ['401', '404', '503'], params: [pathText('docId')],
-      description: 'From the moment this answers, no search returns the document.' },
+      description: 'From the moment this answers, no search returns the document. The steps, each safe to run again: the document marked `deleting` (gone from every list, lookup and search), its chunks, its object, its record. A 503 (object storage failed) leaves the document withdrawn: a retry goes on from there and answers 204; one nobody retries is finished by a document worker a minute later. Of concurrent DELETEs of one document, one answers 204, the others 404.' },
   },
   '/ai/docs/{docId}/reprocess': {
     post: { summary: 'Process a document again: back to `stored`, its chunks out of search until it is ready again', security: 'jwt', ok: ['202', 'The document, queued', ref('Document')], errors: ['401', '404'], params: [pathText('docId')] },

@@ -11,4 +11,5 @@ export type { TokenCounter } from './tokens.js';
 export { processDocument } from './job.js';
 export type { Processed, ProcessJob, ProcessResult } from './job.js';
 export { createProcessingPool, START_ATTEMPTS } from './pool.js';
+export { PART_CHUNKS } from './job.js';
 export type { PoolOptions, ProcessingPool } from './pool.js';

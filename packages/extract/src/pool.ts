@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ChunkSettings } from './chunks.js';
-import type { ProcessResult } from './job.js';
+import type { Chunk, ChunkSettings } from './chunks.js';
+import type { ProcessJob, ProcessResult } from './job.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
 
 /** The worker's compiled file: beside this one in dist/, or dist/'s copy when this runs from src/ (ts-jest). */
@@ -36,7 +36,7 @@ export interface ProcessingPool {
 }
 
 interface Job {
-  request: Omit<WorkerRequest, 'id'>;
+  request: ProcessJob;
   resolve: (result: ProcessResult) => void;
   reject: (err: Error) => void;
 }
@@ -45,7 +45,7 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   startTimer?: NodeJS.Timeout;
-  job?: { id: number; job: Job; timer?: NodeJS.Timeout };
+  job?: { id: number; job: Job; timer?: NodeJS.Timeout; parts: Chunk[][] };
 }
 
 /**
@@ -105,7 +105,15 @@ export function createProcessingPool(options: PoolOptions): ProcessingPool {
         failedStarts = 0;
         clearTimeout(slot.startTimer);
       } else if (slot.job?.id === reply.id) {
-        finish(slot, (job) => ('result' in reply ? job.resolve(reply.result) : job.reject(new Error(reply.error))));
+        if ('part' in reply) {
+          // The next part once the loop has had a turn (its requests, its timers) since this one.
+          slot.job.parts.push(reply.part);
+          setImmediate(() => slot.worker.postMessage({ next: reply.id } satisfies WorkerRequest));
+          return;
+        }
+        const { parts } = slot.job;
+        finish(slot, (job) => ('error' in reply ? job.reject(new Error(reply.error))
+          : job.resolve(reply.result.ok && parts.length > 0 ? { ...reply.result, chunks: [...parts.flat(), ...reply.result.chunks] } : reply.result)));
       }
       dispatch();
     });
@@ -125,7 +133,7 @@ export function createProcessingPool(options: PoolOptions): ProcessingPool {
       const job = queue.shift()!;
       const id = nextId++;
       const timer = setTimeout(() => stop(slot, (j) => j.resolve({ ok: false, code: 'timeout', message: `Processing took longer than the ${timeoutMs} ms one document may take.` }), 'timeout'), timeoutMs + graceMs);
-      slot.job = { id, job, timer };
+      slot.job = { id, job, timer, parts: [] };
       slot.worker.ref();
       // A copy the thread owns (transferred, not cloned): the caller's buffer may be a slice of a larger one.
       const bytes = new Uint8Array(job.request.bytes);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createProcessingPool, DEFAULT_CHUNKING, DOCX, PDF, type ProcessingPool, START_ATTEMPTS } from '@lantern/extract';
+import { createProcessingPool, DEFAULT_CHUNKING, DOCX, PART_CHUNKS, PDF, type ProcessingPool, START_ATTEMPTS } from '@lantern/extract';
 import { fixture, zipOf } from './helpers.js';
 
 /** Processing on threads of its own: results, the time limit and the memory limit per document, replacement threads. */
@@ -18,6 +18,20 @@ describe('extract: the processing pool', () => {
     expect(scanned).toEqual({ ok: false, code: 'no_text', message: 'no text layer; OCR is not supported' });
     const text = fixture('runbook.md').toString('utf8');
     expect(md).toEqual({ ok: true, characters: text.length, chunks: [expect.objectContaining({ index: 0, text: text.trim() })] });
+  }, 60_000);
+
+  it('hands over a result of many chunks in parts (PART_CHUNKS each), whole and in order', async () => {
+    pool = createProcessingPool({ size: 1, timeoutMs: 30_000, maxHeapMb: 512 });
+    const paragraphs = Array.from({ length: 1_200 }, (_, i) => `Paragraph ${i} of the runbook: restart the checkout service, then watch the error rate for ten minutes.`);
+    const text = paragraphs.join('\n\n');
+    const result = await pool.process(Buffer.from(text), 'text/plain; charset=utf-8', { maxTokens: 100, overlapTokens: 0 });
+    if (!result.ok) throw new Error(result.message);
+    expect(result.chunks.length).toBeGreaterThan(2 * PART_CHUNKS);
+    expect(result.chunks.map((c) => c.index)).toEqual(result.chunks.map((_, i) => i));
+    for (const c of result.chunks) expect(text.slice(c.start, c.end)).toBe(c.text);
+    expect(result.chunks.at(-1)!.text).toContain('Paragraph 1199 ');
+    // The thread is free for the next document once the parts are through.
+    expect(await pool.process(Buffer.from('A short note.'), 'text/plain; charset=utf-8', DEFAULT_CHUNKING)).toEqual(expect.objectContaining({ ok: true, characters: 13 }));
   }, 60_000);
 
   it('stops a document past its time with timeout, and the next document gets a new thread', async () => {

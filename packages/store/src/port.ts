@@ -270,10 +270,22 @@ export interface AiStore {
   listDocuments(tenantId: string, userId: string): Promise<StoredDocument[]>;
   getDocument(id: string, userId: string): Promise<StoredDocument | null>;
   /**
-   * Removes the document, its chunks and their index entries; false if no such document. Once it answers, no
-   * search returns the document; a worker still processing it loses its claim and keeps nothing.
+   * A document the user can see, or one of theirs withdrawn by a delete that has not finished (its record still
+   * there): what a DELETE, or its retry, works on. Null otherwise.
    */
-  deleteDocument(id: string): Promise<boolean>;
+  getDocumentToDelete(id: string, userId: string): Promise<StoredDocument | null>;
+  /**
+   * The first steps of a delete (services/ai delete.ts): the document marked `deleting`, so that from then on no
+   * list, lookup, dedupe, quota or search sees it and a worker processing it loses its claim and keeps nothing;
+   * then its chunks and their index entries removed. The mark holds off abandonedDeletes for `graceMs` (marking
+   * again restarts it). False if there is no such record. Safe to run again.
+   */
+  withdrawDocument(id: string, graceMs: number): Promise<boolean>;
+  /**
+   * The last step of a delete, once the object is gone: the withdrawn document's record (and any chunk left)
+   * removed. True if this call removed it; false if it is not there or not withdrawn.
+   */
+  removeDocument(id: string): Promise<boolean>;
 }
 
 /** A piece of a document's text as the index keeps it (packages/extract's chunks). */
@@ -379,6 +391,11 @@ export interface ProcessingStore {
    * reprocess removes them). How many were queued.
    */
   requeueOutdated(current: ProcessingSettings): Promise<number>;
+  /**
+   * Up to `limit` documents withdrawn more than their grace ago whose delete never finished (the process stopped,
+   * the object store failed): for a worker to finish (services/ai delete.ts).
+   */
+  abandonedDeletes(limit: number): Promise<Array<Pick<StoredDocument, 'id' | 'objectKey'>>>;
 }
 
 /**

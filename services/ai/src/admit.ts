@@ -3,8 +3,9 @@ import { errors } from '@lantern/domain';
 import type { Logger } from '@lantern/logging';
 import type { Store, StoredDocument } from '@lantern/store';
 import type { RequestHandler } from 'express';
+import { deleteDocument } from './delete.js';
 
-export type AdmitStore = Pick<Store, 'createDocument' | 'deleteDocument' | 'findDocumentBySha256' | 'organizationStoredBytes'>;
+export type AdmitStore = Pick<Store, 'createDocument' | 'withdrawDocument' | 'removeDocument' | 'findDocumentBySha256' | 'organizationStoredBytes'>;
 
 export interface AdmitDeps {
   store: AdmitStore;
@@ -52,6 +53,11 @@ export async function admitDocument(
     await blobs.delete(record.objectKey).catch((err: unknown) =>
       logger.warn('could not delete a discarded upload', { objectKey: record.objectKey, error: (err as Error).message }));
   };
+  // A record stored, then given up: deleted as any document is; if its object cannot go now, a worker finishes it.
+  const withdraw = async (doc: StoredDocument) => {
+    await deleteDocument(store, blobs, doc).catch((err: unknown) =>
+      logger.warn('could not delete a discarded upload', { objectKey: record.objectKey, error: (err as Error).message }));
+  };
   const same = await store.findDocumentBySha256(record.tenantId, record.sha256);
   if (same) {
     await discard();
@@ -71,14 +77,12 @@ export async function admitDocument(
   }
   const first = await store.findDocumentBySha256(record.tenantId, record.sha256);
   if (first && first.id !== stored.id) {
-    await store.deleteDocument(stored.id);
-    await discard();
+    await withdraw(stored);
     return { document: first, existing: true };
   }
   const after = await store.organizationStoredBytes(organizationId);
   if (after > quotaBytes) {
-    await store.deleteDocument(stored.id);
-    await discard();
+    await withdraw(stored);
     throw errors.quotaExceeded(quotaBytes, after - record.size);
   }
   return { document: stored, existing: false };

@@ -6,6 +6,7 @@ import type { Logger } from '@lantern/logging';
 import type { Store } from '@lantern/store';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { admitDocument, quotaNotReached } from './admit.js';
+import { deleteDocument } from './delete.js';
 import type { AnnounceDocument } from './processing/events.js';
 import { uploadSlots } from './slots.js';
 import { publicDocument } from './knowledge-routes.js';
@@ -13,7 +14,7 @@ import { acceptUpload, uploadMiddleware, type StoredUpload } from './upload.js';
 
 export type AiStore = Pick<
   Store,
-  'getRole' | 'createTenant' | 'listTenants' | 'getTenant' | 'createDocument' | 'listDocuments' | 'getDocument' | 'deleteDocument'
+  'getRole' | 'createTenant' | 'listTenants' | 'getTenant' | 'createDocument' | 'listDocuments' | 'getDocument' | 'getDocumentToDelete' | 'withdrawDocument' | 'removeDocument'
   | 'findDocumentBySha256' | 'organizationStoredBytes' | 'countHit' | 'reprocessDocument' | 'searchChunks' | 'nearestChunks'
 >;
 
@@ -119,16 +120,12 @@ export function createAiRouter({ store, blobs, tokens, logger, limits, announce 
   });
 
   router.delete('/ai/docs/:docId', auth, async (req, res) => {
-    const doc = await store.getDocument(String(req.params['docId'] ?? ''), userIdOf(res));
+    // A document withdrawn by a DELETE that failed half-way (503) is found too: its retry goes on from there.
+    const doc = await store.getDocumentToDelete(String(req.params['docId'] ?? ''), userIdOf(res));
     if (!doc) throw errors.notFound('document');
-    try {
-      await blobs.delete(doc.objectKey);
-    } catch {
-      throw errors.unavailable('object storage');
-    }
     // Concurrent DELETEs of one document all pass the lookup; only the one that removes the record answers
     // 204, the others 404 as a later DELETE would.
-    if (!(await store.deleteDocument(doc.id))) throw errors.notFound('document');
+    if (!(await deleteDocument(store, blobs, doc))) throw errors.notFound('document');
     res.status(204).end();
   });
   return router;

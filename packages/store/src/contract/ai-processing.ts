@@ -112,35 +112,51 @@ export function aiProcessingContract(ctx: StoreContext): void {
       expect(await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['beta'], limit: 5 })).toEqual([]);
     });
 
-    it('deletes a document with its chunks: search finds nothing from then on, and its worker keeps nothing', async () => {
-      const { docs, w, tenant } = await tenantWithDocs(ctx.store, 2);
+    it('withdraws a document with its chunks: search finds nothing from then on, and its worker keeps nothing', async () => {
+      const { w, tenant } = await tenantWithDocs(ctx.store, 2);
       const a = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;
       const b = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;
       await ctx.store.completeDocument(a.document.id, a.claim, { characters: 5, chunks: [chunk(0, 'gamma ray')] });
-      expect(await ctx.store.deleteDocument(a.document.id)).toBe(true);
-      expect(await ctx.store.deleteDocument(b.document.id)).toBe(true);
+      expect(await ctx.store.withdrawDocument(a.document.id, LONG)).toBe(true);
+      expect(await ctx.store.withdrawDocument(b.document.id, LONG)).toBe(true);
+      expect(await ctx.store.renewClaim(b.document.id, b.claim, LONG)).toBe(false);
       expect(await ctx.store.completeDocument(b.document.id, b.claim, { characters: 5, chunks: [chunk(0, 'gamma burst')] })).toBe(false);
       expect(await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['gamma'], limit: 5 })).toEqual([]);
       expect(await ctx.store.listDocuments(tenant.id, w.user.id)).toEqual([]);
-      expect(await ctx.store.deleteDocument(docs[0]!.id)).toBe(false);
+      expect(await ctx.store.reprocessDocument(a.document.id, w.user.id)).toBeNull();
+      expect(await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 })).toBeNull();
     });
 
-    it('answers true to exactly one of concurrent deletes, even when a claim finishes the marked document first', async () => {
-      const { docs, w, tenant } = await tenantWithDocs(ctx.store, 2);
+    it('removes the record of exactly one of concurrent deletes, and the chunks of a large document with it', async () => {
+      const { w, tenant } = await tenantWithDocs(ctx.store, 1);
       const taken = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;
       const many = Array.from({ length: 120 }, (_, i) => chunk(i, `delta ${i}`));
       await ctx.store.completeDocument(taken.document.id, taken.claim, { characters: 1000, chunks: many });
-      expect((await Promise.all([1, 2, 3].map(() => ctx.store.deleteDocument(taken.document.id)))).sort()).toEqual([false, false, true]);
-      // A delete under way while a worker's claim finishes the marked documents (the record gone before it).
-      const other = docs.find((d) => d.id !== taken.document.id)!;
-      const again = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;
-      expect(again.document.id).toBe(other.id);
-      await ctx.store.completeDocument(other.id, again.claim, { characters: 1000, chunks: many });
-      const deleting = ctx.store.deleteDocument(other.id);
-      await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 });
-      expect(await deleting).toBe(true);
-      expect(await ctx.store.listDocuments(tenant.id, w.user.id)).toEqual([]);
+      const id = taken.document.id;
+      const removed = await Promise.all([1, 2, 3].map(async () => (await ctx.store.withdrawDocument(id, LONG)) && ctx.store.removeDocument(id)));
+      expect(removed.sort()).toEqual([false, false, true]);
+      expect(await ctx.store.getDocumentToDelete(id, w.user.id)).toBeNull();
       expect(await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['delta'], limit: 5 })).toEqual([]);
+    });
+
+    it('hands out the deletes that stopped after their mark once their grace has run out, never before', async () => {
+      const { docs } = await tenantWithDocs(ctx.store, 3);
+      expect(await ctx.store.abandonedDeletes(20)).toEqual([]);
+      await ctx.store.withdrawDocument(docs[0]!.id, 300);
+      await ctx.store.withdrawDocument(docs[1]!.id, LONG);
+      expect(await ctx.store.abandonedDeletes(20)).toEqual([]);
+      await sleep(400);
+      expect(await ctx.store.abandonedDeletes(20)).toEqual([{ id: docs[0]!.id, objectKey: docs[0]!.objectKey }]);
+      // Marking again (a retried DELETE) restarts the grace.
+      await ctx.store.withdrawDocument(docs[0]!.id, LONG);
+      expect(await ctx.store.abandonedDeletes(20)).toEqual([]);
+      await ctx.store.withdrawDocument(docs[1]!.id, 0);
+      await sleep(5);
+      expect(await ctx.store.abandonedDeletes(20)).toEqual([{ id: docs[1]!.id, objectKey: docs[1]!.objectKey }]);
+      expect(await ctx.store.removeDocument(docs[1]!.id)).toBe(true);
+      expect(await ctx.store.abandonedDeletes(20)).toEqual([]);
+      // The one never withdrawn is still waiting to be processed.
+      expect((await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))?.document.id).toBe(docs[2]!.id);
     });
   });
 }

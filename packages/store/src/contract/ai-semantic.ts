@@ -73,7 +73,7 @@ export function aiSemanticContract(ctx: StoreContext): void {
       const again = (await ctx.store.claimDocument({ leaseMs: LONG, maxAttempts: 3 }))!;
       expect(await ctx.store.completeDocument(a, again.claim, { characters: 5, chunks: [chunk(0, 'alpha again', unit(0))], settings: SETTINGS })).toBe(true);
       expect((await near()).map((h) => h.text)).toEqual(['alpha again', 'beta']);
-      expect(await ctx.store.deleteDocument(b)).toBe(true);
+      expect(await ctx.store.withdrawDocument(b, 60_000)).toBe(true);
       expect((await near()).map((h) => h.text)).toEqual(['alpha again']);
     });
 

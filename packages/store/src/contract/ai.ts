@@ -78,15 +78,26 @@ export function aiContract(ctx: StoreContext): void {
       expect((await ctx.store.listDocuments(tenant.id, w.user.id)).map((d) => d.id)).toEqual(docs.map((d) => d.id).reverse());
     });
 
-    it('deletes a document once: true, then false, and it is gone', async () => {
+    it('withdraws a document (gone from lookups and lists, still there to delete), then removes its record once', async () => {
       const w = await makeWorld(ctx.store);
+      const outsider = await makeWorld(ctx.store, 'outsider');
       const tenant = await ctx.store.createTenant({ name: 'Support', organizationId: w.org.id });
       const doomed = await ctx.store.createDocument(document(tenant.id, T0));
       const kept = await ctx.store.createDocument(document(tenant.id, T0 + 1));
-      expect(await ctx.store.deleteDocument(doomed.id)).toBe(true);
-      expect(await ctx.store.deleteDocument(doomed.id)).toBe(false);
-      expect(await ctx.store.deleteDocument(newId())).toBe(false);
+      expect(await ctx.store.removeDocument(doomed.id)).toBe(false);
+      expect(await ctx.store.getDocumentToDelete(doomed.id, w.user.id)).toEqual(doomed);
+      expect(await ctx.store.withdrawDocument(doomed.id, 60_000)).toBe(true);
       expect(await ctx.store.getDocument(doomed.id, w.user.id)).toBeNull();
+      expect(await ctx.store.listDocuments(tenant.id, w.user.id)).toEqual([kept]);
+      expect(await ctx.store.getDocumentToDelete(doomed.id, w.user.id)).toMatchObject({ id: doomed.id, status: 'deleting' });
+      expect(await ctx.store.getDocumentToDelete(doomed.id, outsider.user.id)).toBeNull();
+      expect(await ctx.store.withdrawDocument(doomed.id, 60_000)).toBe(true);
+      expect(await ctx.store.removeDocument(kept.id)).toBe(false);
+      expect(await ctx.store.removeDocument(doomed.id)).toBe(true);
+      expect(await ctx.store.removeDocument(doomed.id)).toBe(false);
+      expect(await ctx.store.withdrawDocument(doomed.id, 60_000)).toBe(false);
+      expect(await ctx.store.withdrawDocument(newId(), 60_000)).toBe(false);
+      expect(await ctx.store.getDocumentToDelete(doomed.id, w.user.id)).toBeNull();
       expect(await ctx.store.listDocuments(tenant.id, w.user.id)).toEqual([kept]);
     });
   });

@@ -89,7 +89,7 @@ export function limitsContract(ctx: StoreContext): void {
       await ctx.store.createDocument(document(legal.id, T0, 10_000_000, 'c'.repeat(64)));
       await ctx.store.createDocument(document(elsewhere.id, T0, 7, 'a'.repeat(64)));
       expect(await ctx.store.organizationStoredBytes(w.org.id)).toBe(10_001_234);
-      await ctx.store.deleteDocument(gone.id);
+      await ctx.store.withdrawDocument(gone.id, 60_000);
       expect(await ctx.store.organizationStoredBytes(w.org.id)).toBe(10_001_000);
       expect(await ctx.store.organizationStoredBytes(other.org.id)).toBe(7);
     });

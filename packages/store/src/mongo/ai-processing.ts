@@ -34,13 +34,13 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
     { projection: { filename: 1, chunksClaim: 1 } }).toArray()).map((d) => [d._id, d]));
 
   return {
+    // On status_created (indexes.ts): withdrawn documents are few. No lease: marked before the mark carried its grace.
+    abandonedDeletes: (limit) => guard.run(async () =>
+      (await c.documents.find({ status: DELETING, $or: [{ leaseUntil: { $lt: new Date(now()) } }, { leaseUntil: { $exists: false } }] },
+        { projection: { _id: 1, objectKey: 1 }, limit }).toArray()).map((d) => ({ id: d._id, objectKey: d.objectKey }))),
+
     claimDocument: ({ leaseMs, maxAttempts }) => guard.run(async () => {
       const at = new Date(now());
-      // Deletes that stopped after marking (deleteDocument): their chunks and records go now.
-      for (const doc of await c.documents.find({ status: DELETING }, { projection: { _id: 1 }, limit: 20 }).toArray()) {
-        await c.chunks.deleteMany({ documentId: doc._id });
-        await c.documents.deleteOne({ _id: doc._id, status: DELETING });
-      }
       // Documents whose lease ran out after their last attempt: failed, not taken again.
       for (const doc of await c.documents.find({ status: 'processing', leaseUntil: { $lt: at }, attempts: { $gte: maxAttempts } }, { projection: { attempts: 1 } }).toArray()) {
         const failed = await c.documents.updateOne({ _id: doc._id, status: 'processing', leaseUntil: { $lt: at } },

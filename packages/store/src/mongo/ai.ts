@@ -81,16 +81,26 @@ export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps):
       return doc !== null && (await visibleTenant(doc.tenantId, userId)) !== null ? toDocument(doc) : null;
     }),
 
-    // Marked first (no search returns it from then on, and a worker's claim on it is lost), then its chunks, then
-    // the record: each step safe to run again; a delete that stops half-way is finished by the next claim (ai-processing.ts).
-    deleteDocument: (id) => guard.run(async () => {
-      // Of concurrent deletes of one document, only the one whose mark took it answers true (the route's 204). The
-      // record may be gone before this call removes it: a worker's claim finishes marked documents too.
-      const marked = await c.documents.updateOne({ _id: id, status: { $ne: DELETING } }, { $set: { status: DELETING }, $unset: { claim: '', leaseUntil: '' } });
+    getDocumentToDelete: (id, userId) => guard.run(async () => {
+      const doc = await c.documents.findOne({ _id: id });
+      return doc !== null && (await visibleTenant(doc.tenantId, userId)) !== null ? toDocument(doc) : null;
+    }),
+
+    // Marked first (no search returns it from then on, and a worker's claim on it is lost; its lease is the grace
+    // abandonedDeletes waits), then its chunks: each step safe to run again (services/ai delete.ts).
+    withdrawDocument: (id, graceMs) => guard.run(async () => {
+      const marked = await c.documents.updateOne({ _id: id },
+        { $set: { status: DELETING, leaseUntil: new Date(now() + graceMs) }, $unset: { claim: '', chunksClaim: '' } });
       if (marked.matchedCount === 0) return false;
       await c.chunks.deleteMany({ documentId: id });
-      await c.documents.deleteOne({ _id: id });
       return true;
+    }),
+
+    removeDocument: (id) => guard.run(async () => {
+      const removed = await c.documents.deleteOne({ _id: id, status: DELETING });
+      // Should a chunk have been left (none can land once marked: completions check their claim).
+      if (removed.deletedCount > 0) await c.chunks.deleteMany({ documentId: id });
+      return removed.deletedCount > 0;
     }),
   };
 }

@@ -34,9 +34,10 @@ export function createProcessingStore(db: Database, now: () => number, chunks: C
     renew: db.prepare(`UPDATE documents SET lease_until_ms = @until WHERE id = @id AND claim = @claim AND status = 'processing'`),
     held: db.prepare<[{ id: string; claim: string }], { tenant_id: string }>(`SELECT tenant_id FROM documents
       WHERE id = @id AND claim = @claim AND status = 'processing'`),
-    // On its partial index (schema.ts): every claim looks, and there are none but after an interrupted delete.
-    deleting: db.prepare<[], { id: string }>(`SELECT id FROM documents WHERE status = 'deleting' LIMIT 20`),
-    deleteDoc: db.prepare<[string]>(`DELETE FROM documents WHERE id = ? AND status = 'deleting'`),
+    // On its partial index (schema.ts): withdrawn documents are few, and last long only after an interrupted delete.
+    // A NULL lease: marked before the mark carried its grace.
+    abandoned: db.prepare<[{ now: number; limit: number }], { id: string; object_key: string }>(`SELECT id, object_key FROM documents
+      WHERE status = 'deleting' AND coalesce(lease_until_ms, 0) < @now LIMIT @limit`),
     ready: db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunks_claim = @claim, chunk_count = @chunks,
       characters = @characters, pages = @pages, chunk_tokens = @tokens, chunk_overlap = @overlap, embedding_model = @model WHERE id = @id`),
     // A scan of the documents, once at start (start.ts): NULL settings are the unrecorded ones (migration 11).
@@ -92,12 +93,10 @@ export function createProcessingStore(db: Database, now: () => number, chunks: C
   });
 
   return {
+    async abandonedDeletes(limit) {
+      return guard(() => q.abandoned.all({ now: now(), limit })).map((row) => ({ id: row.id, objectKey: row.object_key }));
+    },
     async claimDocument({ leaseMs, maxAttempts }) {
-      // Deletes that stopped after their mark (ai.ts deleteDocument): their chunks and records go now.
-      for (const { id } of guard(() => q.deleting.all())) {
-        await removeChunks(id, { all: true });
-        guard(() => q.deleteDoc.run(id));
-      }
       const { failed, taken } = guard(() => claim.immediate(leaseMs, maxAttempts));
       for (const id of failed) await sweep(id, null);
       return taken;

@@ -61,9 +61,15 @@ export function createAiStore(db: Database, now: () => number, chunks: ChunkWrit
       WHERE d.tenant_id = @tenantId AND d.status <> 'deleting' ORDER BY d.created_ms DESC, d.rowid DESC`),
     document: db.prepare<[{ id: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
       FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id AND d.status <> 'deleting'`),
-    // Marked first: no list, lookup, dedupe or search sees it from then on, and any claim on it is lost.
-    mark: db.prepare<[string]>(`UPDATE documents SET status = 'deleting', claim = NULL, lease_until_ms = NULL, chunks_claim = NULL WHERE id = ? AND status <> 'deleting'`),
-    deleteDoc: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
+    // Visible, or withdrawn by a delete that has not finished: what a DELETE or its retry works on.
+    toDelete: db.prepare<[{ id: string; userId: string }], DocumentRow>(`SELECT ${DOC_COLUMNS}
+      FROM documents d JOIN tenants t ON t.id = d.tenant_id ${MEMBER_OF_TENANT} WHERE d.id = @id`),
+    // Marked first: no list, lookup, dedupe or search sees it from then on, and any claim on it is lost. The lease
+    // of a withdrawn document is its grace: abandonedDeletes leaves it alone until then.
+    mark: db.prepare<[{ id: string; until: number }]>(`UPDATE documents SET status = 'deleting', claim = NULL, lease_until_ms = @until, chunks_claim = NULL
+      WHERE id = @id`),
+    // Its chunks go with it (ON DELETE CASCADE), should any be left.
+    deleteDoc: db.prepare<[string]>(`DELETE FROM documents WHERE id = ? AND status = 'deleting'`),
   };
   const removeChunks = chunkRemover(chunks);
 
@@ -93,15 +99,19 @@ export function createAiStore(db: Database, now: () => number, chunks: ChunkWrit
       const row = guard(() => q.document.get({ id, userId }));
       return row ? toDocument(row) : null;
     },
-    // The mark, then the chunks in batches (a turn of the event loop between), then the record: a 10 MB document's
-    // chunks are not removed in one transaction. A delete that stops half-way is finished by the next claim.
-    async deleteDocument(id) {
-      // Of concurrent deletes of one document, only the one whose mark took it answers true (the route's 204). The
-      // record may be gone before this call removes it: a worker's claim finishes marked documents too.
-      if (guard(() => q.mark.run(id)).changes === 0) return false;
+    async getDocumentToDelete(id, userId) {
+      const row = guard(() => q.toDelete.get({ id, userId }));
+      return row ? toDocument(row) : null;
+    },
+    // The mark, then the chunks in batches (a turn of the event loop between): a 10 MB document's chunks are not
+    // removed in one transaction.
+    async withdrawDocument(id, graceMs) {
+      if (guard(() => q.mark.run({ id, until: now() + graceMs })).changes === 0) return false;
       await removeChunks(id, { all: true });
-      guard(() => q.deleteDoc.run(id));
       return true;
+    },
+    async removeDocument(id) {
+      return guard(() => q.deleteDoc.run(id)).changes > 0;
     },
   };
 }

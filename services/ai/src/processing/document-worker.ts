@@ -2,6 +2,7 @@ import type { BlobStore } from '@lantern/blobs';
 import type { ChunkSettings, ProcessingPool } from '@lantern/extract';
 import type { Logger } from '@lantern/logging';
 import type { ChunkInput, DocumentClaim, ProcessingSettings, ProcessingStore } from '@lantern/store';
+import { type DeleteStore, finishAbandonedDeletes } from '../delete.js';
 import { EmbeddingError, type Embedder } from '../search/embeddings.js';
 
 /**
@@ -15,8 +16,9 @@ import { EmbeddingError, type Embedder } from '../search/embeddings.js';
  * and on its last attempt the document fails (`timeout`, saying the embeddings failed and why).
  */
 export interface DocumentWorkerOptions {
-  store: ProcessingStore;
-  blobs: Pick<BlobStore, 'get'>;
+  /** With the steps of a delete: a claim first finishes the deletes that stopped half-way (delete.ts). */
+  store: ProcessingStore & DeleteStore;
+  blobs: Pick<BlobStore, 'get' | 'delete'>;
   pool: ProcessingPool;
   logger: Logger;
   chunking: ChunkSettings;
@@ -137,6 +139,7 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
   }
 
   async function runOnce(): Promise<boolean> {
+    await finishAbandonedDeletes({ store, blobs, logger });
     const taken = await store.claimDocument({ leaseMs, maxAttempts });
     if (!taken) return false;
     logger.info('document taken', { documentId: taken.document.id, attempt: taken.attempt });

@@ -3,6 +3,7 @@ import type { Bus, Subscription } from '@lantern/bus';
 import { checkChunkSettings, createProcessingPool, DEFAULT_CHUNKING } from '@lantern/extract';
 import type { Logger } from '@lantern/logging';
 import type { ProcessingStore } from '@lantern/store';
+import type { DeleteStore } from '../delete.js';
 import { createDocumentWorker, type DocumentWorker, settingsOf } from './document-worker.js';
 import { listenForDocuments } from './events.js';
 import type { ProcessingSetup } from './setup.js';
@@ -34,8 +35,8 @@ export interface DocumentProcessing {
 }
 
 export interface ProcessingDeps {
-  store: ProcessingStore;
-  blobs: Pick<BlobStore, 'get'>;
+  store: ProcessingStore & DeleteStore;
+  blobs: Pick<BlobStore, 'get' | 'delete'>;
   logger: Logger;
   /** Where the document announcements are heard (events.ts), in the group of the document workers. */
   bus: Pick<Bus, 'subscribe'>;

@@ -117,7 +117,8 @@ describe('ai: document announcements on the bus', () => {
     processing = await startDocumentProcessing({ store, blobs, bus: b, logger }, { pollMs: 60_000 });
     const doc = await stored('runbook.md', readFileSync(FIXTURES + 'runbook.md'));
     const gone = await stored('gone.md', Buffer.from('# Gone\n'));
-    expect(await store.deleteDocument(gone.id)).toBe(true);
+    expect(await store.withdrawDocument(gone.id, 60_000)).toBe(true);
+    expect(await store.removeDocument(gone.id)).toBe(true);
     const announce = documentAnnouncer(b, logger);
     announce(doc);
     announce(doc);
