@@ -22,22 +22,23 @@ describe('extract: the processing pool', () => {
 
   it('hands over a result of many chunks in parts (PART_CHUNKS each), whole and in order', async () => {
     pool = createProcessingPool({ size: 1, timeoutMs: 30_000, maxHeapMb: 512 });
-    const paragraphs = Array.from({ length: 1_200 }, (_, i) => `Paragraph ${i} of the runbook: restart the checkout service, then watch the error rate for ten minutes.`);
+    const paragraphs = Array.from({ length: 3_000 }, (_, i) => `Paragraph ${i} of the runbook: restart the checkout service, then watch the error rate for ten minutes.`);
     const text = paragraphs.join('\n\n');
     const result = await pool.process(Buffer.from(text), 'text/plain; charset=utf-8', { maxTokens: 100, overlapTokens: 0 });
     if (!result.ok) throw new Error(result.message);
     expect(result.chunks.length).toBeGreaterThan(2 * PART_CHUNKS);
     expect(result.chunks.map((c) => c.index)).toEqual(result.chunks.map((_, i) => i));
     for (const c of result.chunks) expect(text.slice(c.start, c.end)).toBe(c.text);
-    expect(result.chunks.at(-1)!.text).toContain('Paragraph 1199 ');
+    expect(result.chunks.at(-1)!.text).toContain('Paragraph 2999 ');
     // The thread is free for the next document once the parts are through.
     expect(await pool.process(Buffer.from('A short note.'), 'text/plain; charset=utf-8', DEFAULT_CHUNKING)).toEqual(expect.objectContaining({ ok: true, characters: 13 }));
   }, 60_000);
 
   it('stops a document past its time with timeout, and the next document gets a new thread', async () => {
-    pool = createProcessingPool({ size: 1, timeoutMs: 1, graceMs: 50, maxHeapMb: 512 });
-    // Text is chunked in one go (no page to stop between): 4 MB of it takes seconds, far past 51 ms.
-    const big = Buffer.from(fixture('runbook.md').toString('utf8').repeat(4_000));
+    // The grace is the time the next, short document has too: 400 ms leaves room for a loaded machine.
+    pool = createProcessingPool({ size: 1, timeoutMs: 1, graceMs: 400, maxHeapMb: 512 });
+    // Text is chunked in one go (no page to stop between): 17 MB of it takes seconds, far past 401 ms.
+    const big = Buffer.from(fixture('runbook.md').toString('utf8').repeat(16_000));
     const began = Date.now();
     expect(await pool.process(big, 'text/markdown; charset=utf-8', DEFAULT_CHUNKING)).toEqual({ ok: false, code: 'timeout', message: 'Processing took longer than the 1 ms one document may take.' });
     expect(Date.now() - began).toBeLessThan(30_000);

@@ -6,7 +6,7 @@ import { createTokenService } from '@lantern/auth';
 import { createFsBlobStore, type BlobStore } from '@lantern/blobs';
 import { createLogger } from '@lantern/logging';
 import { openSqliteStore, type Store } from '@lantern/store';
-import { makeWorld, type World } from '@lantern/store/contract';
+import { makeWorld, type World } from '../../../packages/store/src/contract/fixtures.js';
 import request from 'supertest';
 import { createAiApp } from '../src/app.js';
 import { finishAbandonedDeletes } from '../src/delete.js';

@@ -100,7 +100,7 @@ describe('ai: the document worker', () => {
     const doc = await upload('runbook.md', 'text/markdown; charset=utf-8');
     let reads = 0;
     // An object store that starts the answer and then sends nothing more, twice; the third read works.
-    const stalling = { get: async (key: string) => (++reads <= 2 ? new Readable({ read() {} }) : blobs.get(key)) };
+    const stalling = { ...blobs, get: async (key: string) => (++reads <= 2 ? new Readable({ read() {} }) : blobs.get(key)) };
     worker = createDocumentWorker({ store, blobs: stalling, pool, logger, chunking: DEFAULT_CHUNKING, concurrency: 1, pollMs: 100, retryAfterMs: 50, downloadTimeoutMs: 200 });
     expect(await settled(doc.id, user.id)).toMatchObject({ status: 'ready' });
     expect(reads).toBe(3);
