@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -125,7 +126,7 @@ async function main() {
     ];
     console.log(`schemathesis ${args.slice(2).join(' ')}`);
     run = spawn(schemathesis, args, {
-      stdio: 'inherit',
+      stdio: ['ignore', 'pipe', 'inherit'],
       env: {
         ...process.env,
         SCHEMATHESIS_HOOKS: 'hooks',
@@ -135,7 +136,15 @@ async function main() {
         LANTERN_FUZZ_API_KEY: account.key,
       },
     });
-    status = await new Promise((resolve) => run.once('exit', (code) => resolve(code ?? 1)));
+    const exited = new Promise((resolve) => run.once('exit', (code) => resolve(code ?? 1)));
+    // schemathesis closes with a banner shaped like pytest's closing line ("==== 1 warning in 157.67s ===="), with
+    // no count of the cases it ran: a reader of the CI log that knows pytest's line would take it for a run of no
+    // test. It is printed as a plain line under schemathesis's name; its counts are in the summary above it.
+    for await (const line of createInterface({ input: run.stdout })) {
+      const banner = /^=+ (.+ in [\d.]+s) =+$/.exec(line);
+      console.log(banner ? `schemathesis finished: ${banner[1]}` : line);
+    }
+    status = await exited;
   } finally {
     // A server that already exited (the crash a fuzzer is there to find) has no 'exit' left to wait for.
     if (child.exitCode === null && child.signalCode === null) {
