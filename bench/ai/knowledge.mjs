@@ -16,6 +16,8 @@
 //                           [--port 18490] [--threads N]   (DOCUMENT_THREADS, if the build reads it)
 //                           [--keep]   (keeps the data directory, and says where, with the tenant's id)
 //                           [--data-dir D]   (a directory a --keep run filled: searches it again, indexes nothing)
+//                           [--distributed [--workers N]]   (every service its own process behind nginx, on Kafka,
+//                           mongod and MinIO that scripts/infra starts, N ai-worker processes; counts read in mongod)
 // Not a test: run it on a quiet machine. It prints a Markdown table for docs/benchmarks.md.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,10 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { startCluster } from '../../scripts/infra/cluster.mjs';
+import { ROOT, readEndpoint } from '../../scripts/infra/lib.mjs';
 import { Database, percentile, post, startLantern } from '../ingest/lantern.mjs';
 import { pdfOf, words, zipfWords } from './inputs.mjs';
 
@@ -41,9 +47,14 @@ const { values: opt } = parseArgs({
     threads: { type: 'string' },
     keep: { type: 'boolean', default: false },
     'data-dir': { type: 'string' },
+    distributed: { type: 'boolean', default: false },
+    workers: { type: 'string', default: '1' },
   },
 });
-const port = Number(opt.port);
+// The embedded server's port, or nginx's in front of the distributed services (set once they are up).
+let port = Number(opt.port);
+/** The distributed mode's mongod database (its counts: what was stored), else undefined. */
+let mongo;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 const load = () => readFileSync('/proc/loadavg', 'utf8').trim().split(' ').slice(0, 3).join(' ');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -67,12 +78,27 @@ async function upload(token, tenantId, bytes, filename, type) {
   return JSON.parse(text);
 }
 
-/** The tenant's documents by status, with the characters and chunks of the ready ones, from the database. */
-function documentsOf(dataDir, tenantId) {
+/**
+ * The tenant's documents by status, with the characters and chunks of the ready ones, from the database; with
+ * `stored`, the chunks counted in the index too (a scan on mongod, where no index but the text index holds the
+ * tenant: not while indexing is timed).
+ */
+async function documentsOf(dataDir, tenantId, { stored = false } = {}) {
+  if (mongo) {
+    const rows = await mongo.collection('documents').aggregate([{ $match: { tenantId } },
+      { $group: { _id: '$status', n: { $sum: 1 }, characters: { $sum: '$characters' }, chunks: { $sum: '$chunkCount' } } }]).toArray();
+    const out = { total: 0, ready: 0, failed: 0, characters: 0, chunks: 0, ...(stored ? { storedChunks: await mongo.collection('chunks').countDocuments({ tenantId }) } : {}) };
+    for (const r of rows) {
+      out.total += r.n;
+      if (r._id === 'ready') Object.assign(out, { ready: r.n, characters: r.characters, chunks: r.chunks });
+      if (r._id === 'failed') out.failed = r.n;
+    }
+    return out;
+  }
   const db = new Database(join(dataDir, 'lantern.db'), { readonly: true });
   try {
     const rows = db.prepare('SELECT status, count(*) AS n, sum(characters) AS characters, sum(chunk_count) AS chunks FROM documents WHERE tenant_id = ? GROUP BY status').all(tenantId);
-    const out = { total: 0, ready: 0, failed: 0, characters: 0, chunks: 0, storedChunks: db.prepare('SELECT count(*) FROM chunks').pluck().get() };
+    const out = { total: 0, ready: 0, failed: 0, characters: 0, chunks: 0, ...(stored ? { storedChunks: db.prepare('SELECT count(*) FROM chunks').pluck().get() } : {}) };
     for (const r of rows) {
       out.total += r.n;
       if (r.status === 'ready') Object.assign(out, { ready: r.n, characters: r.characters, chunks: r.chunks });
@@ -114,11 +140,12 @@ async function indexing(dataDir, token, tenantId) {
   console.error(`uploaded ${docs} documents (${(uploadedBytes / 1e6).toFixed(1)} MB) in ${uploadedS.toFixed(1)} s; load ${load()}`);
   let state;
   for (;;) {
-    state = documentsOf(dataDir, tenantId);
+    state = await documentsOf(dataDir, tenantId);
     if (state.ready + state.failed >= docs) break;
     await sleep(500);
   }
   const seconds = (performance.now() - began) / 1000;
+  state = await documentsOf(dataDir, tenantId, { stored: true });
   const row = { docs, uploadedMb: +(uploadedBytes / 1e6).toFixed(1), uploadS: +uploadedS.toFixed(1), seconds: +seconds.toFixed(1), ...state, mbPerS: +(state.characters / 1e6 / seconds).toFixed(2), load: load() };
   console.error(`indexing: ${JSON.stringify(row)}`);
   return row;
@@ -211,11 +238,14 @@ async function ingestDuringPdf(dataDir, token, tenantId, apiKey) {
   const doc = await upload(token, tenantId, pdf, 'large.pdf', 'application/pdf');
   let status;
   for (;;) {
-    const db = new Database(join(dataDir, 'lantern.db'), { readonly: true });
-    try {
-      status = db.prepare('SELECT status FROM documents WHERE id = ?').pluck().get(doc.id);
-    } finally {
-      db.close();
+    if (mongo) status = (await mongo.collection('documents').findOne({ _id: doc.id }, { projection: { status: 1 } }))?.status;
+    else {
+      const db = new Database(join(dataDir, 'lantern.db'), { readonly: true });
+      try {
+        status = db.prepare('SELECT status FROM documents WHERE id = ?').pluck().get(doc.id);
+      } finally {
+        db.close();
+      }
     }
     if (status === 'ready' || status === 'failed') break;
     await sleep(250);
@@ -236,7 +266,37 @@ const env = {
   RATE_LIMIT_ENABLED: 'false', STORAGE_QUOTA_BYTES: String(1e12), MAX_CONCURRENT_UPLOADS: String(Math.max(4, Number(opt.concurrency))),
   ...(opt.threads ? { DOCUMENT_THREADS: opt.threads } : {}),
 };
-const lantern = await startLantern({ port, dataDir, env });
+/** Kafka, mongod and MinIO (scripts/infra, started if they are not), then every service behind nginx. */
+async function distributed() {
+  const infraEnv = {};
+  for (const name of ['kafka', 'mongo', 'minio']) {
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), 'start'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) throw new Error(`scripts/infra/${name}.mjs start failed`);
+    Object.assign(infraEnv, readEndpoint(name)?.env ?? {});
+  }
+  const cluster = await startCluster({ counts: { 'ai-worker': Number(opt.workers) }, baseEnv: { ...process.env, ...infraEnv }, extraEnv: { ...env, API_KEY_CACHE_MS: '5000' } });
+  port = Number(new URL(cluster.url).port);
+  const { MongoClient } = createRequire(join(ROOT, 'packages/store/package.json'))('mongodb');
+  const client = await MongoClient.connect(cluster.env.LANTERN_MONGO_URL);
+  mongo = client.db(cluster.env.LANTERN_MONGO_DATABASE);
+  const stop = async () => {
+    await client.close();
+    await cluster.stop();
+  };
+  return { stop, apiKey: undefined };
+}
+
+/** An API key of a new project and application, through the API (the distributed mode has no `lantern init`). */
+async function newApiKey(token) {
+  const org = await json('POST', '/organizations', token, { name: 'ingest' });
+  const project = await json('POST', '/projects', token, { name: 'ingest', organizationId: org.id });
+  const app = await json('POST', '/applications', token, { name: 'ingest', projectId: project.id });
+  return (await json('POST', `/applications/${app.id}/api-keys`, token, { name: 'bench' })).key;
+}
+
+if (opt.distributed && opt['data-dir']) throw new Error('--data-dir is for the embedded mode');
+const lantern = opt.distributed ? await distributed() : await startLantern({ port, dataDir, env });
+console.error(opt.distributed ? `distributed: nginx on ${port}, ${opt.workers} ai-worker process(es)` : `embedded on ${port}`);
 try {
   let user;
   if (opt['data-dir']) {
@@ -260,12 +320,12 @@ try {
   }
   if (Number(opt.queries) > 0) {
     const searched = await searching(token, tenantId);
-    console.log(`\n${documentsOf(dataDir, tenantId).storedChunks} chunks in the index\n`);
+    console.log(`\n${(await documentsOf(dataDir, tenantId, { stored: true })).storedChunks} chunks in the index\n`);
     console.log('| query | n | p50 ms | p99 ms | max ms | results per query |');
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const r of searched) console.log(`| ${r.kind} | ${r.n} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${Number.isNaN(r.hitsPerQuery) ? '' : r.hitsPerQuery} |`);
   }
-  const during = Number(opt['pdf-mb']) > 0 ? await ingestDuringPdf(dataDir, token, tenantId, lantern.apiKey) : undefined;
+  const during = Number(opt['pdf-mb']) > 0 ? await ingestDuringPdf(dataDir, token, tenantId, lantern.apiKey ?? await newApiKey(token)) : undefined;
   if (during) {
     console.log('\n| ingest (20 spans a request) | requests | p50 ms | p99 ms | max ms |');
     console.log('|---|---:|---:|---:|---:|');
