@@ -12,43 +12,68 @@ export type ChunkSelection = { all: true } | { but: string } | { only: string };
  * Writes and removals of chunks, a batch per transaction. Each costs SQLite's FTS5 the tokenizing of the chunks'
  * text (a removal as much as an insert: the triggers, schema.ts), about 2 ms a chunk on a loaded 2-core machine:
  * whichever thread runs them is busy the whole time. On the embedded server the writer thread runs them
- * (writer-worker.ts), in small batches queued among the span and log commits; else this connection, with a turn of
- * the event loop between batches.
+ * (writer-worker.ts), in batches queued among the span and log commits that stop early whenever one of those waits;
+ * else this connection, with a turn of the event loop between batches.
  */
 export interface ChunkWriter {
   /** Chunks per call. */
   readonly batch: number;
   /** Writes a batch of a claim's chunks if the claim still holds the document; false (nothing written) if not. */
   insert(documentId: string, claim: string, chunks: ChunkInput[]): Promise<boolean>;
-  /** Removes at most `limit` of the document's chunks; how many it removed. */
+  /** Removes at most `limit` of the document's chunks; how many it removed (fewer than `limit` does not mean none are left). */
   remove(documentId: string, which: ChunkSelection, limit: number): Promise<number>;
 }
 
-/** The statements of a ChunkWriter on one connection, synchronous, for the caller to run in a transaction. */
+/** Asked between chunks: true when the caller should stop early (the writer thread: a span or log commit waits). */
+export type StopEarly = () => boolean;
+const never: StopEarly = () => false;
+
+/** Chunks one removal statement takes before the next check of StopEarly. */
+const REMOVE_STEP = 4;
+
+/**
+ * The statements of a ChunkWriter on one connection, synchronous, for the caller to run in a transaction. Both do
+ * at least one chunk's work (or all there is) before they ask `stop`, so a caller that goes on until done gets there.
+ */
 export function chunkStatements(db: Database) {
   const held = db.prepare<[{ id: string; claim: string }], { tenant_id: string }>(`SELECT tenant_id FROM documents
     WHERE id = @id AND claim = @claim AND status = 'processing'`);
   const insertChunk = db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks, vector)
     VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks, @vector)`);
-  const insert = (documentId: string, claim: string, chunks: ChunkInput[]): boolean => {
+  /** The chunks written, from the first (all of them unless `stop` said so), or false if the claim no longer holds. */
+  const insert = (documentId: string, claim: string, chunks: ChunkInput[], stop: StopEarly = never): number | false => {
     const doc = held.get({ id: documentId, claim });
     if (!doc) return false;
     const tenant = tenantToken(doc.tenant_id);
+    let written = 0;
     for (const c of chunks) {
+      if (written > 0 && stop()) break;
       insertChunk.run({ documentId, claim, tenant, index: c.index, text: c.text, start: c.start, end: c.end,
         pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null, pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null,
         vector: c.vector ? vectorBytes(c.vector) : null });
+      written++;
     }
-    return true;
+    return written;
   };
   const pick = (where: string) => db.prepare(`DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE document_id = @id ${where} LIMIT @limit)`);
   const all = pick('');
   const but = pick('AND claim <> @claim');
   const only = pick('AND claim = @claim');
+  const removeSome = (id: string, which: ChunkSelection, limit: number): number => ('all' in which ? all.run({ id, limit })
+    : 'but' in which ? but.run({ id, claim: which.but, limit }) : only.run({ id, claim: which.only, limit })).changes;
   return {
     insert,
-    remove: (id: string, which: ChunkSelection, limit: number): number => ('all' in which ? all.run({ id, limit })
-      : 'but' in which ? but.run({ id, claim: which.but, limit }) : only.run({ id, claim: which.only, limit })).changes,
+    /** Removes at most `limit` of the selected chunks, REMOVE_STEP at a time while `stop` lets it; how many it removed. */
+    remove(id: string, which: ChunkSelection, limit: number, stop: StopEarly = never): number {
+      if (stop === never) return removeSome(id, which, limit);
+      let removed = 0;
+      while (removed < limit) {
+        const n = removeSome(id, which, Math.min(REMOVE_STEP, limit - removed));
+        removed += n;
+        if (n < REMOVE_STEP || stop()) break;
+      }
+      return removed;
+    },
   };
 }
 
@@ -65,7 +90,7 @@ export function localChunkWriter(db: Database): ChunkWriter {
     async insert(documentId, claim, chunks) {
       const done = guard(() => insert.immediate(documentId, claim, chunks));
       await turn();
-      return done;
+      return done !== false;
     },
     async remove(documentId, which, limit) {
       const n = guard(() => remove.immediate(documentId, which, limit));
@@ -75,9 +100,9 @@ export function localChunkWriter(db: Database): ChunkWriter {
   };
 }
 
-/** Removes the selected chunks of a document, a batch per call, until none is left. */
+/** Removes the selected chunks of a document, a batch per call (or less: the writer thread may stop early), until none is left. */
 export function chunkRemover(writer: ChunkWriter): (id: string, which: ChunkSelection) => Promise<void> {
   return async (id, which) => {
-    while ((await writer.remove(id, which, writer.batch)) === writer.batch);
+    while ((await writer.remove(id, which, writer.batch)) > 0);
   };
 }

@@ -32,10 +32,11 @@ export function workerFile(name: 'writer-worker' | 'checkpoint-worker' | 'read-w
 }
 
 /**
- * Chunks per job on the writer thread: a job waits its turn among the span and log commits, and ingest waits for
- * at most one (8 chunks of 800 tokens, about 10 ms of FTS5 work on a quiet core).
+ * Chunks per job on the writer thread: a job waits its turn among the span and log commits, and stops after the
+ * chunk under way when one of those is posted (writer-worker.ts), so ingest waits for one chunk at most (800
+ * tokens, 1-2 ms of FTS5 work), however many a job holds.
  */
-const THREAD_CHUNK_BATCH = 8;
+const THREAD_CHUNK_BATCH = 64;
 
 /** How often the checkpointer thread copies the WAL into the database file. */
 const CHECKPOINT_INTERVAL_MS = 200;
@@ -75,6 +76,8 @@ interface Pending {
 
 export function startWriterThread(file: string): WriterThread {
   const pending = new Map<number, Pending>();
+  /** Span and log jobs posted that the worker has not taken yet: its chunk jobs stop early while there are any. */
+  const waiting = new Int32Array(new SharedArrayBuffer(4));
   let nextId = 1;
   let worker: Worker | undefined;
   let closed = false;
@@ -83,7 +86,9 @@ export function startWriterThread(file: string): WriterThread {
   const checkpointer = startCheckpointer(file);
 
   function spawn(): Worker {
-    const w = new Worker(workerFile('writer-worker'), { workerData: { file } });
+    // The jobs posted to a worker that died were failed with it: none waits any more.
+    Atomics.store(waiting, 0, 0);
+    const w = new Worker(workerFile('writer-worker'), { workerData: { file, waiting } });
     w.unref();
     w.on('message', (reply: Reply) => {
       const p = pending.get(reply.id);
@@ -111,6 +116,7 @@ export function startWriterThread(file: string): WriterThread {
     return new Promise<boolean | number | undefined>((resolve, reject) => {
       pending.set(id, { resolve, reject });
       w.ref();
+      if (request.kind === 'spans' || request.kind === 'logs') Atomics.add(waiting, 0, 1);
       w.postMessage({ ...request, id });
     });
   }
@@ -122,7 +128,15 @@ export function startWriterThread(file: string): WriterThread {
     writeLogs: async (batch) => void (await send({ kind: 'logs', batches: [batch] })),
     startIndexing: async () => void (await send({ kind: 'index' })),
     batch: THREAD_CHUNK_BATCH,
-    insert: async (documentId, claim, chunks) => (await send({ kind: 'chunks', documentId, claim, chunks })) === true,
+    // A job may stop early for ingest's sake: the rest goes again, from where it stopped, until all are written.
+    async insert(documentId, claim, chunks) {
+      for (let from = 0; from < chunks.length;) {
+        const written = await send({ kind: 'chunks', documentId, claim, chunks: from === 0 ? chunks : chunks.slice(from) });
+        if (typeof written !== 'number' || written === 0) return false;
+        from += written;
+      }
+      return true;
+    },
     remove: async (documentId, which, limit) => Number(await send({ kind: 'unchunk', documentId, which, limit })),
     async close() {
       if (closed) return;

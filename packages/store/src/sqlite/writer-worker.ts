@@ -28,11 +28,21 @@ export type Job =
 export type Request = Job | { id: number; kind: 'close' } | { id: number; kind: 'index' };
 /** An AppError's fields (the port's 503 above all), or the message of anything else. */
 export type Failure = { status: number; code: string; message: string; retryAfter?: number } | { message: string };
-/** `value`: what a chunks job returns (whether the claim held) or an unchunk job (how many it removed). */
+/**
+ * `value`: what a chunks job returns (how many of its chunks it wrote, from the first, or false if the claim no
+ * longer holds) or an unchunk job (how many it removed).
+ */
 export type Reply = { id: number; failure?: Failure; value?: boolean | number };
 
 const port = parentPort!;
-const { file } = workerData as { file: string };
+/** `waiting`: span and log jobs posted and not yet taken (writer-thread.ts counts them up, this thread down). */
+const { file, waiting } = workerData as { file: string; waiting: Int32Array };
+/**
+ * A document's chunks are seconds of FTS5 work: a chunks or unchunk job stops after the chunk under way when a span
+ * or log job waits in the port (it cannot be seen before the job returns), and answers how far it got; the rest
+ * comes back as a new job, after that commit.
+ */
+const ingestWaits = () => Atomics.load(waiting, 0) > 0;
 const db = new Database(file);
 configure(db);
 // The checkpointer thread (checkpoint-worker.ts) checkpoints; this connection only when the WAL passes ~400 MB.
@@ -46,8 +56,8 @@ function run(job: Job): boolean | number | undefined {
   switch (job.kind) {
     case 'spans': return void tx.spans(job.batches);
     case 'logs': return void tx.logs(job.batches);
-    case 'chunks': return chunks.insert(job.documentId, job.claim, job.chunks);
-    case 'unchunk': return chunks.remove(job.documentId, job.which, job.limit);
+    case 'chunks': return chunks.insert(job.documentId, job.claim, job.chunks, ingestWaits);
+    case 'unchunk': return chunks.remove(job.documentId, job.which, job.limit, ingestWaits);
   }
 }
 
@@ -114,6 +124,7 @@ port.on('message', (request: Request) => {
     port.close();
     return;
   }
+  if (request.kind === 'spans' || request.kind === 'logs') Atomics.sub(waiting, 0, 1);
   queue.push(request);
   if (!scheduled) {
     scheduled = true;

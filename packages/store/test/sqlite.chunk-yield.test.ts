@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { newId, toIso } from '@lantern/domain';
+import { openSqliteStore, type Store } from '@lantern/store';
+import { makeWorld, rootSpan, spanBatch, T0, type World } from '../src/contract/fixtures.js';
+
+/**
+ * On the writer thread a document's chunk jobs stop after the chunk under way whenever a span or log commit is
+ * posted (writer-worker.ts), and the rest is sent again from where it stopped (writer-thread.ts): with span
+ * batches committed all the while, every chunk is still written exactly once, in order, and every span kept.
+ */
+describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
+  let dir: string;
+  let file: string;
+  let store: Store;
+  let w: World;
+  const CHUNKS = 600;
+  // About 800 tokens of text a chunk, as the default chunking makes them: a millisecond or more of FTS5 work each.
+  const textOf = (i: number) => `chunk${i} ${Array.from({ length: 400 }, (_, k) => `word${(i * 7 + k) % 5000}`).join(' ')}`;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lantern-chunk-yield-'));
+    file = join(dir, 'lantern.db');
+    store = await openSqliteStore({ file, writerThread: true });
+    w = await makeWorld(store, 'yield');
+  });
+  afterAll(async () => {
+    await store?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Span batches of one new span each, committed one after the other until `done` settles; how many. */
+  async function spansUntil(done: Promise<unknown>): Promise<number> {
+    let settled = false;
+    void done.finally(() => { settled = true; });
+    let written = 0;
+    for (let i = 0; !settled; i++) {
+      await store.writeSpans(spanBatch(w.app, [rootSpan(newId(), T0 + i)]));
+      written++;
+    }
+    return written;
+  }
+
+  const count = (sql: string, ...params: unknown[]) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare(sql).get(...params) as Record<string, number>;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('writes and then removes every chunk exactly once while span batches commit between them', async () => {
+    const tenant = await store.createTenant({ name: 'Support', organizationId: w.org.id });
+    const id = newId();
+    await store.createDocument({ id, tenantId: tenant.id, filename: 'big.txt', contentType: 'text/plain; charset=utf-8', size: 1, sha256: 'e'.repeat(64),
+      status: 'stored', createdAt: toIso(Date.now()), objectKey: `tenants/${tenant.id}/documents/${id}` });
+    const taken = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+    const chunks = Array.from({ length: CHUNKS }, (_, i) => ({ index: i, text: textOf(i), start: i * 10_000, end: i * 10_000 + textOf(i).length }));
+    const completing = store.completeDocument(id, taken.claim, { characters: CHUNKS * 10_000, chunks });
+    const spansDuringWrite = await spansUntil(completing);
+    expect(await completing).toBe(true);
+    expect(count('SELECT count(*) AS n, count(DISTINCT chunk_index) AS distinct_, min(chunk_index) AS lo, max(chunk_index) AS hi FROM chunks WHERE document_id = ?', id))
+      .toEqual({ n: CHUNKS, distinct_: CHUNKS, lo: 0, hi: CHUNKS - 1 });
+    const db = new Database(file, { readonly: true });
+    const stored = db.prepare('SELECT chunk_index AS i, text FROM chunks WHERE document_id = ?').all(id) as Array<{ i: number; text: string }>;
+    db.close();
+    expect(stored.filter((c) => c.text !== textOf(c.i))).toEqual([]);
+    const hits = await store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: [`chunk${CHUNKS - 1}`], limit: 5 });
+    expect(hits.map((h) => h.index)).toEqual([CHUNKS - 1]);
+
+    const removing = store.withdrawDocument(id, 60_000);
+    const spansDuringRemoval = await spansUntil(removing);
+    expect(await removing).toBe(true);
+    expect(count('SELECT count(*) AS n FROM chunks WHERE document_id = ?', id).n).toBe(0);
+    expect(count('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?', `text : "chunk${CHUNKS - 1}"`).n).toBe(0);
+    expect(count('SELECT count(*) AS n FROM spans').n).toBe(spansDuringWrite + spansDuringRemoval);
+    expect(spansDuringWrite).toBeGreaterThan(0);
+  }, 60_000);
+});
