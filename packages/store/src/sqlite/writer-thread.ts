@@ -33,10 +33,10 @@ export function workerFile(name: 'writer-worker' | 'checkpoint-worker' | 'read-w
 
 /**
  * Chunks per job on the writer thread: a job waits its turn among the span and log commits, and stops after the
- * chunk under way when one of those is posted (writer-worker.ts), so ingest waits for one chunk at most (800
- * tokens, 1-2 ms of FTS5 work), however many a job holds.
+ * chunk under way when one of those is posted (writer-worker.ts: it goes on after them), so ingest waits for about
+ * one chunk (800 tokens, 1-2 ms of FTS5 work), however many a job holds.
  */
-const THREAD_CHUNK_BATCH = 64;
+export const THREAD_CHUNK_BATCH = 64;
 
 /** How often the checkpointer thread copies the WAL into the database file. */
 const CHECKPOINT_INTERVAL_MS = 200;
@@ -128,15 +128,8 @@ export function startWriterThread(file: string): WriterThread {
     writeLogs: async (batch) => void (await send({ kind: 'logs', batches: [batch] })),
     startIndexing: async () => void (await send({ kind: 'index' })),
     batch: THREAD_CHUNK_BATCH,
-    // A job may stop early for ingest's sake: the rest goes again, from where it stopped, until all are written.
-    async insert(documentId, claim, chunks) {
-      for (let from = 0; from < chunks.length;) {
-        const written = await send({ kind: 'chunks', documentId, claim, chunks: from === 0 ? chunks : chunks.slice(from) });
-        if (typeof written !== 'number' || written === 0) return false;
-        from += written;
-      }
-      return true;
-    },
+    // A job that stops early for ingest's sake goes on in the worker, from where it stopped: answered once all are written.
+    insert: async (documentId, claim, chunks) => (await send({ kind: 'chunks', documentId, claim, chunks })) === true,
     remove: async (documentId, which, limit) => Number(await send({ kind: 'unchunk', documentId, which, limit })),
     async close() {
       if (closed) return;

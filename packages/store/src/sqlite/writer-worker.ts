@@ -28,19 +28,17 @@ export type Job =
 export type Request = Job | { id: number; kind: 'close' } | { id: number; kind: 'index' };
 /** An AppError's fields (the port's 503 above all), or the message of anything else. */
 export type Failure = { status: number; code: string; message: string; retryAfter?: number } | { message: string };
-/**
- * `value`: what a chunks job returns (how many of its chunks it wrote, from the first, or false if the claim no
- * longer holds) or an unchunk job (how many it removed).
- */
+/** `value`: what a chunks job returns (whether the claim held) or an unchunk job (how many it removed). */
 export type Reply = { id: number; failure?: Failure; value?: boolean | number };
 
 const port = parentPort!;
 /** `waiting`: span and log jobs posted and not yet taken (writer-thread.ts counts them up, this thread down). */
 const { file, waiting } = workerData as { file: string; waiting: Int32Array };
 /**
- * A document's chunks are seconds of FTS5 work: a chunks or unchunk job stops after the chunk under way when a span
- * or log job waits in the port (it cannot be seen before the job returns), and answers how far it got; the rest
- * comes back as a new job, after that commit.
+ * A document's chunks are seconds of FTS5 work: a chunks or unchunk job stops after the chunk under way (a removal:
+ * its step of a few) when a span or log job waits in the port, which cannot be seen before the job returns. A
+ * chunks job that stopped commits what it wrote and keeps the rest here, at the head of the queue, behind the
+ * commits that wait; an unchunk job answers how many it removed (its caller asks again until none are left).
  */
 const ingestWaits = () => Atomics.load(waiting, 0) > 0;
 const db = new Database(file);
@@ -52,6 +50,7 @@ if (version !== SCHEMA_VERSION) throw new Error(`The database is at schema versi
 const tx = createIngestTransactions(db, Date.now);
 const chunks = chunkStatements(db);
 
+/** A chunks job's chunks written (all, unless it stopped early), or false if the claim no longer holds. */
 function run(job: Job): boolean | number | undefined {
   switch (job.kind) {
     case 'spans': return void tx.spans(job.batches);
@@ -79,21 +78,46 @@ const indexing = startIndexLoop(createLogIndexer(db), () => scheduled || queue.l
 // A worker started again after a failure, as the first one, looks for logs left to index.
 indexing.kick();
 
+/** Chunks jobs that stopped early, with the chunks they have left: the next turn goes on with them. */
+let resumed: Job[] = [];
+
+/**
+ * A job's answer once its transaction committed: a chunks job that stopped early keeps its remaining chunks (cut
+ * only now: a transaction that failed wrote none of them) and waits for the next turn instead.
+ */
+function answer(job: Job, value: boolean | number | undefined): void {
+  if (job.kind === 'chunks' && typeof value === 'number') {
+    if (value < job.chunks.length) {
+      resumed.push({ ...job, chunks: job.chunks.slice(value) });
+      return;
+    }
+    value = true;
+  }
+  port.postMessage(reply(job, value) satisfies Reply);
+}
+
 /** One transaction for the jobs (a group commit), answered each; a failed group is retried job by job. */
 function commit(jobs: Job[]): void {
   if (jobs.length === 0) return;
   try {
     const values = (group.immediate as (j: Job[]) => Array<boolean | number | undefined>)(jobs);
-    jobs.forEach((job, i) => port.postMessage(reply(job, values[i]) satisfies Reply));
+    jobs.forEach((job, i) => answer(job, values[i]));
   } catch {
     for (const job of jobs) {
       try {
         const [value] = (group.immediate as (j: Job[]) => Array<boolean | number | undefined>)([job]);
-        port.postMessage(reply(job, value) satisfies Reply);
+        answer(job, value);
       } catch (e) {
         port.postMessage({ id: job.id, failure: failureOf(e) } satisfies Reply);
       }
     }
+  }
+}
+
+function schedule(): void {
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(drain);
   }
 }
 
@@ -108,6 +132,12 @@ function drain(): void {
   commit(jobs.filter((job) => !documents(job)));
   commit(jobs.filter(documents));
   indexing.afterWrite(jobs.some((job) => job.kind === 'logs'));
+  if (resumed.length > 0) {
+    // Taken up at the next turn, after the messages that came meanwhile (the span and log jobs it stopped for).
+    queue.unshift(...resumed);
+    resumed = [];
+    schedule();
+  }
 }
 
 port.on('message', (request: Request) => {
@@ -118,7 +148,9 @@ port.on('message', (request: Request) => {
   }
   if (request.kind === 'close') {
     indexing.stop();
-    drain();
+    // Every job to its end, chunk jobs that stopped early included: their callers wait for them.
+    do drain();
+    while (queue.length > 0);
     db.close();
     port.postMessage({ id: request.id } satisfies Reply);
     port.close();
@@ -126,8 +158,5 @@ port.on('message', (request: Request) => {
   }
   if (request.kind === 'spans' || request.kind === 'logs') Atomics.sub(waiting, 0, 1);
   queue.push(request);
-  if (!scheduled) {
-    scheduled = true;
-    setImmediate(drain);
-  }
+  schedule();
 });
