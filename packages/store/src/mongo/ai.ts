@@ -93,6 +93,8 @@ export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps):
         { $set: { status: DELETING, leaseUntil: new Date(now() + graceMs) }, $unset: { claim: '', chunksClaim: '' } });
       if (marked.matchedCount === 0) return false;
       await c.chunks.deleteMany({ documentId: id });
+      // The grace counts again from the end of the chunks' removal (a large document's takes long).
+      await c.documents.updateOne({ _id: id, status: DELETING }, { $set: { leaseUntil: new Date(now() + graceMs) } });
       return true;
     }),
 

@@ -93,6 +93,20 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
   const running = new Set<Promise<void>>();
   let stopped = false;
 
+  /**
+   * Deletes that stopped half-way (delete.ts): looked for at most once a poll interval, by one lane, without holding
+   * back any claim (an object store that hangs must not stop the processing).
+   */
+  let finishing: Promise<void> | undefined;
+  let finishedAt = -Infinity;
+  function finishDeletes(): void {
+    if (finishing || performance.now() - finishedAt < pollMs) return;
+    finishedAt = performance.now();
+    finishing = finishAbandonedDeletes({ store, blobs, logger }).then(() => undefined, (err: unknown) => {
+      logger.warn('could not look for interrupted deletes', { error: (err as Error).message });
+    }).finally(() => { finishing = undefined; });
+  }
+
   async function process(taken: DocumentClaim): Promise<void> {
     const { document, claim } = taken;
     let renewing: Promise<unknown> = Promise.resolve();
@@ -139,7 +153,7 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
   }
 
   async function runOnce(): Promise<boolean> {
-    await finishAbandonedDeletes({ store, blobs, logger });
+    finishDeletes();
     const taken = await store.claimDocument({ leaseMs, maxAttempts });
     if (!taken) return false;
     logger.info('document taken', { documentId: taken.document.id, attempt: taken.attempt });
@@ -176,7 +190,7 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
     async stop() {
       stopped = true;
       clearInterval(poll);
-      await Promise.all(running);
+      await Promise.all([...running, finishing]);
     },
   };
 }
