@@ -65,7 +65,7 @@ describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
     const chunks = Array.from({ length: CHUNKS }, (_, i) => ({ index: i, text: textOf(i), start: i * 10_000, end: i * 10_000 + textOf(i).length }));
     const completing = store.completeDocument(id, taken.claim, { characters: CHUNKS * 10_000, chunks });
     const seen: number[] = [];
-    const spansDuringWrite = await spansUntil(completing, () => seen.push(count('SELECT count(*) AS n FROM chunks WHERE document_id = ?', id).n));
+    const spansDuringWrite = await spansUntil(completing, () => seen.push(count('SELECT count(*) AS n FROM chunks WHERE document_id = ?', id).n!));
     expect(await completing).toBe(true);
     // Whole jobs would only ever leave a multiple of THREAD_CHUNK_BATCH committed while the document is written.
     expect(seen.filter((n) => n > 0 && n < CHUNKS && n % THREAD_CHUNK_BATCH !== 0).length).toBeGreaterThan(0);
