@@ -25,10 +25,9 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { startCluster } from '../../scripts/infra/cluster.mjs';
-import { ROOT, readEndpoint } from '../../scripts/infra/lib.mjs';
+import { startCluster, startInfra } from '../../scripts/infra/cluster.mjs';
+import { ROOT } from '../../scripts/infra/lib.mjs';
 import { Database, percentile, post, startLantern } from '../ingest/lantern.mjs';
 import { pdfOf, words, zipfWords } from './inputs.mjs';
 
@@ -268,13 +267,7 @@ const env = {
 };
 /** Kafka, mongod and MinIO (scripts/infra, started if they are not), then every service behind nginx. */
 async function distributed() {
-  const infraEnv = {};
-  for (const name of ['kafka', 'mongo', 'minio']) {
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), 'start'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    if (r.status !== 0) throw new Error(`scripts/infra/${name}.mjs start failed`);
-    Object.assign(infraEnv, readEndpoint(name)?.env ?? {});
-  }
-  const cluster = await startCluster({ counts: { 'ai-worker': Number(opt.workers) }, baseEnv: { ...process.env, ...infraEnv }, extraEnv: { ...env, API_KEY_CACHE_MS: '5000' } });
+  const cluster = await startCluster({ counts: { 'ai-worker': Number(opt.workers) }, baseEnv: { ...process.env, ...startInfra() }, extraEnv: { ...env, API_KEY_CACHE_MS: '5000' } });
   port = Number(new URL(cluster.url).port);
   const { MongoClient } = createRequire(join(ROOT, 'packages/store/package.json'))('mongodb');
   const client = await MongoClient.connect(cluster.env.LANTERN_MONGO_URL);

@@ -4,14 +4,14 @@
 // 200 to the span being readable (p50/p99), measured by probe spans sent during the load.
 //   pnpm bench:distributed [--writers 1,2,3] [--seconds 20] [--connections 8] [--batch 200] [--no-embedded]
 // JSON on stdout, progress and a Markdown table on stderr. Not a test: run it on a quiet machine.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, startCluster } from '../../scripts/infra/cluster.mjs';
-import { ROOT, readEndpoint } from '../../scripts/infra/lib.mjs';
+import { freePort, startCluster, startInfra } from '../../scripts/infra/cluster.mjs';
+import { ROOT } from '../../scripts/infra/lib.mjs';
 
 const argv = process.argv.slice(2);
 const { values } = parseArgs({
@@ -160,16 +160,6 @@ async function measure(label, url) {
   return r;
 }
 
-function ensureInfra() {
-  const env = {};
-  for (const name of ['kafka', 'mongo', 'minio']) {
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), 'start'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    if (r.status !== 0) throw new Error(`scripts/infra/${name}.mjs start failed`);
-    Object.assign(env, readEndpoint(name)?.env ?? {});
-  }
-  return env;
-}
-
 async function embedded() {
   const dataDir = await mkdtemp(join(os.tmpdir(), 'lantern-bench-'));
   const port = await freePort();
@@ -192,7 +182,7 @@ const results = [];
 say(`${seconds} s of load per setup, ${connections} connections, batches of ${batchSize} spans (10 per trace), ${rate === undefined ? 'as fast as answered' : `${rate} spans/s offered`}, through nginx; cores: ${os.cpus().length}`);
 if (!values['no-embedded']) results.push(await embedded());
 const writerCounts = values.writers.split(',').filter(Boolean).map(Number);
-const infraEnv = writerCounts.length ? ensureInfra() : {};
+const infraEnv = writerCounts.length ? startInfra() : {};
 for (const writers of writerCounts) {
   // API keys cached as in production (the tests turn the cache off to see revocations at once).
   const cluster = await startCluster({ counts: { writer: writers, ingest: 2 }, baseEnv: { ...process.env, ...infraEnv }, extraEnv: { API_KEY_CACHE_MS: '5000' } });

@@ -13,11 +13,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startCluster } from '../../scripts/infra/cluster.mjs';
-import { readEndpoint, ROOT } from '../../scripts/infra/lib.mjs';
+import { startCluster, startInfra } from '../../scripts/infra/cluster.mjs';
 import { Database, percentile, post, startLantern } from '../ingest/lantern.mjs';
 
 const { values: opt } = parseArgs({
@@ -129,13 +127,7 @@ async function embedded() {
 
 /** Every service its own process behind nginx (2 ingest, 1 writer, 1 query...): stored spans read back through the API. */
 async function distributed() {
-  const env = {};
-  for (const name of ['kafka', 'mongo', 'minio']) {
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), 'start'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    if (r.status !== 0) throw new Error(`scripts/infra/${name}.mjs start failed`);
-    Object.assign(env, readEndpoint(name)?.env ?? {});
-  }
-  const cluster = await startCluster({ counts: { ingest: 2 }, baseEnv: { ...process.env, ...env }, extraEnv: { API_KEY_CACHE_MS: '5000', LOG_LEVEL: 'error' } });
+  const cluster = await startCluster({ counts: { ingest: 2 }, baseEnv: { ...process.env, ...startInfra() }, extraEnv: { API_KEY_CACHE_MS: '5000', LOG_LEVEL: 'error' } });
   port = Number(new URL(cluster.url).port);
   return {
     label: 'distributed',

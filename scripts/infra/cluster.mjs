@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ROOT, STATE } from './lib.mjs';
+import { ROOT, STATE, readEndpoint } from './lib.mjs';
 
 export const SERVICES = ['accounts', 'ingest', 'writer', 'query', 'ai', 'ai-worker'];
 const CLI = join(ROOT, 'gateway/dist/cli.js');
@@ -140,6 +140,20 @@ export async function startCluster({ counts = {}, baseEnv = process.env, extraEn
     for (const p of all()) p.child.kill('SIGKILL');
     throw err;
   }
+}
+
+/**
+ * Kafka, mongod and MinIO started if they are not (`node scripts/infra/<name>.mjs start`, progress on stderr): the
+ * LANTERN_TEST_* variables startCluster's `baseEnv` needs (the benches; the tests have scripts/test-distributed.mjs).
+ */
+export function startInfra(names = ['kafka', 'mongo', 'minio']) {
+  const env = {};
+  for (const name of names) {
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), 'start'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) throw new Error(`scripts/infra/${name}.mjs start failed`);
+    Object.assign(env, readEndpoint(name)?.env ?? {});
+  }
+  return env;
 }
 
 /** `node scripts/infra/<name>.mjs <verb>` (fault tests stop and start Kafka and mongod). */
