@@ -59,6 +59,12 @@ async function startServer(dataDir) {
       // The fuzzer logs in again after each POST /auth/logout (schemathesis.toml) and sends thousands of register
       // and login requests from one address: at the default of 20 a minute, it would see little but 429s.
       RATE_LIMIT_AUTH_PER_MINUTE: process.env.RATE_LIMIT_AUTH_PER_MINUTE ?? '100000',
+      // Its ingest requests all carry the one API key of its one application: at the defaults, POST /v1/logs was
+      // mostly 429 (schemathesis's `rate_limited` warning), the logic behind it untested. The limits have tests of
+      // their own (gateway/test/limits-ingest.test.ts).
+      RATE_LIMIT_INGEST_PER_MINUTE: process.env.RATE_LIMIT_INGEST_PER_MINUTE ?? '1000000',
+      RATE_LIMIT_INGEST_APPLICATION_PER_MINUTE: process.env.RATE_LIMIT_INGEST_APPLICATION_PER_MINUTE ?? '1000000',
+      RATE_LIMIT_INGEST_ORGANIZATION_PER_MINUTE: process.env.RATE_LIMIT_INGEST_ORGANIZATION_PER_MINUTE ?? '1000000',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
