@@ -1,7 +1,8 @@
 // Every Lantern service as a process of its own (`node gateway/dist/cli.js <service>`) on the servers that
 // scripts/infra started (Kafka, mongod, MinIO), behind nginx (scripts/infra/nginx.mjs with gateway/nginx.conf).
-// Used by the distributed tests (gateway/test/distributed/cluster.ts) and bench/distributed. Each cluster gets its own
-// database, topic prefix and bucket. Services log to .infra/cluster-logs/.
+// Used by the distributed tests (gateway/test/distributed/cluster.ts) and the benches (bench/distributed,
+// bench/fairness, bench/ai/knowledge --distributed). Each cluster gets its own database, topic prefix and bucket.
+// Services log to .infra/cluster-logs/.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';

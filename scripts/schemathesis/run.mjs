@@ -136,6 +136,8 @@ async function main() {
       env: {
         ...process.env,
         SCHEMATHESIS_HOOKS: 'hooks',
+        // Its stdout is a pipe here (read line by line below): unbuffered, its progress shows as it happens.
+        PYTHONUNBUFFERED: '1',
         PYTHONPATH: here,
         LANTERN_FUZZ_EMAIL: account.email,
         LANTERN_FUZZ_PASSWORD: account.password,

@@ -278,7 +278,7 @@ export interface AiStore {
    * The first steps of a delete (services/ai delete.ts): the document marked `deleting`, so that from then on no
    * list, lookup, dedupe, quota or search sees it and a worker processing it loses its claim and keeps nothing;
    * then its chunks and their index entries removed. The mark holds off abandonedDeletes until `graceMs` after the
-   * chunks are gone (marking again restarts it). False if there is no such record. Safe to run again.
+   * chunks are gone, renewed as they go (marking again restarts it). False if there is no such record. Safe to run again.
    */
   withdrawDocument(id: string, graceMs: number): Promise<boolean>;
   /**

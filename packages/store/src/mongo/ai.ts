@@ -25,6 +25,8 @@ export function toDocument(d: DocumentDoc): StoredDocument {
 
 /** A document being deleted (its record goes last, after its chunks): never listed, found or searched again. */
 export const DELETING = 'deleting';
+/** Chunks a withdrawal removes at a time. */
+const REMOVE_BATCH = 1000;
 
 /** The tenant, if the user is a member of its organization; else null (isolation in the store, not only in routes). */
 export function tenantVisibility({ c, access }: Pick<RecordStoreDeps, 'c' | 'access'>): (id: string, userId: string) => Promise<TenantDoc | null> {
@@ -92,9 +94,13 @@ export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps):
       const marked = await c.documents.updateOne({ _id: id },
         { $set: { status: DELETING, leaseUntil: new Date(now() + graceMs) }, $unset: { claim: '', chunksClaim: '' } });
       if (marked.matchedCount === 0) return false;
-      await c.chunks.deleteMany({ documentId: id });
-      // The grace counts again from the end of the chunks' removal (a large document's takes long).
-      await c.documents.updateOne({ _id: id, status: DELETING }, { $set: { leaseUntil: new Date(now() + graceMs) } });
+      // In batches, the grace running again from each (a large document's chunks take long to leave the text index).
+      for (;;) {
+        const batch = (await c.chunks.find({ documentId: id }, { projection: { _id: 1 }, limit: REMOVE_BATCH }).toArray()).map((chunk) => chunk._id);
+        if (batch.length === 0) break;
+        await c.chunks.deleteMany({ _id: { $in: batch } });
+        await c.documents.updateOne({ _id: id, status: DELETING }, { $set: { leaseUntil: new Date(now() + graceMs) } });
+      }
       return true;
     }),
 

@@ -68,7 +68,7 @@ export function createAiStore(db: Database, now: () => number, chunks: ChunkWrit
     // of a withdrawn document is its grace: abandonedDeletes leaves it alone until then.
     mark: db.prepare<[{ id: string; until: number }]>(`UPDATE documents SET status = 'deleting', claim = NULL, lease_until_ms = @until, chunks_claim = NULL
       WHERE id = @id`),
-    // The grace counts again from the end of the chunks' removal (a large document's takes long).
+    // The grace runs again from each batch of the chunks' removal (a large document's takes long), then from its end.
     regrace: db.prepare<[{ id: string; until: number }]>(`UPDATE documents SET lease_until_ms = @until WHERE id = @id AND status = 'deleting'`),
     // Its chunks go with it (ON DELETE CASCADE), should any be left.
     deleteDoc: db.prepare<[string]>(`DELETE FROM documents WHERE id = ? AND status = 'deleting'`),
@@ -109,8 +109,9 @@ export function createAiStore(db: Database, now: () => number, chunks: ChunkWrit
     // removed in one transaction.
     async withdrawDocument(id, graceMs) {
       if (guard(() => q.mark.run({ id, until: now() + graceMs })).changes === 0) return false;
-      await removeChunks(id, { all: true });
-      guard(() => q.regrace.run({ id, until: now() + graceMs }));
+      const regrace = () => guard(() => q.regrace.run({ id, until: now() + graceMs }));
+      await removeChunks(id, { all: true }, regrace);
+      regrace();
       return true;
     },
     async removeDocument(id) {

@@ -100,9 +100,12 @@ export function localChunkWriter(db: Database): ChunkWriter {
   };
 }
 
-/** Removes the selected chunks of a document, a batch per call (or less: the writer thread may stop early), until none is left. */
-export function chunkRemover(writer: ChunkWriter): (id: string, which: ChunkSelection) => Promise<void> {
-  return async (id, which) => {
-    while ((await writer.remove(id, which, writer.batch)) > 0);
+/**
+ * Removes the selected chunks of a document, a batch per call (or less: the writer thread may stop early), until
+ * none is left; `afterBatch` runs after each batch that removed some.
+ */
+export function chunkRemover(writer: ChunkWriter): (id: string, which: ChunkSelection, afterBatch?: () => void) => Promise<void> {
+  return async (id, which, afterBatch) => {
+    while ((await writer.remove(id, which, writer.batch)) > 0) afterBatch?.();
   };
 }

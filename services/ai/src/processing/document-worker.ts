@@ -100,7 +100,8 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
   let finishing: Promise<void> | undefined;
   let finishedAt = -Infinity;
   function finishDeletes(): void {
-    if (finishing || performance.now() - finishedAt < pollMs) return;
+    // Half a poll interval: a poll tick that comes a little early still looks.
+    if (finishing || performance.now() - finishedAt < pollMs / 2) return;
     finishedAt = performance.now();
     finishing = finishAbandonedDeletes({ store, blobs, logger }).then(() => undefined, (err: unknown) => {
       logger.warn('could not look for interrupted deletes', { error: (err as Error).message });
