@@ -1,5 +1,5 @@
 import type { BlobStore } from '@lantern/blobs';
-import { errors } from '@lantern/domain';
+import { AppError } from '@lantern/domain';
 import type { Logger } from '@lantern/logging';
 import type { Store, StoredDocument } from '@lantern/store';
 
@@ -18,6 +18,9 @@ export type DeleteStore = Pick<Store, 'withdrawDocument' | 'removeDocument'>;
 /** How long a withdrawn document is left to its own DELETE before a worker may finish it. */
 export const DELETE_GRACE_MS = 60_000;
 
+/** Seconds a client waits before it repeats a DELETE whose object could not go. */
+const RETRY_AFTER_S = 5;
+
 /**
  * Runs the four steps; true if this call removed the record (of concurrent deletes, exactly one), false if the
  * document was gone before. An object store that fails is 503 `unavailable`, the document withdrawn.
@@ -27,7 +30,8 @@ export async function deleteDocument(store: DeleteStore, blobs: Pick<BlobStore, 
   try {
     await blobs.delete(doc.objectKey);
   } catch {
-    throw errors.unavailable('object storage');
+    // Not the usual 503's "nothing was written": the document is withdrawn already, and a retry finishes it.
+    throw new AppError(503, 'unavailable', `The object storage is unavailable: the document is withdrawn (no list or search shows it), its file and record not yet removed. Repeat the DELETE in ${RETRY_AFTER_S} s to finish it; if nobody does, Lantern finishes it within minutes.`, undefined, RETRY_AFTER_S);
   }
   return store.removeDocument(doc.id);
 }

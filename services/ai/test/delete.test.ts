@@ -55,6 +55,8 @@ describe('ai: deleting a document when object storage fails half-way', () => {
     const failed = await http.delete(`/ai/docs/${doc.id}`).set(auth());
     expect(failed.status).toBe(503);
     expect(failed.body.error.code).toBe('unavailable');
+    expect(failed.headers['retry-after']).toBe('5');
+    expect(failed.body.error.message).toMatch(/withdrawn.*Repeat the DELETE/);
     // Marked first: no lookup or list sees it any more, though its object is still there.
     expect((await http.get(`/ai/docs/${doc.id}`).set(auth())).status).toBe(404);
     expect((await http.get(`/ai/docs?TenantId=${tenantId}`).set(auth()).expect(200)).body).toEqual([]);
