@@ -16,7 +16,7 @@ import { EmbeddingError, type Embedder } from '../search/embeddings.js';
  * and on its last attempt the document fails (`timeout`, saying the embeddings failed and why).
  */
 export interface DocumentWorkerOptions {
-  /** With the steps of a delete: a claim first finishes the deletes that stopped half-way (delete.ts). */
+  /** With the steps of a delete: the worker also finishes the deletes that stopped half-way (delete.ts). */
   store: ProcessingStore & DeleteStore;
   blobs: Pick<BlobStore, 'get' | 'delete'>;
   pool: ProcessingPool;
@@ -94,7 +94,7 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
   let stopped = false;
 
   /**
-   * Deletes that stopped half-way (delete.ts): looked for at most once a poll interval, by one lane, without holding
+   * Deletes that stopped half-way (delete.ts): looked for at most every half poll interval, by one lane, without holding
    * back any claim (an object store that hangs must not stop the processing).
    */
   let finishing: Promise<void> | undefined;
