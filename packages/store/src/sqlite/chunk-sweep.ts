@@ -26,7 +26,6 @@ export interface ChunkWriter {
 
 /** Asked between chunks: true when the caller should stop early (the writer thread: a span or log commit waits). */
 export type StopEarly = () => boolean;
-const never: StopEarly = () => false;
 
 /** Chunks one removal statement takes before the next check of StopEarly. */
 const REMOVE_STEP = 4;
@@ -41,13 +40,13 @@ export function chunkStatements(db: Database) {
   const insertChunk = db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks, vector)
     VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks, @vector)`);
   /** The chunks written, from the first (all of them unless `stop` said so), or false if the claim no longer holds. */
-  const insert = (documentId: string, claim: string, chunks: ChunkInput[], stop: StopEarly = never): number | false => {
+  const insert = (documentId: string, claim: string, chunks: ChunkInput[], stop?: StopEarly): number | false => {
     const doc = held.get({ id: documentId, claim });
     if (!doc) return false;
     const tenant = tenantToken(doc.tenant_id);
     let written = 0;
     for (const c of chunks) {
-      if (written > 0 && stop()) break;
+      if (written > 0 && stop?.()) break;
       insertChunk.run({ documentId, claim, tenant, index: c.index, text: c.text, start: c.start, end: c.end,
         pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null, pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null,
         vector: c.vector ? vectorBytes(c.vector) : null });
@@ -63,14 +62,14 @@ export function chunkStatements(db: Database) {
     : 'but' in which ? but.run({ id, claim: which.but, limit }) : only.run({ id, claim: which.only, limit })).changes;
   return {
     insert,
-    /** Removes at most `limit` of the selected chunks, REMOVE_STEP at a time while `stop` lets it; how many it removed. */
-    remove(id: string, which: ChunkSelection, limit: number, stop: StopEarly = never): number {
-      if (stop === never) return removeSome(id, which, limit);
+    /** Removes at most `limit` of the selected chunks (with `stop`, REMOVE_STEP at a time while it lets it); how many it removed. */
+    remove(id: string, which: ChunkSelection, limit: number, stop?: StopEarly): number {
+      const step = stop ? REMOVE_STEP : limit;
       let removed = 0;
       while (removed < limit) {
-        const n = removeSome(id, which, Math.min(REMOVE_STEP, limit - removed));
+        const n = removeSome(id, which, Math.min(step, limit - removed));
         removed += n;
-        if (n < REMOVE_STEP || stop()) break;
+        if (n < step || stop?.()) break;
       }
       return removed;
     },
