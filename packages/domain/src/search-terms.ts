@@ -23,11 +23,29 @@ export function foldWord(word: string): string {
   return word.normalize('NFKD').replace(MARKS, '').toLowerCase();
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** A word of a text as an index holds it: folded (ASCII needs only lower case), cut to MAX_TERM_LENGTH. */
+const termOf = (word: string): string => (ASCII.test(word) ? word.toLowerCase() : foldWord(word)).slice(0, MAX_TERM_LENGTH);
+
+/**
+ * Every word of a text as the search compares it, in order (repeats kept): what an index of the text holds, so
+ * that a query's terms (searchTerms) find exactly the words highlightsOf marks.
+ */
+export function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  for (const m of text.matchAll(WORD)) {
+    const term = termOf(m[0]);
+    if (term !== '') words.push(term);
+  }
+  return words;
+}
+
 /** The query's distinct words, folded, in their first order, at most MAX_QUERY_TERMS of them. */
 export function searchTerms(query: string): string[] {
   const terms = new Set<string>();
   for (const m of query.replace(CONTROLS, '').matchAll(WORD)) {
-    const term = foldWord(m[0]).slice(0, MAX_TERM_LENGTH);
+    const term = termOf(m[0]);
     if (term !== '') terms.add(term);
     if (terms.size === MAX_QUERY_TERMS) break;
   }
@@ -39,7 +57,7 @@ export function highlightsOf(text: string, terms: readonly string[]): [number, n
   const wanted = new Set(terms);
   const found: [number, number][] = [];
   for (const m of text.matchAll(WORD)) {
-    if (wanted.has(foldWord(m[0]).slice(0, MAX_TERM_LENGTH))) found.push([m.index, m.index + m[0].length]);
+    if (wanted.has(termOf(m[0]))) found.push([m.index, m.index + m[0].length]);
   }
   return found;
 }
@@ -55,7 +73,7 @@ export function termSpan(text: string, terms: readonly string[]): { held: number
   const positions: { term: number; at: number }[] = [];
   let word = 0;
   for (const m of text.matchAll(WORD)) {
-    const term = index.get(foldWord(m[0]).slice(0, MAX_TERM_LENGTH));
+    const term = index.get(termOf(m[0]));
     if (term !== undefined) positions.push({ term, at: word });
     word++;
   }

@@ -45,6 +45,17 @@ export function aiSearchContract(ctx: StoreContext): void {
       expect(await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['breaker'], limit: 1 })).toHaveLength(1);
     });
 
+    it('ranks a word rare in the tenant above a common one said more often (BM25: the rarer word weighs more)', async () => {
+      // 'ubiquitous' in every chunk, 'singular' in one: a chunk saying the common word three times ranks below the
+      // one that says the rare word once. (MongoDB's text score, with no IDF, ranked them the other way round.)
+      const filler = Array.from({ length: 10 }, (_, i) => `ubiquitous entry number ${i} of the log`);
+      const { w, tenant, ids } = await tenantWithText(ctx.store, [
+        ['ubiquitous ubiquitous ubiquitous words here', 'singular ubiquitous words here', ...filler],
+      ]);
+      const hits = await ctx.store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['ubiquitous', 'singular'], limit: 3 });
+      expect(hits.map((h) => [h.documentId, h.index])).toEqual([[ids[0], 1], [ids[0], 0], expect.anything()]);
+    });
+
     it('gives back where the pages after the first begin in a chunk spanning pages', async () => {
       const { w, tenant } = await tenantWithText(ctx.store, [['unrelated']]);
       const id = newId();

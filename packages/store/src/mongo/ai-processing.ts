@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyBulkWriteOperation } from 'mongodb';
-import type { ChunkHit, ProcessingStore } from '../port.js';
+import type { ProcessingStore } from '../port.js';
 import { attemptsUsedUp, UNRECORDED_SETTINGS } from '../processing.js';
 import { cosine, TopK } from '../vectors.js';
 import { DELETING, tenantVisibility, toDocument } from './ai.js';
+import { SEARCHABLE, hitOf, searchChunksByPostings } from './chunk-search.js';
 import type { ChunkDoc, RecordStoreDeps } from './collections.js';
+import { removePostings, writePostings } from './postings.js';
 
 /**
  * The processing queue and the chunks on MongoDB (port.ts, ProcessingStore), without transactions:
@@ -13,26 +15,23 @@ import type { ChunkDoc, RecordStoreDeps } from './collections.js';
  *   replace it), then flips the document to `ready` with `chunksClaim` set to its claim only if the claim still
  *   holds, and then removes the chunks of every other claim; if the claim was lost (taken over, reprocessed,
  *   deleted), it takes its own chunks back;
- * - search reads the tenant's part of the text index, then keeps the hits of searchable documents whose
- *   `chunksClaim` is the hit's claim: a leftover of a slow or lost worker is never answered. Searchable: `ready`
- *   only (contract.md); requeueOutdated keeps `chunksClaim`, the earlier chunks, until the next completion;
+ * - the chunks' postings (postings.ts) are written with them, under the same claim, and removed with them;
+ * - search ranks by BM25 from the postings (chunk-search.ts), keeping only the postings of searchable documents
+ *   whose `chunksClaim` is the posting's claim: a leftover of a slow or lost worker is never answered. Searchable:
+ *   `ready` only (contract.md); requeueOutdated keeps `chunksClaim`, the earlier chunks, until the next completion;
  * - the nearest chunks are a brute-force pass over the tenant's vectors (a cursor, kept to the best few).
  */
-const SEARCHABLE = ['ready'];
-
-const hitOf = (h: ChunkDoc, filename: string, score: number): ChunkHit => ({
-  documentId: h.documentId, filename, index: h.index, text: h.text, start: h.start, end: h.end, ...(h.pages ? { pages: h.pages } : {}),
-  ...(h.pageBreaks ? { pageBreaks: h.pageBreaks } : {}), score,
-});
+/** Removes a document's chunks and postings: of every claim, or of every claim but `keep`, or of `only`. */
+async function removeChunks(c: RecordStoreDeps['c'], documentId: string, which: { keep?: string; only?: string[] } = {}): Promise<void> {
+  const { keep, only } = which;
+  await c.chunks.deleteMany({ documentId, ...(keep !== undefined ? { claim: { $ne: keep } } : only ? { claim: { $in: only } } : {}) });
+  await removePostings(c, documentId, (claim) => (keep !== undefined ? claim === keep : only ? !only.includes(claim) : false));
+}
 
 export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps): ProcessingStore {
   const held = (id: string, claim: string) => ({ _id: id, claim, status: 'processing' });
 
   const visibleTenant = tenantVisibility({ c, access });
-  /** The documents among `ids` whose chunks answer, by id. */
-  const searchable = async (ids: string[]) => new Map((await c.documents.find({ _id: { $in: [...new Set(ids)] }, status: { $in: SEARCHABLE } },
-    { projection: { filename: 1, chunksClaim: 1 } }).toArray()).map((d) => [d._id, d]));
-
   return {
     // On status_created (indexes.ts): withdrawn documents are few. No lease: marked before the mark carried its grace.
     abandonedDeletes: (limit) => guard.run(async () =>
@@ -45,7 +44,7 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
       for (const doc of await c.documents.find({ status: 'processing', leaseUntil: { $lt: at }, attempts: { $gte: maxAttempts } }, { projection: { attempts: 1 } }).toArray()) {
         const failed = await c.documents.updateOne({ _id: doc._id, status: 'processing', leaseUntil: { $lt: at } },
           { $set: { status: 'failed', error: { code: 'timeout', message: attemptsUsedUp(doc.attempts ?? maxAttempts) } }, $unset: { claim: '', leaseUntil: '' } });
-        if (failed.modifiedCount > 0) await c.chunks.deleteMany({ documentId: doc._id });
+        if (failed.modifiedCount > 0) await removeChunks(c, doc._id);
       }
       const claim = randomUUID();
       const taken = await c.documents.findOneAndUpdate(
@@ -71,23 +70,26 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
         },
       }));
       if (writes.length > 0) await c.chunks.bulkWrite(writes, { ordered: false });
+      const postings = await writePostings(c, { tenantId: doc.tenantId, documentId: id, claim }, result.chunks);
       const ready = await c.documents.updateOne(held(id, claim), {
-        $set: { status: 'ready', chunksClaim: claim, chunkCount: result.chunks.length, characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }),
+        $set: { status: 'ready', chunksClaim: claim, chunkCount: result.chunks.length, chunkWords: postings.words, characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }),
           ...(result.settings ? { processedWith: { chunkTokens: result.settings.chunkTokens, chunkOverlap: result.settings.chunkOverlap, embeddingModel: result.settings.embeddingModel ?? '' } } : {}) },
         $unset: { claim: '', leaseUntil: '', error: '', ...(result.pages === undefined ? { pages: '' } : {}), ...(result.settings ? {} : { processedWith: '' }) },
       });
       if (ready.modifiedCount > 0) {
-        await c.chunks.deleteMany({ documentId: id, claim: { $ne: claim } });
+        await removeChunks(c, id, { keep: claim });
         return true;
       }
-      await c.chunks.deleteMany({ documentId: id, claim });
+      // Its own postings by their ids first: a withdrawal may have taken its list already.
+      await postings.takeBack();
+      await removeChunks(c, id, { only: [claim] });
       return false;
     }),
 
     failDocument: (id, claim, error) => guard.run(async () => {
       const failed = await c.documents.updateOne(held(id, claim), { $set: { status: 'failed', error }, $unset: { claim: '', leaseUntil: '', chunksClaim: '' } });
       if (failed.modifiedCount === 0) return false;
-      await c.chunks.deleteMany({ documentId: id });
+      await removeChunks(c, id);
       return true;
     }),
 
@@ -96,33 +98,19 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
       if (doc === null || (await visibleTenant(doc.tenantId, userId)) === null) return null;
       // Back in the queue first (search keeps only ready documents), then its chunks go.
       const before = await c.documents.findOneAndUpdate({ _id: id, status: { $ne: DELETING } }, {
-        $set: { status: 'stored', attempts: 0 }, $unset: { claim: '', leaseUntil: '', error: '', chunkCount: '', characters: '', pages: '', chunksClaim: '' },
+        $set: { status: 'stored', attempts: 0 }, $unset: { claim: '', leaseUntil: '', error: '', chunkCount: '', chunkWords: '', characters: '', pages: '', chunksClaim: '' },
       }, { returnDocument: 'before' });
       if (before === null) return null;
       // Only the chunks of the claims before the requeue: a worker may already have taken it again and written its own.
       const stale = [before.chunksClaim, before.claim].filter((claim): claim is string => claim !== undefined);
-      if (stale.length > 0) await c.chunks.deleteMany({ documentId: id, claim: { $in: stale } });
-      const { attempts: _a, claim: _c, leaseUntil: _l, error: _e, chunkCount: _n, characters: _h, pages: _p, chunksClaim: _k, ...rest } = before;
+      if (stale.length > 0) await removeChunks(c, id, { only: stale });
+      const { attempts: _a, claim: _c, leaseUntil: _l, error: _e, chunkCount: _n, chunkWords: _w, characters: _h, pages: _p, chunksClaim: _k, ...rest } = before;
       return toDocument({ ...rest, status: 'stored' });
     }),
 
     searchChunks: (query) => guard.run(async () => {
-      if (query.terms.length === 0 || (await visibleTenant(query.tenantId, query.userId)) === null) return [];
-      // Past the limit a little: hits of documents no longer ready (reprocessed, being deleted) are left out below.
-      const found = await c.chunks.find(
-        { tenantId: query.tenantId, $text: { $search: query.terms.join(' ') }, ...(query.documentIds ? { documentId: { $in: query.documentIds } } : {}) },
-        // Every field but the vector (a projection of only $meta would bring them all: ~6 KB a chunk at 1,536 dimensions).
-        { projection: { score: { $meta: 'textScore' }, vector: 0 }, sort: { score: { $meta: 'textScore' }, documentId: 1, index: 1 }, limit: query.limit * 2 + 10 },
-      ).toArray() as (ChunkDoc & { score: number })[];
-      const ready = await searchable(found.map((h) => h.documentId));
-      const hits: ChunkHit[] = [];
-      for (const h of found) {
-        const doc = ready.get(h.documentId);
-        if (doc === undefined || doc.chunksClaim !== h.claim) continue;
-        hits.push(hitOf(h, doc.filename, h.score));
-        if (hits.length === query.limit) break;
-      }
-      return hits;
+      if (query.terms.length === 0 || query.limit <= 0 || (await visibleTenant(query.tenantId, query.userId)) === null) return [];
+      return searchChunksByPostings(c, query);
     }),
 
     nearestChunks: (query) => guard.run(async () => {
@@ -153,8 +141,9 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
         { $eq: [{ $ifNull: ['$processedWith.chunkOverlap', u.chunkOverlap] }, current.chunkOverlap] },
         { $eq: [{ $ifNull: ['$processedWith.embeddingModel', u.embeddingModel] }, current.embeddingModel ?? ''] },
       ] };
-      // chunksClaim stays (the earlier chunks, out of search meanwhile) until the new ones replace them.
-      const queued = await c.documents.updateMany({ status: 'ready', $expr: { $not: [same] } }, { $set: { status: 'stored', attempts: 0 }, $unset: { error: '' } });
+      // chunksClaim stays (the earlier chunks, out of search meanwhile) until the new ones replace them. A document
+      // without `chunkWords` was indexed before the postings (by mongod's text index): it has none, and is made again.
+      const queued = await c.documents.updateMany({ status: 'ready', $or: [{ $expr: { $not: [same] } }, { chunkWords: { $exists: false } }] }, { $set: { status: 'stored', attempts: 0 }, $unset: { error: '' } });
       return queued.modifiedCount;
     }),
   };

@@ -2,6 +2,7 @@ import { errors, newId, toIso } from '@lantern/domain';
 import type { DocumentFailureCode, Tenant } from '@lantern/domain';
 import type { AiStore, StoredDocument } from '../port.js';
 import type { DocumentDoc, RecordStoreDeps, TenantDoc } from './collections.js';
+import { removePostings } from './postings.js';
 
 const NAME_TAKEN = 'This organization already has a tenant with that name.';
 
@@ -89,25 +90,32 @@ export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps):
     }),
 
     // Marked first (no search returns it from then on, and a worker's claim on it is lost; its lease is the grace
-    // abandonedDeletes waits), then its chunks: each step safe to run again (services/ai delete.ts).
+    // abandonedDeletes waits), then its chunks, then its postings: each step safe to run again (services/ai delete.ts).
     withdrawDocument: (id, graceMs) => guard.run(async () => {
       const marked = await c.documents.updateOne({ _id: id },
         { $set: { status: DELETING, leaseUntil: new Date(now() + graceMs) }, $unset: { claim: '', chunksClaim: '' } });
       if (marked.matchedCount === 0) return false;
+      const renew = async () => {
+        await c.documents.updateOne({ _id: id, status: DELETING }, { $set: { leaseUntil: new Date(now() + graceMs) } });
+      };
       // In batches, the grace running again from each (a large document's chunks take long to leave the text index).
       for (;;) {
         const batch = (await c.chunks.find({ documentId: id }, { projection: { _id: 1 }, limit: REMOVE_BATCH }).toArray()).map((chunk) => chunk._id);
         if (batch.length === 0) break;
         await c.chunks.deleteMany({ _id: { $in: batch } });
-        await c.documents.updateOne({ _id: id, status: DELETING }, { $set: { leaseUntil: new Date(now() + graceMs) } });
+        await renew();
       }
+      await removePostings(c, id, undefined, renew);
       return true;
     }),
 
     removeDocument: (id) => guard.run(async () => {
       const removed = await c.documents.deleteOne({ _id: id, status: DELETING });
       // Should a chunk have been left (none can land once marked: completions check their claim).
-      if (removed.deletedCount > 0) await c.chunks.deleteMany({ documentId: id });
+      if (removed.deletedCount > 0) {
+        await c.chunks.deleteMany({ documentId: id });
+        await removePostings(c, id);
+      }
       return removed.deletedCount > 0;
     }),
   };

@@ -4,6 +4,7 @@ import type { Access } from './access.js';
 import type { Sequence } from './counters.js';
 import type { ChunkInput } from '../port.js';
 import type { Guard } from './errors.js';
+import type { PostingDoc, PostingListDoc } from './postings.js';
 
 /**
  * The documents of the MongoDB store, one interface per collection. Instants are BSON dates (TTL indexes need
@@ -237,6 +238,8 @@ export interface DocumentDoc {
   leaseUntil?: Date;
   /** When ready. */
   chunkCount?: number;
+  /** When ready: the words of all its chunks (BM25's average chunk length, chunk-search.ts). */
+  chunkWords?: number;
   characters?: number;
   pages?: number;
   /** When failed. */
@@ -287,12 +290,14 @@ export interface Collections {
   tenants: Collection<TenantDoc>;
   documents: Collection<DocumentDoc>;
   chunks: Collection<ChunkDoc>;
+  postings: Collection<PostingDoc>;
+  postingLists: Collection<PostingListDoc>;
   rateWindows: Collection<RateWindowDoc>;
 }
 
 export const COLLECTION_NAMES = [
   'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'invitations', 'spans', 'traces', 'logs',
-  'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'chunks', 'rateWindows',
+  'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'chunks', 'postings', 'postingLists', 'rateWindows',
 ] as const satisfies readonly (keyof Collections)[];
 
 export function collectionsOf(db: Db): Collections {

@@ -4,6 +4,7 @@ import type { Collections } from './collections.js';
 import { codeOf } from './errors.js';
 
 const NAMESPACE_NOT_FOUND = 26;
+const NAMESPACE_EXISTS = 48;
 
 /** Name of the TTL index of a collection (one per data kind). */
 export const TTL_INDEX = 'ttl';
@@ -82,9 +83,7 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { status: 1, createdAt: 1, seq: 1 }, name: 'status_created' },
   ],
   chunks: [
-    // Search: the tenant first (every query names it, so a search reads one tenant's entries), then the text, with
-    // no language: no stemming and no stop words, as SQLite's unicode61 (packages/domain searchTerms).
-    { key: { tenantId: 1, text: 'text' }, name: 'tenant_text', default_language: 'none', language_override: 'textLanguage' },
+    // A document's chunks (removals). Search reads the postings (postings.ts: their `_id` alone), not a text index.
     { key: { documentId: 1, index: 1 }, name: 'document_index' },
   ],
 };
@@ -149,10 +148,37 @@ async function ensureTtl(db: Db, name: string, field: string, seconds: number | 
   await db.collection(name).createIndex({ [field]: 1 }, { name: TTL_INDEX, expireAfterSeconds: seconds });
 }
 
-/** Creates the collections' indexes (idempotent) and sets the TTL indexes to `retentionDays`. */
+/**
+ * Indexes of earlier versions, dropped where found: the chunks' text index, which the postings replaced (the
+ * documents it indexed are processed again: ai-processing.ts requeueOutdated).
+ */
+const RETIRED: Record<string, string[]> = { chunks: ['tenant_text'] };
+
+/**
+ * Collections stored in `_id` order (clustered: MongoDB 5.3 and later), created before anything is written to
+ * them: their `_id` is their only index, an insert one B-tree write, not two, and a range of ids is read in place.
+ * The postings (postings.ts): 1.2-1.4x the inserts a second of the same collection with an `_id` index.
+ */
+const CLUSTERED = ['postings'];
+
+/**
+ * Creates the clustered collections and the collections' indexes (idempotent), drops retired ones and sets the
+ * TTL indexes to `retentionDays`.
+ */
 export async function ensureIndexes(db: Db, retentionDays: number | undefined): Promise<void> {
+  for (const name of CLUSTERED) {
+    try {
+      await db.createCollection(name, { clusteredIndex: { key: { _id: 1 }, unique: true } });
+    } catch (e) {
+      if (codeOf(e) !== NAMESPACE_EXISTS) throw e;
+    }
+  }
   for (const [name, indexes] of Object.entries(INDEXES)) {
     if (indexes?.length) await db.collection(name).createIndexes(indexes);
+  }
+  for (const [name, retired] of Object.entries(RETIRED)) {
+    const present = new Set((await indexesOf(db, name)).map((index) => index.name));
+    for (const index of retired) if (present.has(index)) await db.collection(name).dropIndex(index);
   }
   for (const [name, ttl] of Object.entries(ttlSeconds(retentionDays))) {
     if (ttl) await ensureTtl(db, name, ttl.field, ttl.seconds);

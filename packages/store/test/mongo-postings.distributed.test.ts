@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import { newId, toIso } from '@lantern/domain';
+import type { ChunkInput, Store } from '@lantern/store';
+import { createMongoStore } from '@lantern/store/mongo';
+import { T0, makeWorld } from '../src/contract/fixtures.js';
+import type { World } from '../src/contract/fixtures.js';
+import { entriesOf, postingOwner } from '../src/mongo/postings.js';
+
+/*
+ * The postings of the chunks on a real mongod (packages/store/src/mongo/postings.ts): written with a claim's chunks,
+ * one per term and document, and gone with them whichever way they go (a new claim's completion, a reprocess, a
+ * failure, a completion that lost its claim, a delete), lists included, so that nothing of a document is left to
+ * search or to fill the disk.
+ */
+
+const urlEnv = process.env.LANTERN_TEST_MONGO_URL;
+if (!urlEnv) throw new Error('LANTERN_TEST_MONGO_URL is not set: run `pnpm test:distributed` (it starts mongod).');
+const database = `lantern_postings_${newId().replace(/-/g, '')}`;
+const admin = new MongoClient(urlEnv, { serverSelectionTimeoutMS: 10_000 });
+const db: Db = admin.db(database);
+let store: Store;
+let w: World;
+let tenantId: string;
+
+beforeAll(async () => {
+  store = await createMongoStore({ url: urlEnv, database });
+  w = await makeWorld(store, 'postings');
+  tenantId = (await store.createTenant({ name: 'Docs', organizationId: w.org.id })).id;
+});
+
+afterAll(async () => {
+  await store?.close();
+  await db.dropDatabase();
+  await admin.close();
+});
+
+const chunksOf = (texts: string[]): ChunkInput[] => {
+  let at = 0;
+  return texts.map((text, index) => ({ index, text, start: at, end: (at += text.length) }));
+};
+
+/** A stored document of the tenant, claimed: its id and claim. */
+async function claimed(): Promise<{ id: string; claim: string }> {
+  const id = newId();
+  await store.createDocument({
+    id, tenantId, filename: `${id}.txt`, contentType: 'text/plain', size: 10, sha256: 'c'.repeat(64),
+    status: 'stored', createdAt: toIso(T0), objectKey: `tenants/${tenantId}/documents/${id}`,
+  });
+  const claim = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+  expect(claim.document.id).toBe(id);
+  return { id, claim: claim.claim };
+}
+
+/** The postings and lists stored of a document: per claim, its terms. */
+async function postingsOf(id: string): Promise<{ terms: Record<string, string[]>; lists: number }> {
+  const terms: Record<string, string[]> = {};
+  for (const p of await db.collection<{ _id: string }>('postings').find({}).toArray()) {
+    const owner = postingOwner(p._id);
+    if (owner.documentId !== id) continue;
+    (terms[owner.claim] ??= []).push((JSON.parse(p._id) as string[])[1]!);
+  }
+  for (const list of Object.values(terms)) list.sort();
+  const lists = await db.collection('postingLists').countDocuments({ _id: { $regex: `^\\["${id}",` } as never });
+  return { terms, lists };
+}
+
+const complete = (id: string, claim: string, texts: string[]) =>
+  store.completeDocument(id, claim, { characters: texts.join('').length, chunks: chunksOf(texts) });
+
+describe('mongo store: postings', () => {
+  it('writes one posting per term and document, with each chunk\'s count and length, and the words counted', async () => {
+    const { id, claim } = await claimed();
+    expect(await complete(id, claim, ['Breaker breaker trips', 'the breaker resets'])).toBe(true);
+    expect(await postingsOf(id)).toEqual({ terms: { [claim]: ['breaker', 'resets', 'the', 'trips'] }, lists: 1 });
+    const breaker = await db.collection<{ _id: string; p: never }>('postings').findOne({ _id: JSON.stringify([tenantId, 'breaker', id, claim]) });
+    // Chunk 0 holds it twice in 3 words, chunk 1 once in 3.
+    expect([...entriesOf(breaker!.p)]).toEqual([0, 2, 3, 1, 1, 3]);
+    expect(await db.collection('documents').findOne({ _id: id as never })).toMatchObject({ chunkWords: 6, chunkCount: 2 });
+  });
+
+  it('keeps only the current claim\'s postings: a reprocess, a new completion and a failure take the others', async () => {
+    const first = await claimed();
+    await complete(first.id, first.claim, ['alpha beta']);
+    await store.reprocessDocument(first.id, w.user.id);
+    expect(await postingsOf(first.id)).toEqual({ terms: {}, lists: 0 });
+    const second = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+    expect(second.document.id).toBe(first.id);
+    await complete(first.id, second.claim, ['gamma']);
+    expect(await postingsOf(first.id)).toEqual({ terms: { [second.claim]: ['gamma'] }, lists: 1 });
+    // A claim that lost the document (reprocessed meanwhile) writes none, and leaves the new claim's alone.
+    await store.reprocessDocument(first.id, w.user.id);
+    const third = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+    await store.reprocessDocument(first.id, w.user.id);
+    const fourth = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+    expect(await complete(first.id, third.claim, ['delta'])).toBe(false);
+    expect(await postingsOf(first.id)).toEqual({ terms: {}, lists: 0 });
+    expect(await complete(first.id, fourth.claim, ['epsilon'])).toBe(true);
+    expect(await postingsOf(first.id)).toEqual({ terms: { [fourth.claim]: ['epsilon'] }, lists: 1 });
+    const failing = await claimed();
+    await complete(failing.id, failing.claim, ['zeta']);
+    await store.reprocessDocument(failing.id, w.user.id);
+    const again = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+    expect(await store.failDocument(failing.id, again.claim, { code: 'unreadable', message: 'cut off' })).toBe(true);
+    expect(await postingsOf(failing.id)).toEqual({ terms: {}, lists: 0 });
+  });
+
+  it('removes a deleted document\'s postings and lists, in batches, before its record', async () => {
+    const { id, claim } = await claimed();
+    // More terms than a removal batch (1,000) and a write batch (5,000).
+    const words = Array.from({ length: 6200 }, (_, i) => `w${i}`);
+    await complete(id, claim, [words.slice(0, 3000).join(' '), words.slice(3000).join(' ')]);
+    expect((await postingsOf(id)).terms[claim]).toHaveLength(6200);
+    expect(await store.withdrawDocument(id, 60_000)).toBe(true);
+    expect(await postingsOf(id)).toEqual({ terms: {}, lists: 0 });
+    expect(await store.removeDocument(id)).toBe(true);
+    expect(await store.searchChunks({ userId: w.user.id, tenantId, terms: ['w1'], limit: 5 })).toEqual([]);
+  });
+});
