@@ -11,7 +11,7 @@ import { bearer, createTenancy, type Tenancy } from './harness.js';
 
 /**
  * Issue 15 in the distributed mode: the ai service stores uploads in MinIO and announces them on Kafka; two
- * `lantern ai-worker` processes (one consumer group) extract, chunk and index them into mongod's text index. Everything
+ * `lantern ai-worker` processes (one consumer group) extract, chunk and index them (postings in mongod, packages/store/src/mongo/postings.ts). Everything
  * through nginx, as a client sees it: the failure codes, dedupe, isolation between organizations, hostile queries,
  * a delete while the document is processed, and a worker killed with SIGKILL mid-document.
  */
@@ -109,7 +109,7 @@ describe('distributed: AI documents through nginx, processed by two ai-worker pr
     expect(heard).toEqual(expect.arrayContaining(Object.values(uploaded).map((d) => ({ documentId: d.id, tenantId }))));
   });
 
-  it('finds the PDF\'s passage with its page through mongod\'s text index; the DOCX has no page', async () => {
+  it('finds the PDF\'s passage with its page through the postings in mongod; the DOCX has no page', async () => {
     const res = await search({ query: 'circuit breaker', limit: 5 }).expect(200);
     const results = res.body.results as Array<{ filename: string; page?: number; pages?: number[]; text: string; highlights: [number, number][] }>;
     expect(results.map((r) => r.filename).sort()).toEqual(['runbook-pandoc.docx', 'runbook.pdf']);
@@ -130,7 +130,7 @@ describe('distributed: AI documents through nginx, processed by two ai-worker pr
     expect(await settled(copy.body.id)).toMatchObject({ status: 'ready', pages: 1 });
   });
 
-  it('reads hostile queries as literal text against the text index; empty, blank or over-long queries are 400', async () => {
+  it('reads hostile queries as literal text against the postings; empty, blank or over-long queries are 400', async () => {
     const runbooks = ['runbook-pandoc.docx', 'runbook.pdf'];
     expect(await files('"circuit breaker" NEAR(fallback*) -provider')).toEqual(runbooks);
     expect(await files('{"$where": "sleep(1000)"} OR 1=1 [breaker]')).toEqual(runbooks);

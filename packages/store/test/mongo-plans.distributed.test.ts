@@ -68,6 +68,8 @@ function walk(stage: Document | undefined, out: { stages: string[]; indexes: str
   if (stage.stage === 'IXSCAN') out.indexes.push(String(stage.indexName));
   if (stage.stage === 'IDHACK') out.indexes.push('_id_');
   if (stage.stage === 'COLLSCAN') out.indexes.push('COLLSCAN');
+  // A range or an equality on a clustered collection's _id (the collection is the index).
+  if (stage.stage === 'CLUSTERED_IXSCAN') out.indexes.push('clustered _id');
   walk(stage.inputStage as Document | undefined, out);
   for (const input of (stage.inputStages as Document[] | undefined) ?? []) walk(input, out);
 }
@@ -342,6 +344,23 @@ describe('mongo store: AI tenants and documents are read on an index', () => {
     await expectServed(() => store.getTenant(tenants[0]!.id, w.user.id), ['tenants _id_', 'memberships _id_']);
   });
 
+  it('a search: the tenant\'s ready documents on (tenantId, status), each term\'s postings one range of their _id, the texts by _id', async () => {
+    const tenant = await store.createTenant({ name: 'searched', organizationId: w.org.id });
+    const id = newId();
+    await store.createDocument({ id, tenantId: tenant.id, filename: 's.txt', contentType: 'text/plain', size: 1, sha256: 's', status: 'stored', createdAt: new Date(T0).toISOString(), objectKey: 's' });
+    const claim = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+    expect(claim.document.id).toBe(id);
+    await store.completeDocument(id, claim.claim, { characters: 20, chunks: [{ index: 0, text: 'breaker trips', start: 0, end: 13 }, { index: 1, text: 'resets', start: 13, end: 19 }] });
+    const search = () => store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['breaker', 'resets'], limit: 5 });
+    expect(await search()).toHaveLength(2);
+    await expectServed(search, ['tenants _id_', 'memberships _id_', 'documents tenant_status', 'postings clustered _id', 'postings clustered _id', 'chunks _id_', 'documents _id_'], { anyOrder: true });
+    // Withdrawn: its chunks by (documentId, index) and _id, its postings one by one on the clustered _id, its term list.
+    await expectServed(() => store.withdrawDocument(id, 60_000), [
+      'documents _id_', 'chunks document_index', 'chunks _id_', 'documents _id_', 'chunks document_index',
+      'postingLists _id_', ...Array.from({ length: 3 }, () => 'postings clustered _id'), 'documents _id_', 'postingLists _id_',
+    ]);
+  });
+
   it('documents of a tenant, newest first: (tenantId, createdAt, seq); a document by _id', async () => {
     const [tenant] = await store.listTenants(w.org.id, w.user.id);
     const documents = await store.listDocuments(tenant!.id, w.user.id);
@@ -349,9 +368,9 @@ describe('mongo store: AI tenants and documents are read on an index', () => {
     await expectServed(() => store.listDocuments(tenant!.id, w.user.id), ['tenants _id_', 'memberships _id_', 'documents tenant_created']);
     await expectServed(() => store.getDocument(documents[0]!.id, w.user.id), ['documents _id_', 'tenants _id_', 'memberships _id_']);
     // Marked, its chunks looked for (a batch at a time, each removed by _id, the grace renewed by _id: this one has
-    // none); then (the object gone) the record; the abandoned deletes on the queue's index.
-    await expectServed(() => store.withdrawDocument(documents[9]!.id, 60_000), ['documents _id_', 'chunks document_index']);
-    await expectServed(() => store.removeDocument(documents[9]!.id), ['documents _id_', 'chunks document_index']);
+    // none), its postings' term lists by _id; then (the object gone) the record; the abandoned deletes on the queue's index.
+    await expectServed(() => store.withdrawDocument(documents[9]!.id, 60_000), ['documents _id_', 'chunks document_index', 'postingLists _id_']);
+    await expectServed(() => store.removeDocument(documents[9]!.id), ['documents _id_', 'chunks document_index', 'postingLists _id_']);
     await expectServed(() => store.abandonedDeletes(20), ['documents status_created']);
   });
 });

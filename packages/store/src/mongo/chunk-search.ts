@@ -27,7 +27,7 @@ export const hitOf = (h: ChunkDoc, filename: string, score: number): ChunkHit =>
  */
 export async function searchChunksByPostings(c: Collections, query: ChunkSearch): Promise<ChunkHit[]> {
   const docs = await c.documents.find({ tenantId: query.tenantId, status: { $in: SEARCHABLE }, chunksClaim: { $exists: true } },
-    { projection: { filename: 1, chunksClaim: 1, chunkCount: 1, chunkWords: 1 } }).toArray() as Searchable[];
+    { projection: { filename: 1, chunksClaim: 1, chunkCount: 1, chunkWords: 1 }, hint: 'tenant_status' }).toArray() as Searchable[];
   const byId = new Map(docs.map((d) => [d._id, d]));
   let chunkTotal = 0;
   let wordTotal = 0;

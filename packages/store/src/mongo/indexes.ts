@@ -79,6 +79,8 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { tenantId: 1, createdAt: -1, seq: -1 }, name: 'tenant_created' },
     // The dedupe of uploads: a tenant's document with the same bytes.
     { key: { tenantId: 1, sha256: 1 }, name: 'tenant_sha256' },
+    // A search's documents: the tenant's ready ones (chunk-search.ts).
+    { key: { tenantId: 1, status: 1 }, name: 'tenant_status' },
     // The processing queue (ai-processing.ts): the oldest document waiting, by status.
     { key: { status: 1, createdAt: 1, seq: 1 }, name: 'status_created' },
   ],

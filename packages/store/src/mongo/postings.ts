@@ -78,9 +78,13 @@ export function entriesOf(p: Binary): Uint32Array {
   return values;
 }
 
+/**
+ * Removes postings by id, a batch at a time: one delete statement per id (an equality on a clustered collection's
+ * `_id` is a bounded scan; mongod 6.0 scans the whole collection for an `_id: {$in: [...]}`).
+ */
 async function removeIds(c: Collections, ids: string[], afterBatch?: () => Promise<void>): Promise<void> {
   for (let i = 0; i < ids.length; i += REMOVE_BATCH) {
-    await c.postings.deleteMany({ _id: { $in: ids.slice(i, i + REMOVE_BATCH) } });
+    await c.postings.bulkWrite(ids.slice(i, i + REMOVE_BATCH).map((_id) => ({ deleteOne: { filter: { _id } } })), { ordered: false });
     await afterBatch?.();
   }
 }
