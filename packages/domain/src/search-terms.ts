@@ -1,6 +1,6 @@
 /**
  * The words of a search, as both stores' indexes see them (SQLite FTS5's `unicode61` tokenizer with diacritics
- * removed; MongoDB's text index with `default_language: 'none'`, no stemming, no stop words): runs of letters,
+ * removed; MongoDB's postings, made with wordsOf; no stemming, no stop words): runs of letters,
  * digits and combining marks, compared without case and without diacritics. Everything else in a query is a
  * separator, so nothing in it can act as FTS5 or MongoDB syntax: quotes, `*`, `-`, `NEAR`, `AND`/`OR` (words like
  * any other), `$` operators and brackets stand for themselves, that is, for nothing. Control characters are

@@ -346,15 +346,15 @@ export interface ChunkHit extends Omit<ChunkInput, 'vector'> {
   documentId: string;
   filename: string;
   /**
-   * The index's relevance (BM25 on SQLite, the text score on MongoDB): higher is better; scales differ by store. For
-   * nearestChunks, the cosine similarity to the query's vector.
+   * The index's relevance (BM25 on both stores; SQLite's statistics are the whole index's, MongoDB's the
+   * tenant's): higher is better. For nearestChunks, the cosine similarity to the query's vector.
    */
   score: number;
 }
 
 /**
  * The processing of uploaded documents (issue 15): a queue in the documents themselves, taken with leases so that
- * a worker that dies leaves its document to another, and the chunks of ready documents with their text index.
+ * a worker that dies leaves its document to another, and the chunks of ready documents with their lexical index.
  */
 export interface ProcessingStore {
   /**

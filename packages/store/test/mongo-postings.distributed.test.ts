@@ -6,11 +6,11 @@ import type { ChunkInput, Store } from '@lantern/store';
 import { createMongoStore } from '@lantern/store/mongo';
 import { T0, makeWorld } from '../src/contract/fixtures.js';
 import type { World } from '../src/contract/fixtures.js';
-import { entriesOf, postingOwner } from '../src/mongo/postings.js';
+import { BUCKETS, bucketOf, entryId, entryOwner, termPostings } from '../src/mongo/postings.js';
 
 /*
  * The postings of the chunks on a real mongod (packages/store/src/mongo/postings.ts): written with a claim's chunks,
- * one per term and document, and gone with them whichever way they go (a new claim's completion, a reprocess, a
+ * one entry per bucket of words and document, and gone with them whichever way they go (a new claim's completion, a reprocess, a
  * failure, a completion that lost its claim, a delete), lists included, so that nothing of a document is left to
  * search or to fill the disk.
  */
@@ -53,13 +53,13 @@ async function claimed(): Promise<{ id: string; claim: string }> {
   return { id, claim: claim.claim };
 }
 
-/** The postings and lists stored of a document: per claim, its terms. */
+/** The postings and lists stored of a document: per claim, the words of its entries. */
 async function postingsOf(id: string): Promise<{ terms: Record<string, string[]>; lists: number }> {
   const terms: Record<string, string[]> = {};
-  for (const p of await db.collection<{ _id: string }>('postings').find({}).toArray()) {
-    const owner = postingOwner(p._id);
+  for (const p of await db.collection<{ _id: string; t: string }>('postings').find({}).toArray()) {
+    const owner = entryOwner(p._id);
     if (owner.documentId !== id) continue;
-    (terms[owner.claim] ??= []).push((JSON.parse(p._id) as string[])[1]!);
+    (terms[owner.claim] ??= []).push(...p.t.split(' '));
   }
   for (const list of Object.values(terms)) list.sort();
   const lists = await db.collection('postingLists').countDocuments({ _id: { $regex: `^\\["${id}",` } as never });
@@ -70,13 +70,14 @@ const complete = (id: string, claim: string, texts: string[]) =>
   store.completeDocument(id, claim, { characters: texts.join('').length, chunks: chunksOf(texts) });
 
 describe('mongo store: postings', () => {
-  it('writes one posting per term and document, with each chunk\'s count and length, and the words counted', async () => {
+  it('writes each word\'s postings in its bucket\'s entry, with each chunk\'s count and length, and the words counted', async () => {
     const { id, claim } = await claimed();
     expect(await complete(id, claim, ['Breaker breaker trips', 'the breaker resets'])).toBe(true);
     expect(await postingsOf(id)).toEqual({ terms: { [claim]: ['breaker', 'resets', 'the', 'trips'] }, lists: 1 });
-    const breaker = await db.collection<{ _id: string; p: never }>('postings').findOne({ _id: JSON.stringify([tenantId, 'breaker', id, claim]) });
+    const entry = await db.collection<{ _id: string; t: string; p: never }>('postings').findOne({ _id: entryId(tenantId, bucketOf('breaker'), id, claim) });
     // Chunk 0 holds it twice in 3 words, chunk 1 once in 3.
-    expect([...entriesOf(breaker!.p)]).toEqual([0, 2, 3, 1, 1, 3]);
+    expect([...termPostings(entry!, 'breaker')!]).toEqual([0, 2, 3, 1, 1, 3]);
+    expect(termPostings(entry!, 'absent')).toBeUndefined();
     expect(await db.collection('documents').findOne({ _id: id as never })).toMatchObject({ chunkWords: 6, chunkCount: 2 });
   });
 
@@ -108,10 +109,13 @@ describe('mongo store: postings', () => {
 
   it('removes a deleted document\'s postings and lists, in batches, before its record', async () => {
     const { id, claim } = await claimed();
-    // More terms than a removal batch (1,000) and a write batch (5,000).
+    // Words in every bucket: more entries than a write and a removal batch (256).
     const words = Array.from({ length: 6200 }, (_, i) => `w${i}`);
     await complete(id, claim, [words.slice(0, 3000).join(' '), words.slice(3000).join(' ')]);
     expect((await postingsOf(id)).terms[claim]).toHaveLength(6200);
+    expect(await db.collection('postings').countDocuments({ _id: { $regex: `,"${id}",` } } as never)).toBe(BUCKETS);
+    // A word of a full bucket is found among the others.
+    expect(await store.searchChunks({ userId: w.user.id, tenantId, terms: ['w4321'], limit: 5 })).toMatchObject([{ documentId: id, index: 1 }]);
     expect(await store.withdrawDocument(id, 60_000)).toBe(true);
     expect(await postingsOf(id)).toEqual({ terms: {}, lists: 0 });
     expect(await store.removeDocument(id)).toBe(true);

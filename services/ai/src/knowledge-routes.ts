@@ -41,7 +41,7 @@ function pageOf(hit: ChunkHit, highlights: [number, number][]): number | undefin
 }
 
 /**
- * The ranking of a hit: the index's relevance (BM25, or MongoDB's text score), raised by how many of the query's
+ * The ranking of a hit: the index's relevance (BM25), raised by how many of the query's
  * words the chunk holds and by how close together they stand (all of them in a row doubles it; scattered across
  * ten words, by a fifth), so that chunks holding the words next to each other rank above scattered ones.
  */

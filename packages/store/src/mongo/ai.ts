@@ -98,7 +98,7 @@ export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps):
       const renew = async () => {
         await c.documents.updateOne({ _id: id, status: DELETING }, { $set: { leaseUntil: new Date(now() + graceMs) } });
       };
-      // In batches, the grace running again from each (a large document's chunks take long to leave the text index).
+      // In batches, the grace running again from each (a large document's chunks and postings take long to remove).
       for (;;) {
         const batch = (await c.chunks.find({ documentId: id }, { projection: { _id: 1 }, limit: REMOVE_BATCH }).toArray()).map((chunk) => chunk._id);
         if (batch.length === 0) break;

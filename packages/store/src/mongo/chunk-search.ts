@@ -1,7 +1,7 @@
 import type { ChunkHit, ChunkSearch } from '../port.js';
 import { TopK } from '../vectors.js';
 import type { ChunkDoc, Collections, DocumentDoc } from './collections.js';
-import { ENTRY, entriesOf, postingOwner, termRange } from './postings.js';
+import { bucketRange, bucketOf, entryOwner, termPostings } from './postings.js';
 
 /** BM25's parameters, as SQLite FTS5's bm25() (k1 1.2, b 0.75), so that both stores rank alike. */
 const K1 = 1.2;
@@ -19,11 +19,10 @@ export const hitOf = (h: ChunkDoc, filename: string, score: number): ChunkHit =>
 /**
  * Lexical search on MongoDB (postings.ts): BM25 over the chunks of the tenant's ready documents, from their
  * postings, with the statistics of that tenant alone (its chunk count, their average length, each term's chunk
- * count). A term's postings are one per document holding it, so a search reads at most (terms x the tenant's
- * documents) small entries, however many chunks hold a common word. Postings of another claim than the
- * document's `chunksClaim` (a leftover of a slow or lost worker, a reprocess under way) are skipped. The texts are
- * read for the chunks answered only, and their documents checked again after: a document withdrawn meanwhile is
- * not answered.
+ * count). A term's postings are read from its bucket's entries in the tenant (at most one per document), however
+ * many chunks hold a common word. Entries of another claim than the document's `chunksClaim` (a leftover of a
+ * slow or lost worker, a reprocess under way) are skipped. The texts are read for the chunks answered only, and
+ * their documents checked again after: a document withdrawn meanwhile is not answered.
  */
 export async function searchChunksByPostings(c: Collections, query: ChunkSearch): Promise<ChunkHit[]> {
   const docs = await c.documents.find({ tenantId: query.tenantId, status: { $in: SEARCHABLE }, chunksClaim: { $exists: true } },
@@ -41,22 +40,23 @@ export async function searchChunksByPostings(c: Collections, query: ChunkSearch)
   // Per document answered, its chunks' scores by index.
   const scores = new Map<string, Map<number, number>>();
   await Promise.all(query.terms.map(async (term) => {
-    const postings = await c.postings.find({ _id: termRange(query.tenantId, term) }).toArray();
+    const entries = await c.postings.find({ _id: bucketRange(query.tenantId, bucketOf(term)) }).toArray();
     const held: { documentId: string; entries: Uint32Array }[] = [];
     let chunksHolding = 0;
-    for (const posting of postings) {
-      const { documentId, claim } = postingOwner(posting._id);
+    for (const entry of entries) {
+      const { documentId, claim } = entryOwner(entry._id);
       if (byId.get(documentId)?.chunksClaim !== claim) continue;
-      const entries = entriesOf(posting.p);
-      chunksHolding += entries.length / ENTRY;
-      if (wanted === undefined || wanted.has(documentId)) held.push({ documentId, entries });
+      const postings = termPostings(entry, term);
+      if (postings === undefined) continue;
+      chunksHolding += postings.length / 3;
+      if (wanted === undefined || wanted.has(documentId)) held.push({ documentId, entries: postings });
     }
     // The IDF as bm25() has it (never negative: log(1 + ...)).
     const idf = Math.log(1 + (chunkTotal - chunksHolding + 0.5) / (chunksHolding + 0.5));
     for (const { documentId, entries } of held) {
       let chunks = scores.get(documentId);
       if (chunks === undefined) scores.set(documentId, (chunks = new Map()));
-      for (let i = 0; i < entries.length; i += ENTRY) {
+      for (let i = 0; i < entries.length; i += 3) {
         const [index, count, length] = [entries[i]!, entries[i + 1]!, entries[i + 2]!];
         const part = idf * ((count * (K1 + 1)) / (count + K1 * (1 - B + (B * length) / averageLength)));
         chunks.set(index, (chunks.get(index) ?? 0) + part);

@@ -4,54 +4,64 @@ import { onlyDuplicates } from './bulk.js';
 import type { Collections } from './collections.js';
 
 /**
- * The lexical index of the chunks on MongoDB: postings of the service's own, one entry per word and document (not
- * per chunk), scored as BM25 in the service (chunk-search.ts). mongod's text index took one key per distinct word
- * of every chunk (a 70 KB document's 60 chunks: about 15,000 keys) and held both cores while it indexed; one entry
- * per word of the document is about 4,000 (docs/benchmarks.md).
+ * The lexical index of the chunks on MongoDB: postings of the service's own, scored as BM25 in the service
+ * (chunk-search.ts). A document's words are spread over BUCKETS buckets by a hash, and the document writes one
+ * entry per bucket it fills, holding the postings of all its words in that bucket. mongod's text index took one
+ * key per distinct word of every chunk (a 70 KB document's 60 chunks: about 15,000 keys) and indexed 0.18 MB/s
+ * with both cores; an entry per word and document was 4,000 writes for that document; its entries per bucket
+ * are at most 1,024 (docs/benchmarks.md, "Postings on MongoDB").
  *
- * - A posting's `_id` is `[tenantId, term, documentId, claim]` as JSON, so that a term's entries in a tenant are
- *   one range of the `_id` index (no other index); `p` is its chunks as little-endian uint32 triples: the chunk's
- *   index, the term's count in it and the chunk's length in words.
- * - The terms a claim wrote are listed first (`postingLists`, `_id` `[documentId, claim, part]`), so that its
- *   postings can be found again to be removed; a removal takes the postings first, the list last.
+ * - An entry's `_id` is `[tenantId, bucket, documentId, claim]` as JSON, so that a bucket's entries in a tenant
+ *   are one range of the `_id` (a clustered collection: no other index). `t` is its words, separated by spaces;
+ *   `p` their postings in the same order, little-endian uint32s: for each word, how many chunks hold it, then per
+ *   chunk its index, the word's count in it and the chunk's length in words.
+ * - A search of a word reads the word's bucket across the tenant: one entry per document with a word in that
+ *   bucket, whose other words it skips; the cost grows with the tenant's text (its index over BUCKETS), not with
+ *   how many chunks hold the word.
+ * - The buckets a claim wrote are listed first (`postingLists`, `_id` `[documentId, claim]`), so that its entries
+ *   can be found again to be removed; a removal takes the entries first, the list last.
  */
 export interface PostingDoc {
   _id: string;
+  t: string;
   p: Binary;
 }
 
 export interface PostingListDoc {
   _id: string;
   tenantId: string;
-  /** The terms, separated by spaces (a term holds letters, digits and marks only: packages/domain wordsOf). */
-  terms: string;
+  buckets: number[];
 }
 
-/** Terms a list part holds (a document of random text has millions: a part stays far under 16 MB). */
-const LIST_TERMS = 20_000;
-/** Postings an insert takes at a time, and a removal. */
-const WRITE_BATCH = 5_000;
-const REMOVE_BATCH = 1_000;
-/** The integers of one chunk's entry in `p`. */
-export const ENTRY = 3;
+export const BUCKETS = 1024;
+/** Entries an insert takes at a time, and a removal. */
+const WRITE_BATCH = 256;
+const REMOVE_BATCH = 256;
 
 /** The ids starting with `prefix` (a JSON array's opening, ending in a comma): [prefix, prefix with ',' + 1). */
 const startingWith = (prefix: string) => ({ $gte: prefix, $lt: `${prefix.slice(0, -1)}-` });
-const opening = (parts: string[]) => `${JSON.stringify(parts).slice(0, -1)},`;
+const opening = (parts: (string | number)[]) => `${JSON.stringify(parts).slice(0, -1)},`;
 
-export const postingId = (tenantId: string, term: string, documentId: string, claim: string): string => JSON.stringify([tenantId, term, documentId, claim]);
-/** The `_id` range of a term's postings in a tenant. */
-export const termRange = (tenantId: string, term: string) => startingWith(opening([tenantId, term]));
-
-/** A posting's document and claim, from its `_id`. */
-export function postingOwner(id: string): { documentId: string; claim: string } {
-  const [, , documentId, claim] = JSON.parse(id) as string[];
-  return { documentId: documentId!, claim: claim! };
+/** A word's bucket: FNV-1a over its UTF-16 units, modulo BUCKETS. */
+export function bucketOf(term: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % BUCKETS;
 }
 
-/** The postings of a claim's chunks: per term, its chunks' entries; and the words of all chunks. */
-export function postingsOf(chunks: readonly { index: number; text: string }[]): { entries: Map<string, number[]>; words: number } {
-  const entries = new Map<string, number[]>();
+export const entryId = (tenantId: string, bucket: number, documentId: string, claim: string): string => JSON.stringify([tenantId, bucket, documentId, claim]);
+/** The `_id` range of a bucket's entries in a tenant. */
+export const bucketRange = (tenantId: string, bucket: number) => startingWith(opening([tenantId, bucket]));
+
+/** An entry's document and claim, from its `_id`. */
+export function entryOwner(id: string): { documentId: string; claim: string } {
+  const [, , documentId, claim] = JSON.parse(id) as [string, number, string, string];
+  return { documentId, claim };
+}
+
+/** The postings of a claim's chunks: per word, its chunks' (index, count, length); and the words of all chunks. */
+export function postingsOf(chunks: readonly { index: number; text: string }[]): { postings: Map<string, number[]>; words: number } {
+  const postings = new Map<string, number[]>();
   let words = 0;
   for (const chunk of chunks) {
     const all = wordsOf(chunk.text);
@@ -59,30 +69,56 @@ export function postingsOf(chunks: readonly { index: number; text: string }[]): 
     const counts = new Map<string, number>();
     for (const word of all) counts.set(word, (counts.get(word) ?? 0) + 1);
     for (const [term, count] of counts) {
-      let list = entries.get(term);
-      if (list === undefined) entries.set(term, (list = []));
+      let list = postings.get(term);
+      if (list === undefined) postings.set(term, (list = []));
       list.push(chunk.index, count, all.length);
     }
   }
-  return { entries, words };
+  return { postings, words };
 }
 
-const packed = (values: number[]) => new Binary(Buffer.from(new Uint32Array(values).buffer));
-
-/** The integers of a posting's `p`. */
-export function entriesOf(p: Binary): Uint32Array {
-  const bytes = p.buffer.subarray(0, p.position);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const values = new Uint32Array(bytes.byteLength >> 2);
-  for (let i = 0; i < values.length; i++) values[i] = view.getUint32(i * 4, true);
-  return values;
+/** The entries of a claim's postings, by bucket: its words and their packed postings. */
+function entriesOf(postings: Map<string, number[]>): Map<number, { t: string; p: Binary }> {
+  const byBucket = new Map<number, string[]>();
+  for (const term of postings.keys()) {
+    const bucket = bucketOf(term);
+    const terms = byBucket.get(bucket);
+    if (terms === undefined) byBucket.set(bucket, [term]);
+    else terms.push(term);
+  }
+  const entries = new Map<number, { t: string; p: Binary }>();
+  for (const [bucket, terms] of byBucket) {
+    const values: number[] = [];
+    for (const term of terms) {
+      const list = postings.get(term)!;
+      values.push(list.length / 3);
+      for (const value of list) values.push(value);
+    }
+    entries.set(bucket, { t: terms.join(' '), p: new Binary(Buffer.from(new Uint32Array(values).buffer)) });
+  }
+  return entries;
 }
 
 /**
- * Removes postings by id, a batch at a time: one delete statement per id (an equality on a clustered collection's
- * `_id` is a bounded scan; mongod 6.0 scans the whole collection for an `_id: {$in: [...]}`).
+ * The postings of `term` in an entry, as (index, count, length) triples, or undefined when the entry has none.
+ * Reads only as far as the term's own.
  */
+export function termPostings(entry: Pick<PostingDoc, 't' | 'p'>, term: string): Uint32Array | undefined {
+  const position = entry.t.split(' ').indexOf(term);
+  if (position < 0) return undefined;
+  const bytes = entry.p.buffer.subarray(0, entry.p.position);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let at = 0;
+  for (let i = 0; i < position; i++) at += 4 + view.getUint32(at, true) * 12;
+  const count = view.getUint32(at, true) * 3;
+  const values = new Uint32Array(count);
+  for (let i = 0; i < count; i++) values[i] = view.getUint32(at + 4 + i * 4, true);
+  return values;
+}
+
 async function removeIds(c: Collections, ids: string[], afterBatch?: () => Promise<void>): Promise<void> {
+  // One delete statement per id: an equality on a clustered collection's `_id` is a bounded scan, where mongod
+  // 6.0 scans the whole collection for an `_id: {$in: [...]}`.
   for (let i = 0; i < ids.length; i += REMOVE_BATCH) {
     await c.postings.bulkWrite(ids.slice(i, i + REMOVE_BATCH).map((_id) => ({ deleteOne: { filter: { _id } } })), { ordered: false });
     await afterBatch?.();
@@ -90,21 +126,19 @@ async function removeIds(c: Collections, ids: string[], afterBatch?: () => Promi
 }
 
 /**
- * Writes a claim's postings (the list first; a repeat inserts nothing twice) and gives the words counted and a way
- * to take exactly these postings back (a completion that lost its claim: its list may already be gone).
+ * Writes a claim's entries (the list of its buckets first; a repeat inserts nothing twice) and gives the words
+ * counted and a way to take exactly these entries back (a completion that lost its claim: its list may be gone).
  */
 export async function writePostings(c: Collections, owner: { tenantId: string; documentId: string; claim: string },
   chunks: readonly { index: number; text: string }[]): Promise<{ words: number; takeBack: () => Promise<void> }> {
   const { tenantId, documentId, claim } = owner;
-  const { entries, words } = postingsOf(chunks);
-  const terms = [...entries.keys()];
-  for (let i = 0, part = 0; i < terms.length; i += LIST_TERMS, part++) {
-    const list = { tenantId, terms: terms.slice(i, i + LIST_TERMS).join(' ') };
-    await c.postingLists.replaceOne({ _id: JSON.stringify([documentId, claim, part]) }, list, { upsert: true });
-  }
-  const ids = terms.map((term) => postingId(tenantId, term, documentId, claim));
-  for (let i = 0; i < terms.length; i += WRITE_BATCH) {
-    const docs = terms.slice(i, i + WRITE_BATCH).map((term, j) => ({ _id: ids[i + j]!, p: packed(entries.get(term)!) }));
+  const { postings, words } = postingsOf(chunks);
+  const entries = entriesOf(postings);
+  const buckets = [...entries.keys()];
+  if (buckets.length > 0) await c.postingLists.replaceOne({ _id: JSON.stringify([documentId, claim]) }, { tenantId, buckets }, { upsert: true });
+  const ids = buckets.map((bucket) => entryId(tenantId, bucket, documentId, claim));
+  for (let i = 0; i < buckets.length; i += WRITE_BATCH) {
+    const docs = buckets.slice(i, i + WRITE_BATCH).map((bucket, j) => ({ _id: ids[i + j]!, ...entries.get(bucket)! }));
     try {
       await c.postings.insertMany(docs, { ordered: false });
     } catch (e) {
@@ -115,16 +149,16 @@ export async function writePostings(c: Collections, owner: { tenantId: string; d
 }
 
 /**
- * Removes the postings of a document's claims that `keep` does not keep (all, without it), and then their lists;
+ * Removes the entries of a document's claims that `keep` does not keep (all, without it), and then their lists;
  * `afterBatch` runs after each batch removed (a withdrawal renews its grace). Safe to run again.
  */
 export async function removePostings(c: Collections, documentId: string, keep?: (claim: string) => boolean,
   afterBatch?: () => Promise<void>): Promise<void> {
   const lists = await c.postingLists.find({ _id: startingWith(opening([documentId])) }).toArray();
   for (const list of lists) {
-    const [, claim] = JSON.parse(list._id) as [string, string, number];
+    const [, claim] = JSON.parse(list._id) as [string, string];
     if (keep?.(claim)) continue;
-    await removeIds(c, list.terms.split(' ').map((term) => postingId(list.tenantId, term, documentId, claim)), afterBatch);
+    await removeIds(c, list.buckets.map((bucket) => entryId(list.tenantId, bucket, documentId, claim)), afterBatch);
     await c.postingLists.deleteOne({ _id: list._id });
   }
 }
