@@ -25,8 +25,14 @@ export function foldWord(word: string): string {
 
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** A word of a text as an index holds it: folded (ASCII needs only lower case), cut to MAX_TERM_LENGTH. */
-const termOf = (word: string): string => (ASCII.test(word) ? word.toLowerCase() : foldWord(word)).slice(0, MAX_TERM_LENGTH);
+const SPACES = /\s+/gu;
+
+/**
+ * A word of a text as an index holds it: folded (ASCII needs only lower case), cut to MAX_TERM_LENGTH. A few
+ * letters fold to text with spaces in it (U+037A to a space, Arabic ligatures such as U+FDFA to phrases): the
+ * spaces go, so that a term is never two words (MongoDB's postings separate their words with spaces).
+ */
+const termOf = (word: string): string => (ASCII.test(word) ? word.toLowerCase() : foldWord(word).replace(SPACES, '')).slice(0, MAX_TERM_LENGTH);
 
 /**
  * Every word of a text as the search compares it, in order (repeats kept): what an index of the text holds, so

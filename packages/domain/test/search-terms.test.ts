@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { foldWord, highlightsOf, MAX_QUERY_TERMS, searchTerms, termSpan } from '@lantern/domain';
+import { foldWord, highlightsOf, MAX_QUERY_TERMS, searchTerms, termSpan, wordsOf } from '@lantern/domain';
 
 /** The words of a search and their highlights: the user's literal text, no syntax of any index. */
 describe('search terms', () => {
@@ -17,6 +17,17 @@ describe('search terms', () => {
     expect(searchTerms('pay\u0000ment\u0007\tretry\u001b[0m')).toEqual(['payment', 'retry', '0m']);
     const many = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
     expect(searchTerms(many)).toHaveLength(MAX_QUERY_TERMS);
+  });
+
+  it('gives every word of a text as the query\'s terms are folded, repeats kept, never one holding a space', () => {
+    expect(wordsOf('The CAFÉ, the café; Zürich-2')).toEqual(['the', 'cafe', 'the', 'cafe', 'zurich', '2']);
+    // U+FDFA folds (NFKD) to a phrase of four words, U+037A to a space: the spaces go, and an empty word with them.
+    const phrase = wordsOf('\uFDFA').join('');
+    expect(phrase.length).toBeGreaterThan(10);
+    expect(wordsOf('a\u037A b \uFDFA')).toEqual(['a', 'b', phrase]);
+    for (const word of wordsOf('x\u037A \uFDFA \uFDFB \uFE70')) expect(word).not.toMatch(/\s/);
+    expect(searchTerms('\uFDFA')).toEqual([phrase]);
+    expect(highlightsOf('pray \uFDFA', ['pray', phrase])).toEqual([[0, 4], [5, 6]]);
   });
 
   it('highlights the words of the text that match, whatever their case or accents, as [start, end) slices', () => {

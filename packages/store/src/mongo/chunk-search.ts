@@ -3,7 +3,10 @@ import { TopK } from '../vectors.js';
 import type { ChunkDoc, Collections, DocumentDoc } from './collections.js';
 import { bucketRange, bucketOf, entryOwner, termPostings } from './postings.js';
 
-/** BM25's parameters, as SQLite FTS5's bm25() (k1 1.2, b 0.75), so that both stores rank alike. */
+/**
+ * BM25's parameters and IDF as SQLite FTS5's bm25() (k1 1.2, b 0.75), so that both stores rank alike (SQLite's
+ * statistics are its whole index's, these the tenant's).
+ */
 const K1 = 1.2;
 const B = 0.75;
 
@@ -51,8 +54,8 @@ export async function searchChunksByPostings(c: Collections, query: ChunkSearch)
       chunksHolding += postings.length / 3;
       if (wanted === undefined || wanted.has(documentId)) held.push({ documentId, entries: postings });
     }
-    // The IDF as bm25() has it (never negative: log(1 + ...)).
-    const idf = Math.log(1 + (chunkTotal - chunksHolding + 0.5) / (chunksHolding + 0.5));
+    // The IDF as FTS5's bm25() has it: a word in more than half the chunks weighs next to nothing, never less.
+    const idf = Math.max(1e-6, Math.log((chunkTotal - chunksHolding + 0.5) / (chunksHolding + 0.5)));
     for (const { documentId, entries } of held) {
       let chunks = scores.get(documentId);
       if (chunks === undefined) scores.set(documentId, (chunks = new Map()));

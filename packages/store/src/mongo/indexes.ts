@@ -5,6 +5,7 @@ import { codeOf } from './errors.js';
 
 const NAMESPACE_NOT_FOUND = 26;
 const NAMESPACE_EXISTS = 48;
+const INDEX_NOT_FOUND = 27;
 
 /** Name of the TTL index of a collection (one per data kind). */
 export const TTL_INDEX = 'ttl';
@@ -180,7 +181,15 @@ export async function ensureIndexes(db: Db, retentionDays: number | undefined): 
   }
   for (const [name, retired] of Object.entries(RETIRED)) {
     const present = new Set((await indexesOf(db, name)).map((index) => index.name));
-    for (const index of retired) if (present.has(index)) await db.collection(name).dropIndex(index);
+    for (const index of retired) {
+      if (!present.has(index)) continue;
+      try {
+        await db.collection(name).dropIndex(index);
+      } catch (e) {
+        // Another process starting at the same time dropped it first.
+        if (codeOf(e) !== INDEX_NOT_FOUND) throw e;
+      }
+    }
   }
   for (const [name, ttl] of Object.entries(ttlSeconds(retentionDays))) {
     if (ttl) await ensureTtl(db, name, ttl.field, ttl.seconds);

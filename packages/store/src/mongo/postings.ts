@@ -8,8 +8,8 @@ import type { Collections } from './collections.js';
  * (chunk-search.ts). A document's words are spread over BUCKETS buckets by a hash, and the document writes one
  * entry per bucket it fills, holding the postings of all its words in that bucket. mongod's text index took one
  * key per distinct word of every chunk (a 70 KB document's 60 chunks: about 15,000 keys) and indexed 0.18 MB/s
- * with both cores; an entry per word and document was 4,000 writes for that document; its entries per bucket
- * are at most 1,024 (docs/benchmarks.md, "Postings on MongoDB").
+ * with both cores; an entry per word and document was 3,900 writes for that document; its entries per bucket
+ * are at most 1,024 (docs/benchmarks.md, "Postings on MongoDB in place of its text index").
  *
  * - An entry's `_id` is `[tenantId, bucket, documentId, claim]` as JSON, so that a bucket's entries in a tenant
  *   are one range of the `_id` (a clustered collection: no other index). `t` is its words, separated by spaces;
