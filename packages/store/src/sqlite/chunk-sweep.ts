@@ -29,6 +29,15 @@ export type StopEarly = () => boolean;
 
 /** Chunks one removal statement takes before the next check of StopEarly. */
 const REMOVE_STEP = 4;
+/**
+ * The index is merged a step at a time (schema.ts, migration 12): after every MERGE_EVERY chunks written or
+ * removed, FTS5 merges at most about MERGE_PAGES pages, when some level holds 4 segments or more. Measured on a
+ * 10 MB PDF's 13,000 chunks, one a transaction on a quiet core: FTS5's automatic merges made the slowest insert
+ * 24 ms; with these steps inserts are at most 1.5 ms and steps at most 6 ms, for the same work in all
+ * (docs/benchmarks.md).
+ */
+const MERGE_EVERY = 8;
+const MERGE_PAGES = 64;
 
 /**
  * The statements of a ChunkWriter on one connection, synchronous, for the caller to run in a transaction. Both do
@@ -37,6 +46,15 @@ const REMOVE_STEP = 4;
 export function chunkStatements(db: Database) {
   const held = db.prepare<[{ id: string; claim: string }], { tenant_id: string }>(`SELECT tenant_id FROM documents
     WHERE id = @id AND claim = @claim AND status = 'processing'`);
+  const mergeStep = db.prepare(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', ${MERGE_PAGES})`);
+  let sinceMerge = 0;
+  /** Counts chunks written or removed, and runs a merge step once MERGE_EVERY have been. */
+  const merged = (chunks: number) => {
+    sinceMerge += chunks;
+    if (sinceMerge < MERGE_EVERY) return;
+    sinceMerge = 0;
+    mergeStep.run();
+  };
   const insertChunk = db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks, vector)
     VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks, @vector)`);
   /** The chunks written, from the first (all of them unless `stop` said so), or false if the claim no longer holds. */
@@ -51,6 +69,7 @@ export function chunkStatements(db: Database) {
         pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null, pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null,
         vector: c.vector ? vectorBytes(c.vector) : null });
       written++;
+      merged(1);
     }
     return written;
   };
@@ -69,6 +88,7 @@ export function chunkStatements(db: Database) {
       while (removed < limit) {
         const n = removeSome(id, which, Math.min(step, limit - removed));
         removed += n;
+        merged(n);
         if (n < step || stop?.()) break;
       }
       return removed;
