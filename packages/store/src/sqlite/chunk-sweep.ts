@@ -33,8 +33,8 @@ const REMOVE_STEP = 4;
  * The index is merged a step at a time (schema.ts, migration 12): after every MERGE_EVERY chunks written or
  * removed, FTS5 merges at most about MERGE_PAGES pages, when some level holds 4 segments or more. Measured on a
  * 10 MB PDF's 13,000 chunks, one a transaction on a quiet core: FTS5's automatic merges made the slowest insert
- * 24 ms; with these steps inserts are at most 1.5 ms and steps at most 6 ms, for the same work in all
- * (docs/benchmarks.md).
+ * 24-29 ms; with these steps inserts are at most 1.5-6 ms and steps at most 6-10 ms, for as much work in all or up
+ * to a quarter more (bench/ai/fts-merge.mjs, docs/benchmarks.md).
  */
 const MERGE_EVERY = 8;
 const MERGE_PAGES = 64;
