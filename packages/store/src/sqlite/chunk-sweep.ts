@@ -30,14 +30,18 @@ export type StopEarly = () => boolean;
 /** Chunks one removal statement takes before the next check of StopEarly. */
 const REMOVE_STEP = 4;
 /**
- * The index is merged a step at a time (schema.ts, migration 12): after every MERGE_EVERY chunks written or
- * removed, FTS5 merges at most about MERGE_PAGES pages, when some level holds 4 segments or more. Measured on a
+ * The index is merged a step at a time (schema.ts, migration 12): at the end of a call that brought the chunks
+ * written or removed since the last step to MERGE_EVERY or more, FTS5 merges at most about MERGE_PAGES pages for
+ * every MERGE_EVERY of them (at most MAX_STEP_PAGES), when some level holds 4 segments or more. At the end, not
+ * between chunks: a merge first writes out the transaction's pending inserts as a segment of their own, where the
+ * commit would have written one for the whole transaction. Measured on a
  * 10 MB PDF's 13,000 chunks, one a transaction on a quiet core: FTS5's automatic merges made the slowest insert
  * 24-29 ms; with these steps inserts are at most 1.5-6 ms and steps at most 6-10 ms, for as much work in all or up
  * to a quarter more (bench/ai/fts-merge.mjs, docs/benchmarks.md).
  */
 const MERGE_EVERY = 8;
 const MERGE_PAGES = 64;
+const MAX_STEP_PAGES = 512;
 
 /**
  * The statements of a ChunkWriter on one connection, synchronous, for the caller to run in a transaction. Both do
@@ -46,14 +50,15 @@ const MERGE_PAGES = 64;
 export function chunkStatements(db: Database) {
   const held = db.prepare<[{ id: string; claim: string }], { tenant_id: string }>(`SELECT tenant_id FROM documents
     WHERE id = @id AND claim = @claim AND status = 'processing'`);
-  const mergeStep = db.prepare(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', ${MERGE_PAGES})`);
+  const mergeStep = db.prepare<[number]>(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', ?)`);
   let sinceMerge = 0;
-  /** Counts chunks written or removed, and runs a merge step once MERGE_EVERY have been. */
+  /** At the end of a call: counts its chunks written or removed, and runs a step for every MERGE_EVERY counted. */
   const merged = (chunks: number) => {
     sinceMerge += chunks;
-    if (sinceMerge < MERGE_EVERY) return;
-    sinceMerge = 0;
-    mergeStep.run();
+    const steps = Math.floor(sinceMerge / MERGE_EVERY);
+    if (steps === 0) return;
+    sinceMerge -= steps * MERGE_EVERY;
+    mergeStep.run(Math.min(MAX_STEP_PAGES, steps * MERGE_PAGES));
   };
   const insertChunk = db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks, vector)
     VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks, @vector)`);
@@ -69,8 +74,8 @@ export function chunkStatements(db: Database) {
         pageFirst: c.pages?.[0] ?? null, pageLast: c.pages?.[1] ?? null, pageBreaks: c.pageBreaks ? JSON.stringify(c.pageBreaks) : null,
         vector: c.vector ? vectorBytes(c.vector) : null });
       written++;
-      merged(1);
     }
+    merged(written);
     return written;
   };
   const pick = (where: string) => db.prepare(`DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE document_id = @id ${where} LIMIT @limit)`);
@@ -88,9 +93,9 @@ export function chunkStatements(db: Database) {
       while (removed < limit) {
         const n = removeSome(id, which, Math.min(step, limit - removed));
         removed += n;
-        merged(n);
         if (n < step || stop?.()) break;
       }
+      merged(removed);
       return removed;
     },
   };

@@ -34,7 +34,8 @@ export function workerFile(name: 'writer-worker' | 'checkpoint-worker' | 'read-w
 /**
  * Chunks per job on the writer thread: a job waits its turn among the span and log commits, and stops after the
  * chunk under way when one of those is posted (writer-worker.ts: it goes on after them), so ingest waits for about
- * one chunk (800 tokens, 1-2 ms of FTS5 work), however many a job holds.
+ * one chunk (800 tokens, 1-2 ms of FTS5 work), however many a job holds, and the job's merge step if it has one
+ * (chunk-sweep.ts: 6-10 ms at most for the 64 pages of 8 chunks).
  */
 export const THREAD_CHUNK_BATCH = 64;
 
