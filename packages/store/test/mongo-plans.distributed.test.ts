@@ -355,6 +355,10 @@ describe('mongo store: AI tenants and documents are read on an index', () => {
     const search = () => store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['breaker', 'resets'], limit: 5 });
     expect(await search()).toHaveLength(2);
     await expectServed(search, ['tenants _id_', 'memberships _id_', 'documents tenant_status', 'postings clustered _id', 'postings clustered _id', 'chunks _id_', 'documents _id_'], { anyOrder: true });
+    // Two words of one bucket ('w238' shares 'breaker''s): the bucket is read once.
+    expect(bucketOf('w238')).toBe(bucketOf('breaker'));
+    const shared = () => store.searchChunks({ userId: w.user.id, tenantId: tenant.id, terms: ['breaker', 'w238'], limit: 5 });
+    await expectServed(shared, ['tenants _id_', 'memberships _id_', 'documents tenant_status', 'postings clustered _id', 'chunks _id_', 'documents _id_']);
     // Withdrawn: its chunks by (documentId, index) and _id, its entries one by one on the clustered _id (one per
     // bucket of its three words), its list of buckets.
     const buckets = new Set(['breaker', 'trips', 'resets'].map(bucketOf)).size;

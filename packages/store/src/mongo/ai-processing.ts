@@ -3,10 +3,10 @@ import type { AnyBulkWriteOperation } from 'mongodb';
 import type { ProcessingStore } from '../port.js';
 import { attemptsUsedUp, UNRECORDED_SETTINGS } from '../processing.js';
 import { cosine, TopK } from '../vectors.js';
-import { DELETING, tenantVisibility, toDocument } from './ai.js';
+import { DELETING, removeChunks, tenantVisibility, toDocument } from './ai.js';
 import { SEARCHABLE, hitOf, searchChunksByPostings } from './chunk-search.js';
 import type { ChunkDoc, RecordStoreDeps } from './collections.js';
-import { removePostings, writePostings } from './postings.js';
+import { writePostings } from './postings.js';
 
 /**
  * The processing queue and the chunks on MongoDB (port.ts, ProcessingStore), without transactions:
@@ -21,13 +21,6 @@ import { removePostings, writePostings } from './postings.js';
  *   `ready` only (contract.md); requeueOutdated keeps `chunksClaim`, the earlier chunks, until the next completion;
  * - the nearest chunks are a brute-force pass over the tenant's vectors (a cursor, kept to the best few).
  */
-/** Removes a document's chunks and postings: of every claim, or of every claim but `keep`, or of `only`. */
-async function removeChunks(c: RecordStoreDeps['c'], documentId: string, which: { keep?: string; only?: string[] } = {}): Promise<void> {
-  const { keep, only } = which;
-  await c.chunks.deleteMany({ documentId, ...(keep !== undefined ? { claim: { $ne: keep } } : only ? { claim: { $in: only } } : {}) });
-  await removePostings(c, documentId, (claim) => (keep !== undefined ? claim === keep : only ? !only.includes(claim) : false));
-}
-
 export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps): ProcessingStore {
   const held = (id: string, claim: string) => ({ _id: id, claim, status: 'processing' });
 

@@ -29,6 +29,13 @@ export const DELETING = 'deleting';
 /** Chunks a withdrawal removes at a time. */
 const REMOVE_BATCH = 1000;
 
+/** Removes a document's chunks and postings: of every claim, or of every claim but `keep`, or of `only`. */
+export async function removeChunks(c: RecordStoreDeps['c'], documentId: string, which: { keep?: string; only?: string[] } = {}): Promise<void> {
+  const { keep, only } = which;
+  await c.chunks.deleteMany({ documentId, ...(keep !== undefined ? { claim: { $ne: keep } } : only ? { claim: { $in: only } } : {}) });
+  await removePostings(c, documentId, (claim) => (keep !== undefined ? claim === keep : only ? !only.includes(claim) : false));
+}
+
 /** The tenant, if the user is a member of its organization; else null (isolation in the store, not only in routes). */
 export function tenantVisibility({ c, access }: Pick<RecordStoreDeps, 'c' | 'access'>): (id: string, userId: string) => Promise<TenantDoc | null> {
   return async (id, userId) => {
@@ -112,10 +119,7 @@ export function createAiStore({ c, guard, access, next, now }: RecordStoreDeps):
     removeDocument: (id) => guard.run(async () => {
       const removed = await c.documents.deleteOne({ _id: id, status: DELETING });
       // Should a chunk have been left (none can land once marked: completions check their claim).
-      if (removed.deletedCount > 0) {
-        await c.chunks.deleteMany({ documentId: id });
-        await removePostings(c, id);
-      }
+      if (removed.deletedCount > 0) await removeChunks(c, id);
       return removed.deletedCount > 0;
     }),
   };

@@ -2,6 +2,7 @@ import type { ChunkHit, ChunkSearch } from '../port.js';
 import { TopK } from '../vectors.js';
 import type { ChunkDoc, Collections, DocumentDoc } from './collections.js';
 import { bucketRange, bucketOf, entryOwner, termPostings } from './postings.js';
+import type { PostingDoc } from './postings.js';
 
 /**
  * BM25's parameters and IDF as SQLite FTS5's bm25() (k1 1.2, b 0.75), so that both stores rank alike (SQLite's
@@ -42,8 +43,15 @@ export async function searchChunksByPostings(c: Collections, query: ChunkSearch)
   const wanted = query.documentIds ? new Set(query.documentIds) : undefined;
   // Per document answered, its chunks' scores by index.
   const scores = new Map<string, Map<number, number>>();
+  // One read per bucket: terms that share one read it once.
+  const buckets = new Map<number, Promise<PostingDoc[]>>();
+  const entriesOf = (bucket: number) => {
+    let read = buckets.get(bucket);
+    if (read === undefined) buckets.set(bucket, (read = c.postings.find({ _id: bucketRange(query.tenantId, bucket) }).toArray()));
+    return read;
+  };
   await Promise.all(query.terms.map(async (term) => {
-    const entries = await c.postings.find({ _id: bucketRange(query.tenantId, bucketOf(term)) }).toArray();
+    const entries = await entriesOf(bucketOf(term));
     const held: { documentId: string; entries: Uint32Array }[] = [];
     let chunksHolding = 0;
     for (const entry of entries) {

@@ -34,10 +34,10 @@ const REMOVE_STEP = 4;
  * written or removed since the last step to MERGE_EVERY or more, FTS5 merges at most about MERGE_PAGES pages for
  * every MERGE_EVERY of them (at most MAX_STEP_PAGES), when some level holds 4 segments or more. At the end, not
  * between chunks: a merge first writes out the transaction's pending inserts as a segment of their own, where the
- * commit would have written one for the whole transaction. Measured on a
- * 10 MB PDF's 13,000 chunks, one a transaction on a quiet core: FTS5's automatic merges made the slowest insert
- * 24-29 ms; with these steps inserts are at most 1.5-6 ms and steps at most 6-10 ms, for as much work in all or up
- * to a quarter more (bench/ai/fts-merge.mjs, docs/benchmarks.md).
+ * commit would have written one for the whole transaction. Measured on a 10 MB PDF's 13,000 chunks, one a
+ * transaction on a quiet core: FTS5's automatic merges made the slowest insert 24-29 ms; with these steps inserts
+ * are at most 1.5-6 ms and steps at most 6-10 ms, for as much work in all or up to a quarter more
+ * (bench/ai/fts-merge.mjs, docs/benchmarks.md).
  */
 const MERGE_EVERY = 8;
 const MERGE_PAGES = 64;
