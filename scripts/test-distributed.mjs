@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test:distributed`: starts the real servers (scripts/infra/*.mjs), runs the jest suites named
 // *.distributed.test.ts against them, and stops the servers again (LANTERN_INFRA_KEEP=1 leaves them running),
-// also when the run fails or is interrupted (SIGINT/SIGTERM are forwarded to jest, then the servers stop).
+// also when the run fails or is interrupted (SIGINT/SIGTERM are forwarded to jest, then the servers stop). mongod's
+// data is deleted as it stops: it lives on tmpfs (scripts/infra/mongo.mjs), where it would hold memory until a reboot.
 // Each server's endpoint.json names the environment variables the tests read (LANTERN_TEST_*).
 //   node scripts/test-distributed.mjs [--infra kafka,mongo,minio] [jest options and path patterns]
 import { spawn, spawnSync } from 'node:child_process';
@@ -40,7 +41,7 @@ function stopAll() {
   if (stopped || process.env.LANTERN_INFRA_KEEP === '1') return;
   stopped = true;
   infra('nginx', 'stop');
-  for (const name of [...started].reverse()) infra(name, 'stop');
+  for (const name of [...started].reverse()) infra(name, name === 'mongo' ? 'clean' : 'stop');
 }
 
 let jest;
