@@ -12,6 +12,7 @@
 //
 //   node bench/ai/postings.mjs --layout bucket [--buckets 1024] [--docs 2000] [--kb 70] [--every 200] [--mongo URL]
 // Against scripts/infra/mongo.mjs's mongod unless --mongo; it uses a database of its own and drops it. Not a test.
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +23,9 @@ const { values: opt } = parseArgs({
   options: {
     layout: { type: 'string', default: 'bucket' },
     buckets: { type: 'string', default: '1024' },
+    encoding: { type: 'string', default: 'u32' },
+    ids: { type: 'string', default: 'random' },
+    keys: { type: 'string', default: 'document' },
     docs: { type: 'string', default: '2000' },
     kb: { type: 'string', default: '70' },
     every: { type: 'string', default: '200' },
@@ -33,12 +37,34 @@ const { MongoClient, Binary } = createRequire(join(ROOT, 'packages/store/package
 const { list: vocabulary, draw } = zipfWords(30_000);
 const BUCKETS = Number(opt.buckets);
 const TENANT = 'tenant-0000-0000-0000-000000000000';
+// Ids as long as the store's (UUIDs): an entry's `_id` is most of its key. --ids random (as randomUUID, the
+// store's document ids) or ordered (increasing, as documents arrive).
+const docIds = [];
+const docId = (d) => (docIds[d] ??= opt.ids === 'ordered' ? `00000000-0000-4000-8000-${String(d).padStart(12, '0')}` : randomUUID());
+const CLAIM = '11111111-1111-4111-8111-111111111111';
+// --keys document: `_id`s [.., document, claim] (the store's before), claim: [.., claim, document], the claim
+// increasing as documents are processed (a time-ordered id), so that new entries land at the end of their range.
+const claimOf = (d) => `${Date.now().toString(16).padStart(12, '0')}-${String(d).padStart(8, '0')}-4111-8111-111111111111`;
+const chunkKey = (d, claim, index) => (opt.keys === 'claim' ? `${claim}:${docId(d)}:${index}` : `${docId(d)}:${claim}:${index}`);
+const entryKey = (b, d, claim) => JSON.stringify(opt.keys === 'claim' ? [TENANT, b, claim, docId(d)] : [TENANT, b, docId(d), claim]);
 const bucketOf = (term) => {
   let hash = 0x811c9dc5;
   for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), 0x01000193);
   return (hash >>> 0) % BUCKETS;
 };
-const packed = (values) => new Binary(Buffer.from(new Uint32Array(values).buffer));
+/** uint32s, or varints with each word's chunk indexes as gaps (--encoding varint). */
+function packed(values) {
+  if (opt.encoding === 'u32') return new Binary(Buffer.from(new Uint32Array(values).buffer));
+  const out = [];
+  const put = (v) => { while (v > 127) { out.push((v & 127) | 128); v >>>= 7; } out.push(v); };
+  for (let i = 0; i < values.length;) {
+    const n = values[i++];
+    put(n);
+    let last = 0;
+    for (let k = 0; k < n; k++, i += 3) { put(values[i] - last); last = values[i]; put(values[i + 1]); put(values[i + 2]); }
+  }
+  return new Binary(Buffer.from(out));
+}
 
 const client = await MongoClient.connect(opt.mongo);
 const db = client.db(`bench_postings_${opt.layout}_${Date.now()}`);
@@ -54,10 +80,11 @@ function documentOf(d) {
   for (let size = 0; size < Number(opt.kb) * 1000; size += words.at(-1).length + 1) words.push(draw());
   const list = [];
   const byTerm = new Map();
+  const claim = opt.keys === 'claim' ? claimOf(d) : CLAIM;
   for (let at = 0, index = 0; at < words.length; at += 300, index++) {
     const part = words.slice(at, at + 600);
     const text = part.join(' ');
-    list.push({ _id: `doc-${d}:claim:${index}`, documentId: `doc-${d}`, tenantId: TENANT, index, text, start: 0, end: text.length, claim: 'claim' });
+    list.push({ _id: chunkKey(d, claim, index), documentId: docId(d), tenantId: TENANT, index, text, start: 0, end: text.length, claim });
     const counts = new Map();
     for (const w of part) counts.set(w, (counts.get(w) ?? 0) + 1);
     for (const [w, n] of counts) {
@@ -66,11 +93,11 @@ function documentOf(d) {
     }
     if (at + 600 >= words.length) break;
   }
-  return { bytes: words.join(' ').length, list, byTerm };
+  return { bytes: words.join(' ').length, list, byTerm, claim };
 }
 
-function entriesOf(d, byTerm) {
-  if (opt.layout === 'term') return [...byTerm].map(([w, values]) => ({ _id: JSON.stringify([TENANT, w, `doc-${d}`, 'claim']), p: packed(values) }));
+function entriesOf(d, byTerm, claim) {
+  if (opt.layout === 'term') return [...byTerm].map(([w, values]) => ({ _id: JSON.stringify([TENANT, w, docId(d), CLAIM]), p: packed(values) }));
   const byBucket = new Map();
   for (const w of byTerm.keys()) {
     const b = bucketOf(w);
@@ -78,7 +105,7 @@ function entriesOf(d, byTerm) {
     byBucket.get(b).push(w);
   }
   return [...byBucket].map(([b, words]) => ({
-    _id: JSON.stringify([TENANT, b, `doc-${d}`, 'claim']), t: words.join(' '),
+    _id: entryKey(b, d, claim), t: words.join(' '),
     p: packed(words.flatMap((w) => [byTerm.get(w).length / 3, ...byTerm.get(w)])),
   }));
 }
@@ -89,7 +116,7 @@ let began = performance.now();
 let writing = 0;
 for (let d = 0; d < Number(opt.docs); d++) {
   const doc = documentOf(d);
-  const docs = opt.layout === 'text' ? [] : entriesOf(d, doc.byTerm);
+  const docs = opt.layout === 'text' ? [] : entriesOf(d, doc.byTerm, doc.claim);
   // Only the writes are timed (the words are drawn and counted outside).
   const t0 = performance.now();
   await chunks.insertMany(doc.list, { ordered: false });

@@ -1,9 +1,23 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function newId(): string {
   return randomUUID();
+}
+
+/**
+ * A UUID version 7 (RFC 9562): the time in milliseconds first, then 74 random bits, so that ids made later sort
+ * after (as text too, within a millisecond in any order). For keys that should land at the end of an index rather
+ * than anywhere in it (docs/architecture.md, "Postings on MongoDB").
+ */
+export function newTimeOrderedId(now: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = 0x70 | (bytes[6]! & 0x0f);
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 export function isUuid(value: unknown): value is string {

@@ -6,7 +6,8 @@ import type { ChunkInput, Store } from '@lantern/store';
 import { createMongoStore } from '@lantern/store/mongo';
 import { T0, makeWorld } from '../src/contract/fixtures.js';
 import type { World } from '../src/contract/fixtures.js';
-import { BUCKETS, bucketOf, entryId, entryOwner, termPostings } from '../src/mongo/postings.js';
+import { BUCKETS, POSTINGS_LAYOUT, bucketOf, chunkId, entryId, entryOwner, termPostings } from '../src/mongo/postings.js';
+import { UNRECORDED_SETTINGS } from '../src/processing.js';
 
 /*
  * The postings of the chunks on a real mongod (packages/store/src/mongo/postings.ts): written with a claim's chunks,
@@ -78,7 +79,44 @@ describe('mongo store: postings', () => {
     // Chunk 0 holds it twice in 3 words, chunk 1 once in 3.
     expect([...termPostings(entry!, 'breaker')!]).toEqual([0, 2, 3, 1, 1, 3]);
     expect(termPostings(entry!, 'absent')).toBeUndefined();
-    expect(await db.collection('documents').findOne({ _id: id as never })).toMatchObject({ chunkWords: 6, chunkCount: 2 });
+    expect(await db.collection('documents').findOne({ _id: id as never })).toMatchObject({ chunkWords: 6, chunkCount: 2, postingsLayout: POSTINGS_LAYOUT });
+  });
+
+  it('keys chunks and entries by a time-ordered claim, so that later documents\' land after earlier ones\'', async () => {
+    const first = await claimed();
+    await complete(first.id, first.claim, ['numbat']);
+    const second = await claimed();
+    await complete(second.id, second.claim, ['numbat']);
+    expect(second.claim > first.claim).toBe(true);
+    expect(await db.collection('chunks').countDocuments({ _id: { $in: [chunkId(first.claim, 0), chunkId(second.claim, 0)] } } as never)).toBe(2);
+    const entries = await db.collection('postings').find({ _id: { $regex: `^\\["${tenantId}",${bucketOf('numbat')},` } } as never).sort({ _id: 1 }).toArray();
+    expect(entries.map((e) => entryOwner(e._id as unknown as string))).toEqual([{ documentId: first.id, claim: first.claim }, { documentId: second.id, claim: second.claim }]);
+  });
+
+  it('searches only documents of the current layout, makes the others again, and removes their entries by their own layout', async () => {
+    const { id, claim } = await claimed();
+    await complete(id, claim, ['quokka sightings logged']);
+    const search = () => store.searchChunks({ userId: w.user.id, tenantId, terms: ['quokka'], limit: 5 });
+    expect(await search()).toMatchObject([{ documentId: id }]);
+    // As a document of the first layout (1,024 buckets, the document first in the key) is, and one indexed by
+    // mongod's text index (no layout) before the postings.
+    const old = 'a1a1a1a1-0000-4000-8000-000000000000';
+    const oldId = entryId(tenantId, 700, id, old, 1);
+    await db.collection('postings').insertOne({ _id: oldId, t: 'wombat', p: new Uint8Array(16) } as never);
+    await db.collection('postingLists').insertOne({ _id: JSON.stringify([id, old]), tenantId, buckets: [700] } as never);
+    for (const earlier of [{ $set: { postingsLayout: 1 } }, { $unset: { postingsLayout: '' } }]) {
+      await db.collection('documents').updateOne({ _id: id as never }, earlier);
+      expect(await search()).toEqual([]);
+      expect(await store.requeueOutdated(UNRECORDED_SETTINGS)).toBe(1);
+      expect(await store.getDocument(id, w.user.id)).toMatchObject({ status: 'stored' });
+      const again = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+      expect(again.document.id).toBe(id);
+      await complete(id, again.claim, ['quokka sightings logged']);
+      expect(await search()).toMatchObject([{ documentId: id }]);
+      expect(await store.requeueOutdated(UNRECORDED_SETTINGS)).toBe(0);
+      expect(await postingsOf(id)).toEqual({ terms: { [again.claim]: ['logged', 'quokka', 'sightings'] }, lists: 1 });
+    }
+    expect(await db.collection('postings').countDocuments({ _id: oldId } as never)).toBe(0);
   });
 
   it('keeps only the current claim\'s postings: a reprocess, a new completion and a failure take the others', async () => {
@@ -109,11 +147,11 @@ describe('mongo store: postings', () => {
 
   it('removes a deleted document\'s postings and lists, in batches, before its record', async () => {
     const { id, claim } = await claimed();
-    // Words in every bucket: more entries than a write and a removal batch (256).
+    // Words in every bucket: more entries than a write and a removal batch (128).
     const words = Array.from({ length: 6200 }, (_, i) => `w${i}`);
     await complete(id, claim, [words.slice(0, 3000).join(' '), words.slice(3000).join(' ')]);
     expect((await postingsOf(id)).terms[claim]).toHaveLength(6200);
-    expect(await db.collection('postings').countDocuments({ _id: { $regex: `,"${id}",` } } as never)).toBe(BUCKETS);
+    expect(await db.collection('postings').countDocuments({ _id: { $regex: `,"${id}"]$` } } as never)).toBe(BUCKETS);
     // A word of a full bucket is found among the others.
     expect(await store.searchChunks({ userId: w.user.id, tenantId, terms: ['w4321'], limit: 5 })).toMatchObject([{ documentId: id, index: 1 }]);
     expect(await store.withdrawDocument(id, 60_000)).toBe(true);

@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import type { AnyBulkWriteOperation } from 'mongodb';
+import { newTimeOrderedId } from '@lantern/domain';
 import type { ProcessingStore } from '../port.js';
 import { attemptsUsedUp, UNRECORDED_SETTINGS } from '../processing.js';
 import { cosine, TopK } from '../vectors.js';
+import { insertIfAbsent } from './bulk.js';
 import { DELETING, removeChunks, tenantVisibility, toDocument } from './ai.js';
 import { SEARCHABLE, hitOf, searchChunksByPostings } from './chunk-search.js';
 import type { ChunkDoc, RecordStoreDeps } from './collections.js';
-import { writePostings } from './postings.js';
+import { POSTINGS_LAYOUT, chunkId, writePostings } from './postings.js';
 
 /**
  * The processing queue and the chunks on MongoDB (port.ts, ProcessingStore), without transactions:
@@ -39,7 +39,8 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
           { $set: { status: 'failed', error: { code: 'timeout', message: attemptsUsedUp(doc.attempts ?? maxAttempts) } }, $unset: { claim: '', leaseUntil: '' } });
         if (failed.modifiedCount > 0) await removeChunks(c, doc._id);
       }
-      const claim = randomUUID();
+      // Time-ordered: the chunks and postings keyed by it land at the end of their indexes (postings.ts).
+      const claim = newTimeOrderedId(now());
       const taken = await c.documents.findOneAndUpdate(
         { $or: [{ status: 'stored' }, { status: 'processing', leaseUntil: { $lt: at }, attempts: { $lt: maxAttempts } }] },
         { $set: { status: 'processing', claim, leaseUntil: new Date(at.getTime() + leaseMs) }, $inc: { attempts: 1 }, $unset: { error: '' } },
@@ -54,18 +55,15 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
     completeDocument: (id, claim, result) => guard.run(async () => {
       const doc = await c.documents.findOne(held(id, claim), { projection: { tenantId: 1 } });
       if (doc === null) return false;
-      const writes: AnyBulkWriteOperation<ChunkDoc>[] = result.chunks.map((chunk) => ({
-        replaceOne: {
-          filter: { _id: `${id}:${claim}:${chunk.index}` },
-          replacement: { documentId: id, tenantId: doc.tenantId, index: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end, ...(chunk.pages ? { pages: chunk.pages } : {}),
-            ...(chunk.pageBreaks ? { pageBreaks: chunk.pageBreaks } : {}), ...(chunk.vector ? { vector: Array.from(chunk.vector) } : {}), claim },
-          upsert: true,
-        },
-      }));
-      if (writes.length > 0) await c.chunks.bulkWrite(writes, { ordered: false });
+      // Inserts, not upserts (an upsert is a query first): a chunk's `_id` holds its claim, so a repeat of this
+      // completion writes the same chunks, and keeps the first.
+      await insertIfAbsent(c.chunks, result.chunks.map((chunk): ChunkDoc => ({
+        _id: chunkId(claim, chunk.index), documentId: id, tenantId: doc.tenantId, index: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end,
+        ...(chunk.pages ? { pages: chunk.pages } : {}), ...(chunk.pageBreaks ? { pageBreaks: chunk.pageBreaks } : {}), ...(chunk.vector ? { vector: Array.from(chunk.vector) } : {}), claim,
+      })));
       const postings = await writePostings(c, { tenantId: doc.tenantId, documentId: id, claim }, result.chunks);
       const ready = await c.documents.updateOne(held(id, claim), {
-        $set: { status: 'ready', chunksClaim: claim, chunkCount: result.chunks.length, chunkWords: postings.words, characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }),
+        $set: { status: 'ready', chunksClaim: claim, chunkCount: result.chunks.length, chunkWords: postings.words, postingsLayout: POSTINGS_LAYOUT, characters: result.characters, ...(result.pages === undefined ? {} : { pages: result.pages }),
           ...(result.settings ? { processedWith: { chunkTokens: result.settings.chunkTokens, chunkOverlap: result.settings.chunkOverlap, embeddingModel: result.settings.embeddingModel ?? '' } } : {}) },
         $unset: { claim: '', leaseUntil: '', error: '', ...(result.pages === undefined ? { pages: '' } : {}), ...(result.settings ? {} : { processedWith: '' }) },
       });
@@ -91,13 +89,13 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
       if (doc === null || (await visibleTenant(doc.tenantId, userId)) === null) return null;
       // Back in the queue first (search keeps only ready documents), then its chunks go.
       const before = await c.documents.findOneAndUpdate({ _id: id, status: { $ne: DELETING } }, {
-        $set: { status: 'stored', attempts: 0 }, $unset: { claim: '', leaseUntil: '', error: '', chunkCount: '', chunkWords: '', characters: '', pages: '', chunksClaim: '' },
+        $set: { status: 'stored', attempts: 0 }, $unset: { claim: '', leaseUntil: '', error: '', chunkCount: '', chunkWords: '', postingsLayout: '', characters: '', pages: '', chunksClaim: '' },
       }, { returnDocument: 'before' });
       if (before === null) return null;
       // Only the chunks of the claims before the requeue: a worker may already have taken it again and written its own.
       const stale = [before.chunksClaim, before.claim].filter((claim): claim is string => claim !== undefined);
       if (stale.length > 0) await removeChunks(c, id, { only: stale });
-      const { attempts: _a, claim: _c, leaseUntil: _l, error: _e, chunkCount: _n, chunkWords: _w, characters: _h, pages: _p, chunksClaim: _k, ...rest } = before;
+      const { attempts: _a, claim: _c, leaseUntil: _l, error: _e, chunkCount: _n, chunkWords: _w, postingsLayout: _b, characters: _h, pages: _p, chunksClaim: _k, ...rest } = before;
       return toDocument({ ...rest, status: 'stored' });
     }),
 
@@ -135,8 +133,9 @@ export function createProcessingStore({ c, guard, access, now }: RecordStoreDeps
         { $eq: [{ $ifNull: ['$processedWith.embeddingModel', u.embeddingModel] }, current.embeddingModel ?? ''] },
       ] };
       // chunksClaim stays (the earlier chunks, out of search meanwhile) until the new ones replace them. A document
-      // without `chunkWords` was indexed before the postings (by mongod's text index): it has none, and is made again.
-      const queued = await c.documents.updateMany({ status: 'ready', $or: [{ $expr: { $not: [same] } }, { chunkWords: { $exists: false } }] }, { $set: { status: 'stored', attempts: 0 }, $unset: { error: '' } });
+      // whose postings were written in another layout (postings.ts), or none (indexed by mongod's text index before the
+      // postings), is made again: search skips it meanwhile.
+      const queued = await c.documents.updateMany({ status: 'ready', $or: [{ $expr: { $not: [same] } }, { postingsLayout: { $ne: POSTINGS_LAYOUT } }] }, { $set: { status: 'stored', attempts: 0 }, $unset: { error: '' } });
       return queued.modifiedCount;
     }),
   };

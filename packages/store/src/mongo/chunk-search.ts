@@ -1,7 +1,7 @@
 import type { ChunkHit, ChunkSearch } from '../port.js';
 import { TopK } from '../vectors.js';
 import type { ChunkDoc, Collections, DocumentDoc } from './collections.js';
-import { bucketRange, bucketOf, entryOwner, termPostings } from './postings.js';
+import { POSTINGS_LAYOUT, bucketRange, bucketOf, chunkId, entryOwner, termPostings } from './postings.js';
 import type { PostingDoc } from './postings.js';
 
 /**
@@ -29,7 +29,9 @@ export const hitOf = (h: ChunkDoc, filename: string, score: number): ChunkHit =>
  * their documents checked again after: a document withdrawn meanwhile is not answered.
  */
 export async function searchChunksByPostings(c: Collections, query: ChunkSearch): Promise<ChunkHit[]> {
-  const docs = await c.documents.find({ tenantId: query.tenantId, status: { $in: SEARCHABLE }, chunksClaim: { $exists: true } },
+  // Only documents whose postings are of the current layout (others wait to be made again; their entries, read
+  // in the same ranges, are of no document here and are skipped).
+  const docs = await c.documents.find({ tenantId: query.tenantId, status: { $in: SEARCHABLE }, chunksClaim: { $exists: true }, postingsLayout: POSTINGS_LAYOUT },
     { projection: { filename: 1, chunksClaim: 1, chunkCount: 1, chunkWords: 1 }, hint: 'tenant_status' }).toArray() as Searchable[];
   const byId = new Map(docs.map((d) => [d._id, d]));
   let chunkTotal = 0;
@@ -82,7 +84,7 @@ export async function searchChunksByPostings(c: Collections, query: ChunkSearch)
   }
   const best = top.best();
   if (best.length === 0) return [];
-  const ids = best.map(({ item }) => `${item.documentId}:${byId.get(item.documentId)!.chunksClaim}:${item.index}`);
+  const ids = best.map(({ item }) => chunkId(byId.get(item.documentId)!.chunksClaim!, item.index));
   const texts = new Map((await c.chunks.find({ _id: { $in: ids } }, { projection: { vector: 0 } }).toArray()).map((h) => [h._id, h]));
   // Still searchable with the same chunks, now that the texts are read.
   const still = new Map((await c.documents.find({ _id: { $in: [...new Set(best.map(({ item }) => item.documentId))] }, status: { $in: SEARCHABLE } },

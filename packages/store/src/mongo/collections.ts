@@ -240,6 +240,8 @@ export interface DocumentDoc {
   chunkCount?: number;
   /** When ready: the words of all its chunks (BM25's average chunk length, chunk-search.ts). */
   chunkWords?: number;
+  /** When ready: the layout its postings were written with (postings.ts POSTINGS_LAYOUT); searched only when current. */
+  postingsLayout?: number;
   characters?: number;
   pages?: number;
   /** When failed. */

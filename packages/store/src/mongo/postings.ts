@@ -9,10 +9,13 @@ import type { Collections } from './collections.js';
  * entry per bucket it fills, holding the postings of all its words in that bucket. mongod's text index took one
  * key per distinct word of every chunk (a 70 KB document's 60 chunks: about 15,000 keys) and indexed 0.18 MB/s
  * with both cores; an entry per word and document was 3,900 writes for that document; its entries per bucket
- * are at most 1,024 (docs/benchmarks.md, "Postings on MongoDB in place of its text index").
+ * are at most BUCKETS (docs/benchmarks.md, "Postings on MongoDB in place of its text index", "Fewer buckets").
  *
- * - An entry's `_id` is `[tenantId, bucket, documentId, claim]` as JSON, so that a bucket's entries in a tenant
- *   are one range of the `_id` (a clustered collection: no other index). `t` is its words, separated by spaces;
+ * - An entry's `_id` is `[tenantId, bucket, claim, documentId]` as JSON, so that a bucket's entries in a tenant
+ *   are one range of the `_id` (a clustered collection: no other index). A claim is a time-ordered id, so a new
+ *   document's entries land at the end of their buckets' ranges: keyed by the (random) document id first, they
+ *   landed anywhere in them, and once the collection outgrew mongod's cache every insert read and dirtied a page
+ *   of its own (3 MB/s of text written at 2,000 documents against 9 MB/s). `t` is its words, separated by spaces;
  *   `p` their postings in the same order, little-endian uint32s: for each word, how many chunks hold it, then per
  *   chunk its index, the word's count in it and the chunk's length in words.
  * - A search of a word reads the word's bucket across the tenant: one entry per document with a word in that
@@ -31,16 +34,32 @@ export interface PostingListDoc {
   _id: string;
   tenantId: string;
   buckets: number[];
+  /** The layout its entries were written with (POSTINGS_LAYOUT; absent: 1). */
+  layout?: number;
 }
 
-export const BUCKETS = 1024;
 /**
- * Entries an insert takes at a time: 256, or fewer of 4 MB in all (a 10 MB PDF's 13,000 chunks make about 55 MB of
- * postings, which in large inserts held up the span and log writes sharing mongod). A removal takes 256.
+ * The layout of the entries, recorded on each list and on the document (`postingsLayout`): search reads only
+ * documents of the current one, requeueOutdated makes the others again, and a removal finds a list's entries by
+ * its own. 1: 1,024 buckets, `_id` [tenantId, bucket, documentId, claim]; 2: 256 buckets, [tenantId, bucket,
+ * claim, documentId].
  */
-const WRITE_BATCH = 256;
+export const POSTINGS_LAYOUT = 2;
+
+/**
+ * 256: a document writes at most 256 entries, and every one lands in another part of the collection (its bucket's
+ * range), dirtying a page of its own. With 1,024 buckets, mongod spent 60 s of CPU writing 600 documents of 70 KB
+ * with a 0.5 GB cache, 17 s with 512 and 5 s with 256, where a word's read across 2,000 documents went from about
+ * 25 to 30 ms (docs/benchmarks.md, "Fewer buckets and keys in time order").
+ */
+export const BUCKETS = 256;
+/**
+ * Entries an insert takes at a time: 128, or fewer of 4 MB in all (a 10 MB PDF's 13,000 chunks make about 55 MB of
+ * postings, which in large inserts held up the span and log writes sharing mongod). A removal takes 128.
+ */
+const WRITE_BATCH = 128;
 const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
-const REMOVE_BATCH = 256;
+const REMOVE_BATCH = 128;
 
 /** The ids starting with `prefix` (a JSON array's opening, ending in a comma): [prefix, prefix with ',' + 1). */
 const startingWith = (prefix: string) => ({ $gte: prefix, $lt: `${prefix.slice(0, -1)}-` });
@@ -53,15 +72,19 @@ export function bucketOf(term: string): number {
   return (hash >>> 0) % BUCKETS;
 }
 
-export const entryId = (tenantId: string, bucket: number, documentId: string, claim: string): string => JSON.stringify([tenantId, bucket, documentId, claim]);
+export const entryId = (tenantId: string, bucket: number, documentId: string, claim: string, layout = POSTINGS_LAYOUT): string =>
+  JSON.stringify(layout === 1 ? [tenantId, bucket, documentId, claim] : [tenantId, bucket, claim, documentId]);
 /** The `_id` range of a bucket's entries in a tenant. */
 export const bucketRange = (tenantId: string, bucket: number) => startingWith(opening([tenantId, bucket]));
 
 /** An entry's document and claim, from its `_id`. */
 export function entryOwner(id: string): { documentId: string; claim: string } {
-  const [, , documentId, claim] = JSON.parse(id) as [string, number, string, string];
+  const [, , claim, documentId] = JSON.parse(id) as [string, number, string, string];
   return { documentId, claim };
 }
+
+/** A chunk's `_id`: its claim first (time-ordered: new chunks land at the end of the `_id` index), then its index. */
+export const chunkId = (claim: string, index: number): string => `${claim}:${index}`;
 
 /** The postings of a claim's chunks: per word, its chunks' (index, count, length); and the words of all chunks. */
 export function postingsOf(chunks: readonly { index: number; text: string }[]): { postings: Map<string, number[]>; words: number } {
@@ -139,7 +162,7 @@ export async function writePostings(c: Collections, owner: { tenantId: string; d
   const { postings, words } = postingsOf(chunks);
   const entries = entriesOf(postings);
   const buckets = [...entries.keys()];
-  if (buckets.length > 0) await c.postingLists.replaceOne({ _id: JSON.stringify([documentId, claim]) }, { tenantId, buckets }, { upsert: true });
+  if (buckets.length > 0) await c.postingLists.replaceOne({ _id: JSON.stringify([documentId, claim]) }, { tenantId, buckets, layout: POSTINGS_LAYOUT }, { upsert: true });
   const ids = buckets.map((bucket) => entryId(tenantId, bucket, documentId, claim));
   let batch: PostingDoc[] = [];
   let bytes = 0;
@@ -172,7 +195,7 @@ export async function removePostings(c: Collections, documentId: string, keep?: 
   for (const list of lists) {
     const [, claim] = JSON.parse(list._id) as [string, string];
     if (keep?.(claim)) continue;
-    await removeIds(c, list.buckets.map((bucket) => entryId(list.tenantId, bucket, documentId, claim)), afterBatch);
+    await removeIds(c, list.buckets.map((bucket) => entryId(list.tenantId, bucket, documentId, claim, list.layout ?? 1)), afterBatch);
     await c.postingLists.deleteOne({ _id: list._id });
   }
 }
