@@ -2,15 +2,19 @@
 // bench/ai/postings: the cost on mongod of the AI search's postings, by layout, as the collection grows
 // (packages/store/src/mongo/postings.ts). Documents of --kb KB drawn with Zipf's law from 30,000 words (as
 // knowledge.mjs), cut into chunks of 600 words every 300 (about the default 800/400 tokens); per document:
-//   --layout bucket   one entry per bucket of words it fills (--buckets, 1,024 in the store), `_id`
-//                     [tenant, bucket, document, claim] in a clustered collection (the store's layout);
+//   --layout bucket   one entry per bucket of words it fills (--buckets, 256 in the store), `_id`
+//                     [tenant, bucket, claim, document] in a clustered collection (the store's layout, with
+//                     --keys claim; --keys document: [tenant, bucket, document, claim], the layout before);
 //   --layout term     one entry per word and document, `_id` [tenant, word, document, claim], clustered;
 //   --layout text     the chunks under mongod's text index on (tenantId, text), with no language (the layout
 //                     before the postings; the chunks are inserted in every layout, as the store does).
 // Prints the text indexed per second for every --every documents (the rate as the data grows), and then the read
 // of one word's postings across the tenant (bucket and term layouts; p50 and max of 20 words of different ranks).
 //
-//   node bench/ai/postings.mjs --layout bucket [--buckets 1024] [--docs 2000] [--kb 70] [--every 200] [--mongo URL]
+//   node bench/ai/postings.mjs --layout bucket [--buckets 256] [--keys claim|document] [--ids random|ordered]
+//                              [--encoding u32|varint] [--docs 2000] [--kb 70] [--every 200] [--mongo URL]
+// --ids: the document ids, random as the store's (randomUUID) or increasing; --encoding: the postings as uint32s
+// (the store's) or varints with the chunk indexes as gaps (tried: no gain measured).
 // Against scripts/infra/mongo.mjs's mongod unless --mongo; it uses a database of its own and drops it. Not a test.
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -22,10 +26,10 @@ import { zipfWords } from './inputs.mjs';
 const { values: opt } = parseArgs({
   options: {
     layout: { type: 'string', default: 'bucket' },
-    buckets: { type: 'string', default: '1024' },
+    buckets: { type: 'string', default: '256' },
     encoding: { type: 'string', default: 'u32' },
     ids: { type: 'string', default: 'random' },
-    keys: { type: 'string', default: 'document' },
+    keys: { type: 'string', default: 'claim' },
     docs: { type: 'string', default: '2000' },
     kb: { type: 'string', default: '70' },
     every: { type: 'string', default: '200' },
