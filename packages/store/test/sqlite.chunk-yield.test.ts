@@ -12,7 +12,9 @@ import { THREAD_CHUNK_BATCH } from '../src/sqlite/writer-thread.js';
  * On the writer thread a document's chunk jobs stop after the chunk under way whenever a span or log commit is
  * posted, commit what they wrote, and go on after it (writer-worker.ts): with span batches committed all the while,
  * the chunks are seen committed part of a job at a time, every chunk is still written exactly once, and every span
- * is kept.
+ * is kept. And the processing store's other writes never block the event loop behind another connection's write
+ * lock: the flip to ready is a writer-thread job, claims, renewals and failures wait for the lock on timers
+ * (write-lock.ts).
  */
 describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
   let dir: string;
@@ -85,4 +87,50 @@ describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
     expect(count('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?', `text : "chunk${CHUNKS - 1}"`).n).toBe(0);
     expect(count('SELECT count(*) AS n FROM spans').n).toBe(spansDuringWrite + spansDuringRemoval);
   }, 60_000);
+
+  it('flips a document to ready on the writer thread: the event loop runs while another connection holds the write lock', async () => {
+    const tenant = await store.createTenant({ name: 'Locked', organizationId: w.org.id });
+    const id = newId();
+    await store.createDocument({ id, tenantId: tenant.id, filename: 'small.txt', contentType: 'text/plain; charset=utf-8', size: 1, sha256: 'f'.repeat(64),
+      status: 'stored', createdAt: toIso(Date.now()), objectKey: `tenants/${tenant.id}/documents/${id}` });
+    const taken = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
+    // No chunks: the completion is the flip alone.
+    expect(await whileLocked(() => store.completeDocument(id, taken.claim, { characters: 0, chunks: [] }))).toBe(true);
+    expect(await store.getDocument(id, w.user.id)).toMatchObject({ status: 'ready' });
+  }, 30_000);
+
+  it('claims a document, renews and fails it on this connection without blocking the event loop while another holds the write lock', async () => {
+    const tenant = await store.createTenant({ name: 'Claims', organizationId: w.org.id });
+    const id = newId();
+    await store.createDocument({ id, tenantId: tenant.id, filename: 'claimed.txt', contentType: 'text/plain; charset=utf-8', size: 1, sha256: 'a'.repeat(64),
+      status: 'stored', createdAt: toIso(Date.now()), objectKey: `tenants/${tenant.id}/documents/${id}` });
+    const taken = (await whileLocked(() => store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 })))!;
+    expect(taken.document.id).toBe(id);
+    expect(await whileLocked(() => store.renewClaim(id, taken.claim, 60_000))).toBe(true);
+    expect(await whileLocked(() => store.failDocument(id, taken.claim, { code: 'unreadable', message: 'cut off' }))).toBe(true);
+    expect(await store.getDocument(id, w.user.id)).toMatchObject({ status: 'failed' });
+  }, 30_000);
+
+  /**
+   * `call`, while another connection holds the write lock for 300 ms, released by a timer of this event loop: a
+   * write that waited in SQLite's busy handler would block the loop, and the release would never come before the
+   * busy timeout (5 s: a 503). Its result, once the loop was seen ticking meanwhile.
+   */
+  async function whileLocked<T>(call: () => Promise<T>): Promise<T> {
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const began = performance.now();
+    setTimeout(() => other.exec('COMMIT'), 300);
+    const ticks: number[] = [];
+    const ticking = setInterval(() => ticks.push(performance.now() - began), 20);
+    try {
+      const result = await call();
+      expect(performance.now() - began).toBeGreaterThanOrEqual(290);
+      expect(ticks.filter((t) => t < 280).length).toBeGreaterThan(3);
+      return result;
+    } finally {
+      clearInterval(ticking);
+      other.close();
+    }
+  }
 });

@@ -1,19 +1,22 @@
 import type { Database } from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import type { ChunkInput, ProcessingSettings, ProcessingStore } from '../port.js';
+import type { ProcessingStore } from '../port.js';
 import { DOC_COLUMNS, type DocumentRow, MEMBER_OF_TENANT, toDocument } from './ai.js';
 import { attemptsUsedUp, UNRECORDED_SETTINGS } from '../processing.js';
 import { guard } from './errors.js';
 import { chunkRemover, type ChunkWriter, localChunkWriter } from './chunk-sweep.js';
 import { chunkSearcher } from './ai-search.js';
+import { writeUnblocked } from './write-lock.js';
 import { nearestSearcher } from './ai-nearest.js';
 
 /**
  * The processing queue and the chunks on SQLite (port.ts, ProcessingStore). One process owns the database: a claim
  * is one transaction that takes the oldest waiting document. A result is written in batches by the ChunkWriter
  * (chunk-sweep.ts: the writer thread's, else this connection's), each its own transaction that checks the claim
- * still holds, under the claim (chunks carry it, so two claims of one document never collide); the last one flips the document
- * to `ready` with `chunks_claim` set, and only chunks of that claim are searched. Chunks of other claims (an earlier
+ * still holds, under the claim (chunks carry it, so two claims of one document never collide); then the ChunkWriter's
+ * `finish` flips the document to `ready` with `chunks_claim` set, and only chunks of that claim are searched. Claims,
+ * renewals, failures and reprocesses are written on this connection without blocking its event loop behind the
+ * writer thread's lock (write-lock.ts). Chunks of other claims (an earlier
  * attempt, a lost worker, a failure, a reprocess) are removed afterwards in batches too. A document queued again
  * because the settings changed (requeueOutdated) keeps its `chunks_claim` (out of search: only ready documents are
  * searched) until the next completion replaces it.
@@ -38,8 +41,6 @@ export function createProcessingStore(db: Database, now: () => number, chunks: C
     // A NULL lease: marked before the mark carried its grace.
     abandoned: db.prepare<[{ now: number; limit: number }], { id: string; object_key: string }>(`SELECT id, object_key FROM documents
       WHERE status = 'deleting' AND coalesce(lease_until_ms, 0) < @now LIMIT @limit`),
-    ready: db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunks_claim = @claim, chunk_count = @chunks,
-      characters = @characters, pages = @pages, chunk_tokens = @tokens, chunk_overlap = @overlap, embedding_model = @model WHERE id = @id`),
     // A scan of the documents, once at start (start.ts): NULL settings are the unrecorded ones (migration 11).
     outdated: db.prepare(`UPDATE documents SET status = 'stored', attempts = 0, error_code = NULL, error_message = NULL
       WHERE status = 'ready' AND NOT (coalesce(chunk_tokens, @defaultTokens) = @tokens AND coalesce(chunk_overlap, @defaultOverlap) = @overlap
@@ -71,14 +72,6 @@ export function createProcessingStore(db: Database, now: () => number, chunks: C
     return { failed, taken: { document: toDocument(q.byId.get(next.id)!), claim: token, attempt: next.attempts + 1 } };
   });
 
-  const finish = db.transaction((id: string, token: string, result: { characters: number; pages?: number; chunks: ChunkInput[]; settings?: ProcessingSettings }) => {
-    if (!q.held.get({ id, claim: token })) return false;
-    const { settings } = result;
-    q.ready.run({ id, claim: token, chunks: result.chunks.length, characters: result.characters, pages: result.pages ?? null,
-      tokens: settings?.chunkTokens ?? null, overlap: settings?.chunkOverlap ?? null, model: settings ? settings.embeddingModel ?? '' : null });
-    return true;
-  });
-
   const fail = db.transaction((id: string, token: string, code: string, message: string) => {
     if (!q.held.get({ id, claim: token })) return false;
     q.fail.run({ id, code, message });
@@ -97,12 +90,12 @@ export function createProcessingStore(db: Database, now: () => number, chunks: C
       return guard(() => q.abandoned.all({ now: now(), limit })).map((row) => ({ id: row.id, objectKey: row.object_key }));
     },
     async claimDocument({ leaseMs, maxAttempts }) {
-      const { failed, taken } = guard(() => claim.immediate(leaseMs, maxAttempts));
+      const { failed, taken } = await writeUnblocked(db, () => claim.immediate(leaseMs, maxAttempts));
       for (const id of failed) await sweep(id, null);
       return taken;
     },
     async renewClaim(documentId, token, leaseMs) {
-      return guard(() => q.renew.run({ id: documentId, claim: token, until: now() + leaseMs })).changes > 0;
+      return (await writeUnblocked(db, () => q.renew.run({ id: documentId, claim: token, until: now() + leaseMs }))).changes > 0;
     },
     async completeDocument(documentId, token, result) {
       for (let i = 0; i < result.chunks.length; i += chunks.batch) {
@@ -111,7 +104,8 @@ export function createProcessingStore(db: Database, now: () => number, chunks: C
           return false;
         }
       }
-      if (!guard(() => finish.immediate(documentId, token, result))) {
+      const { characters, pages, settings } = result;
+      if (!(await chunks.finish(documentId, token, { chunks: result.chunks.length, characters, ...(pages === undefined ? {} : { pages }), ...(settings ? { settings } : {}) }))) {
         await sweepClaim(documentId, token);
         return false;
       }
@@ -119,12 +113,12 @@ export function createProcessingStore(db: Database, now: () => number, chunks: C
       return true;
     },
     async failDocument(documentId, token, error) {
-      if (!guard(() => fail.immediate(documentId, token, error.code, error.message))) return false;
+      if (!(await writeUnblocked(db, () => fail.immediate(documentId, token, error.code, error.message)))) return false;
       await sweep(documentId, null);
       return true;
     },
     async reprocessDocument(id, userId) {
-      const done = guard(() => reprocess.immediate(id, userId));
+      const done = await writeUnblocked(db, () => reprocess.immediate(id, userId));
       if (!done) return null;
       // Only the chunks of the claims before the requeue: a worker may already have taken it again.
       for (const stale of done.stale) await sweepClaim(id, stale);

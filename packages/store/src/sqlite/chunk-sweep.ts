@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { ChunkInput } from '../port.js';
+import type { ChunkInput, ProcessingSettings } from '../port.js';
 import { vectorBytes } from '../vectors.js';
 import { tenantToken } from './ai-search.js';
 import { guard } from './errors.js';
@@ -7,6 +7,14 @@ import { turn } from './paging.js';
 
 /** Which of a document's chunks to remove: all, all but one claim's, or one claim's. */
 export type ChunkSelection = { all: true } | { but: string } | { only: string };
+
+/** What a completion records on the document as it flips it to `ready`. */
+export interface Completion {
+  chunks: number;
+  characters: number;
+  pages?: number;
+  settings?: ProcessingSettings;
+}
 
 /**
  * Writes and removals of chunks, a batch per transaction. Each costs SQLite's FTS5 the tokenizing of the chunks'
@@ -22,6 +30,13 @@ export interface ChunkWriter {
   insert(documentId: string, claim: string, chunks: ChunkInput[]): Promise<boolean>;
   /** Removes at most `limit` of the document's chunks; how many it removed (fewer than `limit` does not mean none are left). */
   remove(documentId: string, which: ChunkSelection, limit: number): Promise<number>;
+  /**
+   * Flips the document to `ready` with the claim's chunks, if the claim still holds it; false if not. On the writer
+   * thread too: a write on the connection that serves requests waits for the writer's transaction under way with the
+   * event loop blocked (SQLite's busy handler sleeps 1, 2, 5, 10... ms), which held ingest 55-70 ms at the end of a
+   * 10 MB PDF (docs/benchmarks.md, "The completion on the writer thread").
+   */
+  finish(documentId: string, claim: string, completion: Completion): Promise<boolean>;
 }
 
 /** Asked between chunks: true when the caller should stop early (the writer thread: a span or log commit waits). */
@@ -78,6 +93,16 @@ export function chunkStatements(db: Database) {
     merged(written);
     return written;
   };
+  const ready = db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunks_claim = @claim, chunk_count = @chunks,
+    characters = @characters, pages = @pages, chunk_tokens = @tokens, chunk_overlap = @overlap, embedding_model = @model WHERE id = @id`);
+  /** The flip to ready, if the claim still holds the document (the caller's transaction). */
+  const finish = (documentId: string, claim: string, c: Completion): boolean => {
+    if (!held.get({ id: documentId, claim })) return false;
+    const { settings } = c;
+    ready.run({ id: documentId, claim, chunks: c.chunks, characters: c.characters, pages: c.pages ?? null,
+      tokens: settings?.chunkTokens ?? null, overlap: settings?.chunkOverlap ?? null, model: settings ? settings.embeddingModel ?? '' : null });
+    return true;
+  };
   const pick = (where: string) => db.prepare(`DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE document_id = @id ${where} LIMIT @limit)`);
   const all = pick('');
   const but = pick('AND claim <> @claim');
@@ -86,6 +111,7 @@ export function chunkStatements(db: Database) {
     : 'but' in which ? but.run({ id, claim: which.but, limit }) : only.run({ id, claim: which.only, limit })).changes;
   return {
     insert,
+    finish,
     /** Removes at most `limit` of the selected chunks (with `stop`, REMOVE_STEP at a time while it lets it); how many it removed. */
     remove(id: string, which: ChunkSelection, limit: number, stop?: StopEarly): number {
       const step = stop ? REMOVE_STEP : limit;
@@ -109,8 +135,12 @@ export function localChunkWriter(db: Database): ChunkWriter {
   const statements = chunkStatements(db);
   const insert = db.transaction(statements.insert);
   const remove = db.transaction(statements.remove);
+  const finish = db.transaction(statements.finish);
   return {
     batch: LOCAL_BATCH,
+    async finish(documentId, claim, completion) {
+      return guard(() => finish.immediate(documentId, claim, completion));
+    },
     async insert(documentId, claim, chunks) {
       const done = guard(() => insert.immediate(documentId, claim, chunks));
       await turn();

@@ -353,6 +353,9 @@ export const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** How long a write waits for another connection's write lock before the store answers 503. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /**
  * Connection settings: WAL (readers never block the writer), NORMAL sync (a commit survives a crash of the
  * process; only an OS crash or power loss can lose the last commits). Checkpoints run every ~40 MB of WAL
@@ -363,7 +366,7 @@ export function configure(db: Database): void {
   if (!db.memory) db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('temp_store = MEMORY');
   db.pragma('cache_size = -65536');
   db.pragma('wal_autocheckpoint = 10000');

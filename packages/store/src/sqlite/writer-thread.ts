@@ -132,6 +132,7 @@ export function startWriterThread(file: string): WriterThread {
     // A job that stops early for ingest's sake goes on in the worker, from where it stopped: answered once all are written.
     insert: async (documentId, claim, chunks) => (await send({ kind: 'chunks', documentId, claim, chunks })) === true,
     remove: async (documentId, which, limit) => Number(await send({ kind: 'unchunk', documentId, which, limit })),
+    finish: async (documentId, claim, completion) => (await send({ kind: 'finish', documentId, claim, completion })) === true,
     async close() {
       if (closed) return;
       closing = true;

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { AppError, type LogBatchMessage, type SpanBatchMessage } from '@lantern/domain';
 import type { ChunkInput } from '../port.js';
-import { chunkStatements, type ChunkSelection } from './chunk-sweep.js';
+import { chunkStatements, type ChunkSelection, type Completion } from './chunk-sweep.js';
 import { toStoreError } from './errors.js';
 import { createIngestTransactions } from './ingest.js';
 import { createLogIndexer, startIndexLoop } from './log-indexer.js';
@@ -23,12 +23,13 @@ export type Job =
   | { id: number; kind: 'spans'; batches: SpanBatchMessage[] }
   | { id: number; kind: 'logs'; batches: LogBatchMessage[] }
   | { id: number; kind: 'chunks'; documentId: string; claim: string; chunks: ChunkInput[] }
-  | { id: number; kind: 'unchunk'; documentId: string; which: ChunkSelection; limit: number };
+  | { id: number; kind: 'unchunk'; documentId: string; which: ChunkSelection; limit: number }
+  | { id: number; kind: 'finish'; documentId: string; claim: string; completion: Completion };
 /** `index`: start indexing logs if any wait (the store was opened on a backlog); answered at once. */
 export type Request = Job | { id: number; kind: 'close' } | { id: number; kind: 'index' };
 /** An AppError's fields (the port's 503 above all), or the message of anything else. */
 export type Failure = { status: number; code: string; message: string; retryAfter?: number } | { message: string };
-/** `value`: what a chunks job returns (whether the claim held) or an unchunk job (how many it removed). */
+/** `value`: what a chunks or finish job returns (whether the claim held) or an unchunk job (how many it removed). */
 export type Reply = { id: number; failure?: Failure; value?: boolean | number };
 
 const port = parentPort!;
@@ -57,6 +58,7 @@ function run(job: Job): boolean | number | undefined {
     case 'logs': return void tx.logs(job.batches);
     case 'chunks': return chunks.insert(job.documentId, job.claim, job.chunks, ingestWaits);
     case 'unchunk': return chunks.remove(job.documentId, job.which, job.limit, ingestWaits);
+    case 'finish': return chunks.finish(job.documentId, job.claim, job.completion);
   }
 }
 
@@ -128,7 +130,7 @@ function drain(): void {
   if (jobs.length === 0) return;
   // Spans and logs first, in their own commit: a request's batch never waits behind a document's chunks queued
   // with it (each of those is tens of ms of FTS5 work), only behind one already running.
-  const documents = (job: Job) => job.kind === 'chunks' || job.kind === 'unchunk';
+  const documents = (job: Job) => job.kind === 'chunks' || job.kind === 'unchunk' || job.kind === 'finish';
   commit(jobs.filter((job) => !documents(job)));
   commit(jobs.filter(documents));
   indexing.afterWrite(jobs.some((job) => job.kind === 'logs'));

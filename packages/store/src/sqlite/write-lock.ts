@@ -1,0 +1,34 @@
+import type { Database } from 'better-sqlite3';
+import { toStoreError } from './errors.js';
+import { BUSY_TIMEOUT_MS } from './schema.js';
+
+/** The longest pause between two tries for the write lock. */
+const MAX_PAUSE_MS = 16;
+
+const isBusy = (e: unknown): boolean =>
+  typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && (e as { code: string }).code.startsWith('SQLITE_BUSY');
+
+/**
+ * A write on the connection that serves requests, without blocking its event loop while another connection holds
+ * the write lock (on the embedded server, the writer thread: span and log commits, a document's chunks). SQLite's
+ * busy handler waits inside the call, sleeping 1, 2, 5, 10... ms between tries, and the event loop with it: a
+ * claim or a lease renewal during a 10 MB PDF's chunks held ingest for 50-70 ms (docs/benchmarks.md, "The
+ * completion on the writer thread"). Here a try that finds the lock taken fails at once (busy_timeout 0 for that
+ * try only: nothing else runs on this connection meanwhile), and the next comes after a timer of 1, 2, 4... up to
+ * 16 ms, until BUSY_TIMEOUT_MS have passed: then the store's 503, as the busy handler's timeout gives.
+ * `write` is one statement or one transaction (`.immediate`): a try that fails wrote nothing.
+ */
+export async function writeUnblocked<T>(db: Database, write: () => T): Promise<T> {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+    db.pragma('busy_timeout = 0');
+    try {
+      return write();
+    } catch (e) {
+      if (!isBusy(e) || performance.now() >= deadline) throw toStoreError(e);
+    } finally {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
