@@ -110,9 +110,13 @@ export function createDocumentWorker(options: DocumentWorkerOptions): DocumentWo
 
   async function process(taken: DocumentClaim): Promise<void> {
     const { document, claim } = taken;
-    let renewing: Promise<unknown> = Promise.resolve();
+    // One renewal at a time (a store that waits for its write lock can take longer than the interval): `renewing`
+    // is then the only one that can still land.
+    let renewing: Promise<unknown> | undefined;
     const renew = setInterval(() => {
-      renewing = store.renewClaim(document.id, claim, leaseMs).catch((err: unknown) => logger.warn('lease renewal failed', { documentId: document.id, error: (err as Error).message }));
+      renewing ??= store.renewClaim(document.id, claim, leaseMs)
+        .catch((err: unknown) => logger.warn('lease renewal failed', { documentId: document.id, error: (err as Error).message }))
+        .finally(() => { renewing = undefined; });
     }, Math.max(1000, Math.floor(leaseMs / 3)));
     try {
       const result = await pool.process(await bytesOf(blobs, document.objectKey, downloadTimeoutMs), document.contentType, chunking);
