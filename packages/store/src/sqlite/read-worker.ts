@@ -9,7 +9,7 @@ import { nearestSearcher } from './ai-nearest.js';
 import { toStoreError } from './errors.js';
 import { createLogReader } from './logs.js';
 import { createRollupReader } from './rollup-reader.js';
-import { SCHEMA_VERSION } from './schema.js';
+import { BUSY_TIMEOUT_MS, SCHEMA_VERSION } from './schema.js';
 import { createTraceReader } from './traces.js';
 
 /**
@@ -70,7 +70,7 @@ if (nice !== 0) {
   }
 }
 const db = new Database(file, { readonly: true, fileMustExist: true });
-db.pragma('busy_timeout = 5000');
+db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 db.pragma('temp_store = MEMORY');
 db.pragma('cache_size = -32768');
 const version = db.pragma('user_version', { simple: true }) as number;

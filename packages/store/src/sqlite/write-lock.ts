@@ -21,13 +21,14 @@ const isBusy = (e: unknown): boolean =>
 export async function writeUnblocked<T>(db: Database, write: () => T): Promise<T> {
   const deadline = performance.now() + BUSY_TIMEOUT_MS;
   for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
-    db.pragma('busy_timeout = 0');
+    // A connection closed while this waited (the store closing) throws here: the 503 toStoreError makes of it.
     try {
+      db.pragma('busy_timeout = 0');
       return write();
     } catch (e) {
       if (!isBusy(e) || performance.now() >= deadline) throw toStoreError(e);
     } finally {
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (db.open) db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
   }

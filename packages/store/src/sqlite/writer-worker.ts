@@ -18,7 +18,10 @@ import { SCHEMA_VERSION, configure } from './schema.js';
 /** The writer's backstop checkpoint, in 4 KiB pages: only if the checkpointer thread falls far behind. */
 const WRITER_AUTOCHECKPOINT_PAGES = 100_000;
 
-/** `chunks` and `unchunk`: a batch of a document's chunks written or removed (chunk-sweep.ts), answered with a value. */
+/**
+ * `chunks` and `unchunk`: a batch of a document's chunks written or removed (chunk-sweep.ts), answered with a value;
+ * `finish`: the flip to ready after a document's chunks (sent once they are all answered), committed with them.
+ */
 export type Job =
   | { id: number; kind: 'spans'; batches: SpanBatchMessage[] }
   | { id: number; kind: 'logs'; batches: LogBatchMessage[] }
@@ -128,8 +131,8 @@ function drain(): void {
   const jobs = queue;
   queue = [];
   if (jobs.length === 0) return;
-  // Spans and logs first, in their own commit: a request's batch never waits behind a document's chunks queued
-  // with it (each of those is tens of ms of FTS5 work), only behind one already running.
+  // Spans and logs first, in their own commit: a request's batch never waits behind a document's jobs (chunks, their
+  // removals, the flip to ready) queued with it (chunks are tens of ms of FTS5 work), only behind one already running.
   const documents = (job: Job) => job.kind === 'chunks' || job.kind === 'unchunk' || job.kind === 'finish';
   commit(jobs.filter((job) => !documents(job)));
   commit(jobs.filter(documents));
