@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `pnpm test:distributed`: starts the real servers (scripts/infra/*.mjs), runs the jest suites named
 // *.distributed.test.ts against them, and stops the servers again (LANTERN_INFRA_KEEP=1 leaves them running),
-// also when the run fails or is interrupted (SIGINT/SIGTERM are forwarded to jest, then the servers stop). mongod's
-// data is deleted as it stops: it lives on tmpfs (scripts/infra/mongo.mjs), where it would hold memory until a reboot.
+// also when the run fails or is interrupted (SIGINT/SIGTERM are forwarded to jest, then the servers stop). The data
+// of a mongod this run started is deleted as it stops: it lives on tmpfs (scripts/infra/mongo.mjs), where it would
+// hold memory until a reboot; a mongod found running keeps its data.
 // Each server's endpoint.json names the environment variables the tests read (LANTERN_TEST_*).
 //   node scripts/test-distributed.mjs [--infra kafka,mongo,minio] [jest options and path patterns]
 import { spawn, spawnSync } from 'node:child_process';
@@ -34,14 +35,25 @@ if (missing.length) {
 }
 
 const infra = (name, verb) => spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), verb], { stdio: ['ignore', 'ignore', 'inherit'] }).status === 0;
+/** Whether the server runs already (its `status` prints JSON with `running`). */
+function running(name) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), 'status'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}').running === true;
+  } catch {
+    return false;
+  }
+}
 const started = [];
+/** The servers this run started itself (not found running): only their data is deleted at the end. */
+const fresh = new Set();
 let stopped = false;
 /** The servers this run started, and the nginx the clusters of the tests started. */
 function stopAll() {
   if (stopped || process.env.LANTERN_INFRA_KEEP === '1') return;
   stopped = true;
   infra('nginx', 'stop');
-  for (const name of [...started].reverse()) infra(name, name === 'mongo' ? 'clean' : 'stop');
+  for (const name of [...started].reverse()) infra(name, name === 'mongo' && fresh.has(name) ? 'clean' : 'stop');
 }
 
 let jest;
@@ -63,6 +75,7 @@ try {
     if (!existsSync(join(ROOT, 'scripts/infra', `${name}.mjs`))) throw new Error(`scripts/infra/${name}.mjs is missing`);
     log(name, 'starting');
     started.push(name);
+    if (!running(name)) fresh.add(name);
     if (!infra(name, 'start')) throw new Error(`${name} did not start (see the lines above)`);
     Object.assign(env, readEndpoint(name)?.env ?? {});
   }

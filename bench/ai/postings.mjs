@@ -49,7 +49,7 @@ const CLAIM = '11111111-1111-4111-8111-111111111111';
 // --keys document: `_id`s [.., document, claim] (the store's before), claim: [.., claim, document], the claim
 // increasing as documents are processed (a time-ordered id), so that new entries land at the end of their range.
 const claimOf = (d) => `${Date.now().toString(16).padStart(12, '0')}-${String(d).padStart(8, '0')}-4111-8111-111111111111`;
-const chunkKey = (d, claim, index) => (opt.keys === 'claim' ? `${claim}:${docId(d)}:${index}` : `${docId(d)}:${claim}:${index}`);
+const chunkKey = (d, claim, index) => (opt.keys === 'claim' ? `${claim}:${index}` : `${docId(d)}:${claim}:${index}`);
 const entryKey = (b, d, claim) => JSON.stringify(opt.keys === 'claim' ? [TENANT, b, claim, docId(d)] : [TENANT, b, docId(d), claim]);
 const bucketOf = (term) => {
   let hash = 0x811c9dc5;

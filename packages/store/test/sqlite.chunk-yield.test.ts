@@ -88,7 +88,7 @@ describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
     expect(count('SELECT count(*) AS n FROM spans').n).toBe(spansDuringWrite + spansDuringRemoval);
   }, 60_000);
 
-  it('flips a document to ready on the writer thread: the event loop runs while another connection holds the write lock', async () => {
+  it('completes a document (the flip to ready, a writer-thread job) while another connection holds the write lock, the event loop running', async () => {
     const tenant = await store.createTenant({ name: 'Locked', organizationId: w.org.id });
     const id = newId();
     await store.createDocument({ id, tenantId: tenant.id, filename: 'small.txt', contentType: 'text/plain; charset=utf-8', size: 1, sha256: 'f'.repeat(64),
@@ -99,7 +99,7 @@ describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
     expect(await store.getDocument(id, w.user.id)).toMatchObject({ status: 'ready' });
   }, 30_000);
 
-  it('claims a document, renews and fails it on this connection without blocking the event loop while another holds the write lock', async () => {
+  it('claims, renews, fails and reprocesses a document on this connection without blocking the event loop while another holds the write lock', async () => {
     const tenant = await store.createTenant({ name: 'Claims', organizationId: w.org.id });
     const id = newId();
     await store.createDocument({ id, tenantId: tenant.id, filename: 'claimed.txt', contentType: 'text/plain; charset=utf-8', size: 1, sha256: 'a'.repeat(64),
@@ -109,6 +109,7 @@ describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
     expect(await whileLocked(() => store.renewClaim(id, taken.claim, 60_000))).toBe(true);
     expect(await whileLocked(() => store.failDocument(id, taken.claim, { code: 'unreadable', message: 'cut off' }))).toBe(true);
     expect(await store.getDocument(id, w.user.id)).toMatchObject({ status: 'failed' });
+    expect(await whileLocked(() => store.reprocessDocument(id, w.user.id))).toMatchObject({ id, status: 'stored' });
   }, 30_000);
 
   /**
