@@ -58,11 +58,17 @@ describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
     }
   };
 
-  it('writes and then removes every chunk exactly once while span batches commit between them', async () => {
-    const tenant = await store.createTenant({ name: 'Support', organizationId: w.org.id });
+  /** A new tenant's document, stored and waiting to be claimed. */
+  async function storedDocument(tenantName: string, filename: string) {
+    const tenant = await store.createTenant({ name: tenantName, organizationId: w.org.id });
     const id = newId();
-    await store.createDocument({ id, tenantId: tenant.id, filename: 'big.txt', contentType: 'text/plain; charset=utf-8', size: 1, sha256: 'e'.repeat(64),
+    await store.createDocument({ id, tenantId: tenant.id, filename, contentType: 'text/plain; charset=utf-8', size: 1, sha256: newId().replace(/-/g, '').repeat(2),
       status: 'stored', createdAt: toIso(Date.now()), objectKey: `tenants/${tenant.id}/documents/${id}` });
+    return { tenant, id };
+  }
+
+  it('writes and then removes every chunk exactly once while span batches commit between them', async () => {
+    const { tenant, id } = await storedDocument('Support', 'big.txt');
     const taken = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
     const chunks = Array.from({ length: CHUNKS }, (_, i) => ({ index: i, text: textOf(i), start: i * 10_000, end: i * 10_000 + textOf(i).length }));
     const completing = store.completeDocument(id, taken.claim, { characters: CHUNKS * 10_000, chunks });
@@ -89,10 +95,7 @@ describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
   }, 60_000);
 
   it('completes a document (the flip to ready, a writer-thread job) while another connection holds the write lock, the event loop running', async () => {
-    const tenant = await store.createTenant({ name: 'Locked', organizationId: w.org.id });
-    const id = newId();
-    await store.createDocument({ id, tenantId: tenant.id, filename: 'small.txt', contentType: 'text/plain; charset=utf-8', size: 1, sha256: 'f'.repeat(64),
-      status: 'stored', createdAt: toIso(Date.now()), objectKey: `tenants/${tenant.id}/documents/${id}` });
+    const { id } = await storedDocument('Locked', 'small.txt');
     const taken = (await store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 }))!;
     // No chunks: the completion is the flip alone.
     expect(await whileLocked(() => store.completeDocument(id, taken.claim, { characters: 0, chunks: [] }))).toBe(true);
@@ -100,10 +103,7 @@ describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
   }, 30_000);
 
   it('claims, renews, fails and reprocesses a document on this connection without blocking the event loop while another holds the write lock', async () => {
-    const tenant = await store.createTenant({ name: 'Claims', organizationId: w.org.id });
-    const id = newId();
-    await store.createDocument({ id, tenantId: tenant.id, filename: 'claimed.txt', contentType: 'text/plain; charset=utf-8', size: 1, sha256: 'a'.repeat(64),
-      status: 'stored', createdAt: toIso(Date.now()), objectKey: `tenants/${tenant.id}/documents/${id}` });
+    const { id } = await storedDocument('Claims', 'claimed.txt');
     const taken = (await whileLocked(() => store.claimDocument({ leaseMs: 60_000, maxAttempts: 3 })))!;
     expect(taken.document.id).toBe(id);
     expect(await whileLocked(() => store.renewClaim(id, taken.claim, 60_000))).toBe(true);
