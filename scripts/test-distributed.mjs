@@ -9,7 +9,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, log, readEndpoint } from './infra/lib.mjs';
+import { ROOT, isAlive, log, readEndpoint, readPid } from './infra/lib.mjs';
 
 const ALL = ['kafka', 'mongo', 'minio'];
 /** What the servers are built or run with; checked first, so a missing tool is one clear line, not a stack. */
@@ -35,15 +35,11 @@ if (missing.length) {
 }
 
 const infra = (name, verb) => spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), verb], { stdio: ['ignore', 'ignore', 'inherit'] }).status === 0;
-/** Whether the server runs already (its `status` prints JSON with `running`). */
-function running(name) {
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/infra', `${name}.mjs`), 'status'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  try {
-    return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}').running === true;
-  } catch {
-    return false;
-  }
-}
+/** Whether the server runs already: its pid file names a live process (as its own `status` decides). */
+const running = (name) => {
+  const pid = readPid(name);
+  return pid !== undefined && isAlive(pid);
+};
 const started = [];
 /** The servers this run started itself (not found running): only their data is deleted at the end. */
 const fresh = new Set();

@@ -3,7 +3,7 @@ import { AppError, errors } from '@lantern/domain';
 /** SQLite result codes that mean "the database cannot answer now", as opposed to a bug or a bad input. */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|CORRUPT|NOTADB|PROTOCOL)/;
 
-function codeOf(e: unknown): string {
+export function codeOf(e: unknown): string {
   return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string'
     ? (e as { code: string }).code
     : '';

@@ -1,12 +1,11 @@
 import type { Database } from 'better-sqlite3';
-import { toStoreError } from './errors.js';
+import { codeOf, toStoreError } from './errors.js';
 import { BUSY_TIMEOUT_MS } from './schema.js';
 
 /** The longest pause between two tries for the write lock. */
 const MAX_PAUSE_MS = 16;
 
-const isBusy = (e: unknown): boolean =>
-  typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && (e as { code: string }).code.startsWith('SQLITE_BUSY');
+const isBusy = (e: unknown): boolean => codeOf(e).startsWith('SQLITE_BUSY');
 
 /**
  * A write on the connection that serves requests, without blocking its event loop while another connection holds

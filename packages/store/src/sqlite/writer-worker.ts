@@ -20,7 +20,7 @@ const WRITER_AUTOCHECKPOINT_PAGES = 100_000;
 
 /**
  * `chunks` and `unchunk`: a batch of a document's chunks written or removed (chunk-sweep.ts), answered with a value;
- * `finish`: the flip to ready after a document's chunks (sent once they are all answered), committed with them.
+ * `finish`: the flip to ready, sent once all of a document's chunks are answered (a transaction after theirs).
  */
 export type Job =
   | { id: number; kind: 'spans'; batches: SpanBatchMessage[] }
