@@ -74,4 +74,23 @@ describe('sqlite chunks index: merged in steps by its writer', () => {
       db.close();
     }
   });
+
+  it('leaves its steps for later while a span commit waits, and takes them up in the next call that is let run', () => {
+    const db = new Database(file);
+    try {
+      const statements = chunkStatements(db);
+      const insert = db.transaction(statements.insert);
+      const before = segmentsOf(db);
+      const spansWait = () => true;
+      // A commit waits all along: each call writes its one chunk and no merge step.
+      for (let i = 100; i < 140; i++) expect(insert(documentId, claim, [{ index: i, text: `chunk${i} of the playbook`, start: 0, end: 10 }], spansWait)).toBe(1);
+      expect(segmentsOf(db)).toBeGreaterThanOrEqual(before + 10);
+      // Nothing waits: the steps owed run at the end of this call.
+      expect(insert(documentId, claim, [{ index: 140, text: 'chunk140 of the playbook', start: 0, end: 10 }], () => false)).toBe(1);
+      expect(segmentsOf(db)).toBeLessThanOrEqual(3);
+      expect(db.prepare('SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?').pluck().get('playbook')).toBe(41);
+    } finally {
+      db.close();
+    }
+  });
 });

@@ -45,18 +45,20 @@ export type StopEarly = () => boolean;
 /** Chunks one removal statement takes before the next check of StopEarly. */
 const REMOVE_STEP = 4;
 /**
- * The index is merged a step at a time (schema.ts, migration 12): at the end of a call that brought the chunks
- * written or removed since the last step to MERGE_EVERY or more, FTS5 merges at most about MERGE_PAGES pages for
- * every MERGE_EVERY of them (at most MAX_STEP_PAGES), when some level holds 4 segments or more. At the end, not
- * between chunks: a merge first writes out the transaction's pending inserts as a segment of their own, where the
- * commit would have written one for the whole transaction. Measured on a 10 MB PDF's 13,000 chunks, one a
- * transaction on a quiet core: FTS5's automatic merges made the slowest insert 24-29 ms; with these steps inserts
- * are at most 1.5-6 ms and steps at most 6-10 ms, for as much work in all or up to a quarter more
- * (bench/ai/fts-merge.mjs, docs/benchmarks.md).
+ * The index is merged a step at a time (schema.ts, migration 12): at the end of a call, FTS5 merges about
+ * MERGE_PAGES pages (when some level holds 4 segments or more) for every MERGE_EVERY chunks written or removed
+ * since, one step after the other, and stops before the next step when `stop` says so: the steps owed wait for a
+ * later call (at most MAX_STEPS_OWED of them; past that they are forgiven, FTS5's next merges catch up). At the
+ * end, not between chunks: a merge first writes out the transaction's pending inserts as a segment of their own,
+ * where the commit would have written one for the whole transaction. Measured on a 10 MB PDF's 13,000 chunks, one
+ * a transaction on a quiet core: FTS5's automatic merges made the slowest insert 24-29 ms; with steps of 64 pages
+ * inserts are at most 1.5-6 ms and a step at most 6-10 ms, for as much work in all or up to a quarter more
+ * (bench/ai/fts-merge.mjs, docs/benchmarks.md). The steps of a 64-chunk call once ran as one merge of 512 pages,
+ * 15-19 ms that a span commit waited behind ("The PDF's steps", docs/benchmarks.md).
  */
 const MERGE_EVERY = 8;
 const MERGE_PAGES = 64;
-const MAX_STEP_PAGES = 512;
+const MAX_STEPS_OWED = 16;
 
 /**
  * The statements of a ChunkWriter on one connection, synchronous, for the caller to run in a transaction. Both do
@@ -67,13 +69,16 @@ export function chunkStatements(db: Database) {
     WHERE id = @id AND claim = @claim AND status = 'processing'`);
   const mergeStep = db.prepare<[number]>(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', ?)`);
   let sinceMerge = 0;
-  /** At the end of a call: counts its chunks written or removed, and runs a step for every MERGE_EVERY counted. */
-  const merged = (chunks: number) => {
-    sinceMerge += chunks;
-    const steps = Math.floor(sinceMerge / MERGE_EVERY);
-    if (steps === 0) return;
-    sinceMerge -= steps * MERGE_EVERY;
-    mergeStep.run(Math.min(MAX_STEP_PAGES, steps * MERGE_PAGES));
+  /**
+   * At the end of a call: counts its chunks written or removed, and runs a step for every MERGE_EVERY counted,
+   * asking `stop` before each.
+   */
+  const merged = (chunks: number, stop?: StopEarly) => {
+    sinceMerge = Math.min(sinceMerge + chunks, MAX_STEPS_OWED * MERGE_EVERY);
+    while (sinceMerge >= MERGE_EVERY && !stop?.()) {
+      sinceMerge -= MERGE_EVERY;
+      mergeStep.run(MERGE_PAGES);
+    }
   };
   const insertChunk = db.prepare(`INSERT INTO chunks (document_id, claim, tenant, chunk_index, text, start_offset, end_offset, page_first, page_last, page_breaks, vector)
     VALUES (@documentId, @claim, @tenant, @index, @text, @start, @end, @pageFirst, @pageLast, @pageBreaks, @vector)`);
@@ -90,7 +95,7 @@ export function chunkStatements(db: Database) {
         vector: c.vector ? vectorBytes(c.vector) : null });
       written++;
     }
-    merged(written);
+    merged(written, stop);
     return written;
   };
   const ready = db.prepare(`UPDATE documents SET status = 'ready', claim = NULL, lease_until_ms = NULL, chunks_claim = @claim, chunk_count = @chunks,
@@ -121,7 +126,7 @@ export function chunkStatements(db: Database) {
         removed += n;
         if (n < step || stop?.()) break;
       }
-      merged(removed);
+      merged(removed, stop);
       return removed;
     },
   };
