@@ -112,6 +112,16 @@ describe('sqlite writer thread: chunk jobs that give way to ingest', () => {
     expect(await whileLocked(() => store.reprocessDocument(id, w.user.id))).toMatchObject({ id, status: 'stored' });
   }, 30_000);
 
+  // Last: the document it stores stays waiting for a claim.
+  it('stores an upload\'s record without blocking the event loop while another connection holds the write lock, and still says which tenant is missing', async () => {
+    const tenant = await store.createTenant({ name: 'Uploads', organizationId: w.org.id });
+    const doc = (tenantId: string) => ({ id: newId(), tenantId, filename: 'up.txt', contentType: 'text/plain; charset=utf-8', size: 1,
+      sha256: newId().replace(/-/g, '').repeat(2), status: 'stored' as const, createdAt: toIso(Date.now()), objectKey: `tenants/${tenantId}/documents/x` });
+    const stored = await whileLocked(() => store.createDocument(doc(tenant.id)));
+    expect(await store.getDocument(stored.id, w.user.id)).toMatchObject({ id: stored.id, status: 'stored' });
+    await expect(store.createDocument(doc(newId()))).rejects.toMatchObject({ status: 404, message: expect.stringMatching(/tenant/i) });
+  }, 30_000);
+
   /**
    * `call`, while another connection holds the write lock for 300 ms, released by a timer of this event loop: a
    * write that waited in SQLite's busy handler would block the loop, and the release would never come before the

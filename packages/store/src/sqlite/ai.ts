@@ -4,6 +4,7 @@ import type { DocumentFailureCode, Tenant } from '@lantern/domain';
 import type { AiStore, StoredDocument } from '../port.js';
 import { guard } from './errors.js';
 import { chunkRemover, type ChunkWriter, localChunkWriter } from './chunk-sweep.js';
+import { writeUnblocked } from './write-lock.js';
 
 const NAME_TAKEN = 'This organization already has a tenant with that name.';
 
@@ -90,7 +91,9 @@ export function createAiStore(db: Database, now: () => number, chunks: ChunkWrit
     async createDocument(doc) {
       const parsed = Date.parse(doc.createdAt);
       const createdMs = Number.isNaN(parsed) ? now() : parsed;
-      guard(() => q.insertDoc.run(doc.id, doc.tenantId, doc.filename, doc.contentType, doc.size, doc.sha256, doc.status,
+      // On timers, as the claims (write-lock.ts): an upload's record does not hold the event loop in SQLite's busy
+      // handler while the writer thread commits span batches or a document's chunks.
+      await writeUnblocked(db, () => q.insertDoc.run(doc.id, doc.tenantId, doc.filename, doc.contentType, doc.size, doc.sha256, doc.status,
         createdMs, doc.objectKey), { foreignKey: 'tenant' });
       return { ...doc, createdAt: toIso(createdMs) };
     },
