@@ -13,10 +13,15 @@
 //     ratio of the p99s. With --pdf-rounds N, N rounds of the two (a new PDF each): each round's row, and the
 //     p99s of all idle phases' and all PDF phases' requests pooled, so that the host's noise, which moves an idle
 //     phase's p99 by 5x between runs here, falls on both sides alike.
+//     The PDF phase's requests are also split by the step of the PDF's way they were sent in: its upload (until the
+//     200), its extraction and chunking (until its first chunk is stored) and its indexing (until ready).
+//     With --spin-s S, each round has a third phase between the two: S seconds while another process at nice 10
+//     (as the processing thread) keeps a core busy, the cost of any work off the event loop on these cores.
 //
 //   pnpm bench:ai-knowledge [--docs 2000 --kb 70 --concurrency 4 --queries 400 --pdf-mb 10 --rate 50 --idle-s 20]
-//                           [--pdf-rounds 1]
+//                           [--pdf-rounds 1] [--spin-s 0]
 //                           [--port 18490] [--threads N]   (DOCUMENT_THREADS, if the build reads it)
+//                           [--node-args=--v8-pool-size=4]   (Node options for the embedded server, after pnpm start's)
 //                           [--keep]   (keeps the data directory, and says where, with the tenant's id)
 //                           [--data-dir D]   (a directory a --keep run filled: searches it again, indexes nothing)
 //                           [--distributed [--workers N]]   (every service its own process behind nginx, on Kafka,
@@ -25,7 +30,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -47,6 +53,8 @@ const { values: opt } = parseArgs({
     rate: { type: 'string', default: '50' },
     'idle-s': { type: 'string', default: '20' },
     'pdf-rounds': { type: 'string', default: '1' },
+    'spin-s': { type: 'string', default: '0' },
+    'node-args': { type: 'string', default: '' },
     port: { type: 'string', default: '18490' },
     threads: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -79,6 +87,28 @@ async function upload(token, tenantId, bytes, filename, type) {
   const res = await fetch(`http://127.0.0.1:${port}/ai/docs?TenantId=${tenantId}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`upload ${filename}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/**
+ * `upload` from a process of its own, as another user's upload would come: in this one, building and sending the
+ * 10 MB body held the load generator's own event loop, and its ingest requests counted the wait (up to 35-50 ms).
+ */
+async function uploadApart(dataDir, token, tenantId, bytes, filename, type) {
+  const file = join(dataDir, `upload-${randomUUID()}`);
+  writeFileSync(file, bytes);
+  const script = `const [file, url, token, type, name] = process.argv.slice(1);
+    const form = new FormData();
+    form.append('file', new Blob([require('node:fs').readFileSync(file)], { type }), name);
+    fetch(url, { method: 'POST', headers: { authorization: 'Bearer ' + token }, body: form })
+      .then(async (res) => process.stdout.write(JSON.stringify({ status: res.status, text: await res.text() })));`;
+  const child = spawn(process.execPath, ['-e', script, file, `http://127.0.0.1:${port}/ai/docs?TenantId=${tenantId}`, token, type, filename], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  await new Promise((resolve) => child.once('close', resolve));
+  rmSync(file, { force: true });
+  const { status, text } = JSON.parse(out);
+  if (status !== 200) throw new Error(`upload ${filename}: ${status} ${text.slice(0, 300)}`);
   return JSON.parse(text);
 }
 
@@ -200,6 +230,8 @@ async function searching(token, tenantId) {
 /** Sends --rate ingest requests a second on schedule until `stop()` resolves; returns the latencies. */
 function ingestLoad(apiKey) {
   const latencies = [];
+  /** Each answered request's send time (performance.now()), in the order of `latencies`: which phase it fell in. */
+  const sentAt = [];
   const failures = [];
   let stopped = false;
   const interval = 1000 / Number(opt.rate);
@@ -217,7 +249,11 @@ function ingestLoad(apiKey) {
       }));
       const t0 = performance.now();
       const p = post(agent, port, '/ingest/traces', { 'x-api-key': apiKey, 'content-type': 'application/json' }, JSON.stringify({ timestamp: new Date(now).toISOString(), traces }))
-        .then((r) => (r.status === 200 ? latencies.push(performance.now() - t0) : failures.push(r.status)));
+        .then((r) => {
+          if (r.status !== 200) return failures.push(r.status);
+          sentAt.push(t0);
+          return latencies.push(performance.now() - t0);
+        });
       inFlight.add(p);
       p.finally(() => inFlight.delete(p));
     }
@@ -228,7 +264,7 @@ function ingestLoad(apiKey) {
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
   return {
-    latencies, failures, lag: () => ({ p99: +(lag.percentile(99) / 1e6).toFixed(1), max: +(lag.max / 1e6).toFixed(1) }),
+    latencies, sentAt, failures, lag: () => ({ p99: +(lag.percentile(99) / 1e6).toFixed(1), max: +(lag.max / 1e6).toFixed(1) }),
     stop: async () => { stopped = true; await run; lag.disable(); },
   };
 }
@@ -244,30 +280,71 @@ async function ingestDuringPdf(dataDir, token, tenantId, apiKey) {
   const idle = ingestLoad(apiKey);
   await sleep(Number(opt['idle-s']) * 1000);
   await idle.stop();
+  let spun;
+  if (Number(opt['spin-s']) > 0) {
+    spun = ingestLoad(apiKey);
+    await spin(Number(opt['spin-s']) * 1000);
+    await spun.stop();
+  }
   const busy = ingestLoad(apiKey);
   const began = performance.now();
-  const doc = await upload(token, tenantId, pdf, 'large.pdf', 'application/pdf');
+  const doc = await uploadApart(dataDir, token, tenantId, pdf, 'large.pdf', 'application/pdf');
+  // The phases of the PDF's way: its upload (until the 200), its extraction and chunking on the processing thread
+  // (until its first chunk is stored: the chunks are written once the whole document is extracted and chunked),
+  // and its indexing (the chunks written and indexed, until ready). Looked for every 25 ms.
+  const uploaded = performance.now();
+  let extracted;
   let status;
   for (;;) {
-    if (mongo) status = (await mongo.collection('documents').findOne({ _id: doc.id }, { projection: { status: 1 } }))?.status;
-    else {
-      const db = new Database(join(dataDir, 'lantern.db'), { readonly: true });
-      try {
-        status = db.prepare('SELECT status FROM documents WHERE id = ?').pluck().get(doc.id);
-      } finally {
-        db.close();
-      }
-    }
+    const seen = await stateOf(dataDir, doc.id);
+    status = seen.status;
+    if (extracted === undefined && (seen.chunked || status === 'ready' || status === 'failed')) extracted = performance.now();
     if (status === 'ready' || status === 'failed') break;
-    await sleep(250);
+    await sleep(extracted === undefined ? 25 : 250);
   }
   const seconds = (performance.now() - began) / 1000;
   await busy.stop();
   const a = summary(idle.latencies);
   const b = summary(busy.latencies);
-  const row = { pdfMb: +(pdf.length / 1e6).toFixed(1), outcome: status, seconds: +seconds.toFixed(1), idle: a, during: b, benchLag: { idle: idle.lag(), during: busy.lag() }, failures: idle.failures.length + busy.failures.length, p99Ratio: +(b.p99 / a.p99).toFixed(2), load: load() };
+  const phases = phasesOf(busy, [['upload', uploaded], ['extraction', extracted], ['indexing', Infinity]]);
+  const row = {
+    pdfMb: +(pdf.length / 1e6).toFixed(1), outcome: status, seconds: +seconds.toFixed(1), idle: a, during: b,
+    phases: Object.fromEntries(Object.entries(phases).map(([name, l]) => [name, { ...summary(l), p99Ratio: +(summary(l).p99 / a.p99).toFixed(2) }])),
+    phaseSeconds: { upload: +((uploaded - began) / 1000).toFixed(1), extraction: +((extracted - uploaded) / 1000).toFixed(1), indexing: +((performance.now() - extracted) / 1000).toFixed(1) }, benchLag: { idle: idle.lag(), during: busy.lag() }, failures: idle.failures.length + busy.failures.length, p99Ratio: +(b.p99 / a.p99).toFixed(2), load: load() };
   console.error(`ingest during the PDF: ${JSON.stringify(row)}`);
-  return { ...row, idleLatencies: idle.latencies, duringLatencies: busy.latencies };
+  if (spun) row.spin = { ...summary(spun.latencies), p99Ratio: +(summary(spun.latencies).p99 / a.p99).toFixed(2) };
+  return { ...row, idleLatencies: idle.latencies, duringLatencies: busy.latencies, phaseLatencies: phases, spinLatencies: spun?.latencies ?? [] };
+}
+
+/** A process that keeps one core busy for `ms`, at nice 10 as the processing thread; resolves when it has ended. */
+async function spin(ms) {
+  const child = spawn(process.execPath, ['-e', `const end = Date.now() + ${ms}; while (Date.now() < end);`], { stdio: 'ignore' });
+  setPriority(child.pid, 10);
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+/** The PDF's status, and whether any of its chunks is stored yet (read in the store, not asked of the server). */
+async function stateOf(dataDir, id) {
+  if (mongo) {
+    const status = (await mongo.collection('documents').findOne({ _id: id }, { projection: { status: 1 } }))?.status;
+    return { status, chunked: (await mongo.collection('chunks').findOne({ documentId: id }, { projection: { _id: 1 } })) !== null };
+  }
+  const db = new Database(join(dataDir, 'lantern.db'), { readonly: true });
+  try {
+    return {
+      status: db.prepare('SELECT status FROM documents WHERE id = ?').pluck().get(id),
+      chunked: db.prepare('SELECT 1 FROM chunks WHERE document_id = ? LIMIT 1').get(id) !== undefined,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** A load's latencies split by their requests' send times: `[name, end]` in order, each phase up to its end. */
+function phasesOf(load, ends) {
+  const out = Object.fromEntries(ends.map(([name]) => [name, []]));
+  load.latencies.forEach((latency, i) => out[ends.find(([, end]) => load.sentAt[i] < end)[0]].push(latency));
+  return out;
 }
 
 /** --pdf-rounds rounds of an idle phase and a PDF phase; the rounds, and both phases' requests pooled. */
@@ -281,7 +358,12 @@ async function ingestRounds(dataDir, token, tenantId, apiKey) {
   for (let i = 0; i < Number(opt['pdf-rounds']); i++) rounds.push(await ingestDuringPdf(dataDir, token, tenantId, apiKey));
   const idle = summary(rounds.flatMap((r) => r.idleLatencies));
   const during = summary(rounds.flatMap((r) => r.duringLatencies));
-  return { rounds, idle, during, p99Ratio: +(during.p99 / idle.p99).toFixed(2) };
+  const phases = Object.fromEntries(Object.keys(rounds[0].phaseLatencies).map((name) => {
+    const l = summary(rounds.flatMap((r) => r.phaseLatencies[name]));
+    return [name, { ...l, p99Ratio: +(l.p99 / idle.p99).toFixed(2) }];
+  }));
+  const spun = summary(rounds.flatMap((r) => r.spinLatencies));
+  return { rounds, idle, during, phases, ...(spun.n > 0 ? { spin: { ...spun, p99Ratio: +(spun.p99 / idle.p99).toFixed(2) } } : {}), p99Ratio: +(during.p99 / idle.p99).toFixed(2) };
 }
 
 const dataDir = opt['data-dir'] ?? mkdtempSync(join(tmpdir(), 'lantern-bench-knowledge-'));
@@ -314,7 +396,7 @@ async function newApiKey(token) {
 }
 
 if (opt.distributed && opt['data-dir']) throw new Error('--data-dir is for the embedded mode');
-const lantern = opt.distributed ? await distributed() : await startLantern({ port, dataDir, env });
+const lantern = opt.distributed ? await distributed() : await startLantern({ port, dataDir, env, nodeArgs: opt['node-args'].split(' ').filter(Boolean) });
 console.error(opt.distributed ? `distributed: nginx on ${port}, ${opt.workers} ai-worker process(es)` : `embedded on ${port}`);
 try {
   let user;
@@ -356,6 +438,12 @@ try {
     if (pooled.rounds.length > 1) {
       console.log(`| all idle phases | ${pooled.idle.n} | ${ms(pooled.idle.p50)} | ${ms(pooled.idle.p99)} | ${ms(pooled.idle.max)} |`);
       console.log(`| all PDF phases | ${pooled.during.n} | ${ms(pooled.during.p50)} | ${ms(pooled.during.p99)} | ${ms(pooled.during.max)} |`);
+    }
+    console.log('\n| the PDF\'s step (requests sent during it, all rounds) | seconds, round by round | requests | p50 ms | p99 ms | max ms | p99 / idle p99 |');
+    console.log('|---|---|---:|---:|---:|---:|---:|');
+    if (pooled.spin) console.log(`| (no PDF: a core busy at nice 10, ${opt['spin-s']} s a round) | | ${pooled.spin.n} | ${ms(pooled.spin.p50)} | ${ms(pooled.spin.p99)} | ${ms(pooled.spin.max)} | ${pooled.spin.p99Ratio} |`);
+    for (const [name, p] of Object.entries(pooled.phases)) {
+      console.log(`| ${name} | ${pooled.rounds.map((r) => r.phaseSeconds[name]).join(', ')} | ${p.n} | ${ms(p.p50)} | ${ms(p.p99)} | ${ms(p.max)} | ${p.p99Ratio} |`);
     }
     const failures = pooled.rounds.reduce((sum, r) => sum + r.failures, 0);
     console.log(`\np99 during / idle: ${pooled.rounds.map((r) => r.p99Ratio).join(', ')}${pooled.rounds.length > 1 ? ` (pooled: ${pooled.p99Ratio})` : ''}; failed requests: ${failures}`);
