@@ -10,6 +10,15 @@ import { join } from 'node:path';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const Database = createRequire(join(ROOT, 'packages/store/package.json'))('better-sqlite3');
+/**
+ * The Node options `pnpm start` gives the server (package.json's start script: `exec node <options>
+ * gateway/dist/main.js`), so that a bench measures the server as it is run; a bench's own `nodeArgs` come after
+ * them (the later of two V8 options wins).
+ */
+export const START_OPTIONS = (() => {
+  const words = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start.split(' ').filter(Boolean);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('gateway/dist/main.js'));
+})();
 
 const TICK = 100; // USER_HZ on Linux
 /** User + system CPU seconds of a process (all its threads), from /proc. */
@@ -69,7 +78,7 @@ export async function startLantern({ serverRoot = ROOT, port, dataDir, env: extr
       db.close();
     }
   };
-  const server = spawn(process.execPath, [...nodeArgs, 'gateway/dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: serverRoot });
+  const server = spawn(process.execPath, [...START_OPTIONS, ...nodeArgs, 'gateway/dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: serverRoot });
   const stop = async () => {
     if (server.exitCode !== null || server.signalCode !== null) return;
     server.kill('SIGTERM');
