@@ -1,0 +1,176 @@
+"""Span records and the helpers `service()`, `controller()` and `call()`: context managers and decorators, on
+sync and async functions alike."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import re
+from typing import Any, Callable, Dict, Optional, TypeVar, cast
+from urllib.parse import urlsplit
+
+from .context import ContextStore, OpenSpan, new_id
+from .sanitize import describe_error, safe_str, truncate
+from .traceparent import outgoing_headers
+
+F = TypeVar("F", bound=Callable[..., Any])
+Emit = Callable[[Dict[str, Any]], None]
+
+
+def span_json(span: Dict[str, Any]) -> str:
+    return json.dumps(span, separators=(",", ":"), ensure_ascii=True)
+
+
+def is_status(n: Any) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and 100 <= n <= 599
+
+
+def clean_url(url: str) -> str:
+    """Path without query string or fragment; for a full URL also without credentials."""
+    if not url.startswith("/") and re.match(r"(?i)^[a-z][a-z0-9+.-]*://", url):
+        try:
+            parts = urlsplit(url)
+            host = parts.hostname or ""
+            if ":" in host:
+                host = f"[{host}]"
+            port = f":{parts.port}" if parts.port is not None else ""
+            return truncate(f"{parts.scheme}://{host}{port}{parts.path}")
+        except ValueError:
+            pass
+    cut = re.search(r"[?#]", url)
+    return truncate(url if cut is None else url[:cut.start()])
+
+
+def span_name(name: Any) -> str:
+    """A name fit for `<type>:<name>`: one line, at most 1000 characters, never empty."""
+    text = re.sub(r"[\r\n\u2028\u2029]+", " ", truncate(safe_str(name), 1000))
+    return truncate(text, 1000) or "anonymous"
+
+
+def status_of(result: Any) -> Optional[int]:
+    """A status found on what a call returned: `status` (http.client, urllib3, aiohttp) or `status_code`
+    (requests, httpx)."""
+    for attr in ("status", "status_code"):
+        try:
+            value = getattr(result, attr, None)
+        except Exception:
+            value = None
+        if is_status(value):
+            return cast(int, value)
+    return None
+
+
+class ChildSpan(OpenSpan):
+    """A helper's span: its ids for the application (`trace_id`, `span_id`, `set_status()`)."""
+
+    __slots__ = ("method", "url", "status", "done", "owner", "parent")
+
+    def __init__(self, parent: Optional[OpenSpan], method: str, url: Optional[str], owner: "SpanScope") -> None:
+        super().__init__(parent.trace_id if parent else new_id(), parent.path if parent else "",
+                         parent.tracestate if parent else None, parent.span_id if parent else None)
+        self.method = method
+        self.url = url
+        self.status: Optional[int] = None
+        self.done = False
+        self.owner = owner
+        self.parent = parent
+
+    def set_status(self, status: int) -> None:
+        """Overrides the recorded status (default 200, 500 when an exception leaves the span)."""
+        if is_status(status):
+            self.status = status
+
+
+class CallHeaders(Dict[str, str]):
+    """What `with lantern.call(target) as headers:` gives: the headers to send (`traceparent`, `tracestate`),
+    and the external span (`headers.span`, `headers.set_status(code)`)."""
+
+    span: ChildSpan
+
+    def set_status(self, status: int) -> None:
+        self.span.set_status(status)
+
+
+class SpanScope:
+    """One helper: `with` / `async with` it, or decorate a function with it (each call is its own span)."""
+
+    def __init__(self, store: ContextStore, emit: Emit, capture_stack: bool, method: str,
+                 url: Optional[str] = None, is_call: bool = False) -> None:
+        self._store, self._emit, self._capture_stack = store, emit, capture_stack
+        self._method, self._url, self._is_call = method, url, is_call
+
+    def _open(self) -> ChildSpan:
+        span = ChildSpan(self._store.current(), self._method, self._url, self)
+        self._store.enter(span)
+        return span
+
+    def _close(self, span: ChildSpan, error: Optional[BaseException], result: Any = None) -> None:
+        """Records the span once; never changes what the application's code did."""
+        try:
+            self._store.leave(span, span.parent)
+            if span.done:
+                return
+            span.done = True
+            failed = error is not None
+            status = span.status
+            if status is None:
+                status = 500 if failed else (status_of(result) if self._is_call else None) or 200
+            url = span.path if span.url is None else clean_url(span.url)
+            record = span.record_of(span.method, url, status)
+            if error is not None:
+                record.update(describe_error(error, self._capture_stack))
+            self._emit(record)
+        except Exception:
+            pass
+
+    def _handle(self, span: ChildSpan) -> Any:
+        if not self._is_call:
+            return span
+        headers = CallHeaders(outgoing_headers(span.trace_id, span.span_id, span.tracestate))
+        headers.span = span
+        return headers
+
+    def _current_own(self) -> Optional[ChildSpan]:
+        current = self._store.current()
+        return current if isinstance(current, ChildSpan) and current.owner is self else None
+
+    def __enter__(self) -> Any:
+        return self._handle(self._open())
+
+    def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> None:
+        span = self._current_own()
+        if span is not None:
+            self._close(span, exc)
+
+    async def __aenter__(self) -> Any:
+        return self.__enter__()
+
+    async def __aexit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> None:
+        self.__exit__(exc_type, exc, tb)
+
+    def __call__(self, fn: F) -> F:
+        if inspect.iscoroutinefunction(fn):
+            @functools.wraps(fn)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                span = self._open()
+                try:
+                    result = await fn(*args, **kwargs)
+                except BaseException as error:
+                    self._close(span, error)
+                    raise
+                self._close(span, None, result)
+                return result
+            return cast(F, run_async)
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            span = self._open()
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as error:
+                self._close(span, error)
+                raise
+            self._close(span, None, result)
+            return result
+        return cast(F, run)
