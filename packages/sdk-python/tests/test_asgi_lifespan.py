@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import signal
-import subprocess
 import sys
 import textwrap
 import threading
@@ -24,56 +22,21 @@ import pytest
 from lantern import Lantern
 from lantern.asgi import asgi_middleware
 from lantern.context import ContextStore
+from served import ServedProcess
 
-READY = re.compile(r"Uvicorn running on http://127\.0\.0\.1:(\d+)")
+READY = r"Uvicorn running on http://127\.0\.0\.1:(\d+)"
 
 
-class Uvicorn:
-    """`python -m uvicorn app:app --port 0` in `directory`, output collected, the port read from its banner."""
+class Uvicorn(ServedProcess):
+    """`python -m uvicorn app:app --port 0` in `directory`, the port read from its banner."""
 
     def __init__(self, directory: str, env: Dict[str, str]) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app:app", "--host", "127.0.0.1", "--port", "0"],
-            cwd=directory, env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.lines: List[str] = []
-        self.port: Optional[int] = None
-        self._ready = threading.Event()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.append(line)
-            m = READY.search(line)
-            if m and self.port is None:
-                self.port = int(m.group(1))
-                self._ready.set()
-        self._ready.set()
-
-    def output(self) -> str:
-        return "".join(self.lines)
+        super().__init__("uvicorn", [sys.executable, "-m", "uvicorn", "app:app", "--host", "127.0.0.1", "--port", "0"],
+                         directory, {**os.environ, "PYTHONUNBUFFERED": "1", **env}, READY)
 
     def get(self, path: str) -> bytes:
-        if not self._ready.wait(30) or self.port is None:
-            raise AssertionError(f"uvicorn did not start:\n{self.output()}")
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as response:
+        with urllib.request.urlopen(f"{self.url()}{path}", timeout=10) as response:
             return response.read()
-
-    def terminate(self) -> Optional[int]:
-        """SIGTERM, as a process manager sends it; the exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(5)
-            return None
-        finally:
-            self._reader.join(5)
-        return self.process.returncode
 
 
 PRELUDE = """
@@ -127,7 +90,7 @@ def test_sigterm_under_uvicorn_delivers_the_spans_of_a_fastapi_app(server, tmp_p
         assert app.get("/items/lamp") == b'{"name":"lamp"}'
         assert server.requests == []  # buffered: the interval is 10 minutes
     finally:
-        code = app.terminate()
+        code = app.stop()
     output = app.output()
     assert code == -signal.SIGTERM, output  # uvicorn raised SIGTERM again: atexit did not run
     server.wait_for(lambda s: len(s.spans()) == 2 and len(s.logs()) == 1, timeout=5)
@@ -145,7 +108,7 @@ def test_sigterm_under_uvicorn_delivers_the_spans_of_an_app_that_ignores_lifespa
     try:
         assert app.get("/x") == b"ok"
     finally:
-        code = app.terminate()
+        code = app.stop()
     output = app.output()
     assert code == -signal.SIGTERM, output
     server.wait_for(lambda s: len(s.spans()) == 1, timeout=5)

@@ -10,64 +10,25 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
-import threading
 import urllib.error
 import urllib.request
 from datetime import datetime
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 from real_lantern import ROOT, Account, clean_env
+from served import ServedProcess
 
 EXAMPLE = os.path.join(ROOT, "examples", "python-shop")
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
-class App:
-    """One of the example's processes: `python <script>` from the repository's root, stdout and stderr collected,
-    the port read from the line matching `ready`."""
+class App(ServedProcess):
+    """One of the example's processes: `python <script>` from the repository's root, the port read from the line
+    matching `ready`."""
 
     def __init__(self, script: str, env: Dict[str, str], ready: str) -> None:
-        self.name = script
-        self.process = subprocess.Popen([sys.executable, os.path.join(EXAMPLE, script)], cwd=ROOT, env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.lines: List[str] = []
-        self.port: Optional[int] = None
-        self._ready = threading.Event()
-        self._reader = threading.Thread(target=self._read, args=(re.compile(ready),), daemon=True)
-        self._reader.start()
-
-    def _read(self, ready: "re.Pattern[str]") -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.append(line)
-            m = ready.search(line)
-            if m and self.port is None:
-                self.port = int(m.group(1))
-                self._ready.set()
-        self._ready.set()
-
-    def output(self) -> str:
-        return "".join(self.lines)
-
-    def url(self, timeout: float = 30.0) -> str:
-        if not self._ready.wait(timeout) or self.port is None:
-            raise AssertionError(f"{self.name} did not start:\n{self.output()}")
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self, timeout: float = 20.0) -> Optional[int]:
-        """SIGTERM, as a process manager stops it; its exit code once it has ended (and its output is read)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(5)
-            return None
-        self._reader.join(5)
-        return self.process.returncode
+        super().__init__(script, [sys.executable, os.path.join(EXAMPLE, script)], ROOT, env, ready)
 
 
 def send(url: str, body: Any = None) -> Tuple[int, str, Any]:
