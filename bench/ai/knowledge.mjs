@@ -92,7 +92,8 @@ async function upload(token, tenantId, bytes, filename, type) {
 
 /**
  * `upload` from a process of its own, as another user's upload would come: in this one, building and sending the
- * 10 MB body held the load generator's own event loop, and its ingest requests counted the wait (up to 35-50 ms).
+ * 10 MB body would run on the load generator's event loop, and its ingest requests would count that wait as the
+ * server's. (It did not remove the upload step's tail: docs/benchmarks.md, "The PDF's steps".)
  */
 async function uploadApart(dataDir, token, tenantId, bytes, filename, type) {
   const file = join(dataDir, `upload-${randomUUID()}`);
