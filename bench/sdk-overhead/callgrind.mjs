@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { COMPILERS, growthOver, profileOf } from './callgrind-profile.mjs';
+import { ask, watched } from './ipc.mjs';
 
 const argv = process.argv.slice(2);
 const { values } = parseArgs({
@@ -61,24 +62,7 @@ mkdirSync(outDir, { recursive: true });
 /** Starts `cmd args` with an IPC channel (valgrind keeps fd 3 open for node) and waits for `ready`. */
 function startChild(cmd, args, env) {
   const child = spawn(cmd, args, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const ready = new Promise((resolve, reject) => {
-    child.once('message', (m) => (m.type === 'ready' ? resolve(m.port) : reject(new Error(JSON.stringify(m)))));
-    exited.then(({ code, signal }) => reject(new Error(`${args.at(-1)} exited (${code ?? signal}) before it was ready`)));
-  });
-  return { child, exited, ready };
-}
-
-function ask(child, type, answer = type) {
-  return new Promise((resolve) => {
-    const onMessage = (m) => {
-      if (m.type !== answer) return;
-      child.off('message', onMessage);
-      resolve(m);
-    };
-    child.on('message', onMessage);
-    child.send({ type });
-  });
+  return watched(child, args.at(-1));
 }
 
 /** `n` GET /hello over `connections` kept-alive sockets, each sending its next request when the last one answered. */
