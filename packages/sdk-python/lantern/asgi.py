@@ -23,7 +23,6 @@ Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Dict[str, Any]]]
 Send = Callable[[Dict[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-SCOPE_KEY = "lantern.trace"
 
 
 def _headers(scope: Scope) -> Dict[str, str]:
@@ -142,12 +141,12 @@ def asgi_middleware(app: ASGIApp, store: ContextStore, emit: Callable[[Dict[str,
         if scope.get("type") == "lifespan":
             await lifespan_app(scope, receive, send)
             return
-        if scope.get("type") != "http" or SCOPE_KEY in scope:
+        if scope.get("type") != "http" or store.marker in scope:
             await app(scope, receive, send)
             return
         try:
             trace = AsgiRequestTrace(scope)
-            scope[SCOPE_KEY] = trace
+            scope[store.marker] = trace
         except Exception:
             await app(scope, receive, send)
             return

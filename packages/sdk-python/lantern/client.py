@@ -73,7 +73,8 @@ class Lantern:
 
     def wsgi(self, app: Callable[..., Any]) -> Callable[..., Any]:
         """WSGI middleware: `app.wsgi_app = lantern.wsgi(app.wsgi_app)` (Flask), or wrap Django's application."""
-        return wsgi_middleware(app, self._store, self._emit_span, self.options.capture_error_stack)
+        return wsgi_middleware(app, self._store, self._emit_span, self.options.capture_error_stack,
+                               self._emit_span_later)
 
     def asgi(self, app: ASGIApp) -> ASGIApp:
         """ASGI middleware: `app = lantern.asgi(app)` (FastAPI, Starlette). At the end of the `lifespan` scope
@@ -135,6 +136,15 @@ class Lantern:
                 self._exporters["traces"].record(span_json(record))
         except Exception as error:
             self._internal("internal", "a span could not be recorded", error)
+
+    def _emit_span_later(self, record: Dict[str, Any]) -> None:
+        """`_emit_span()` for a finalizer: no lock taken (not the fork guard's, the exporter's nor the reporter's),
+        nothing reported; the exporter records the span at its next record, flush or batch."""
+        try:
+            if self._exporters:
+                self._exporters["traces"].record_later(span_json(record))
+        except Exception:
+            pass
 
     def _record_log(self, entry: str, fatal: bool) -> None:
         if not self._exporters:

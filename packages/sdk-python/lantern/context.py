@@ -60,6 +60,9 @@ class ContextStore:
     def __init__(self) -> None:
         self.var: contextvars.ContextVar[Optional[OpenSpan]] = contextvars.ContextVar(
             f"lantern_span_{next(_ids)}", default=None)
+        #: The WSGI environ / ASGI scope key marking a request this client traces already: one per client, so
+        #: two clients' middlewares nested each trace the request, and one client's installed twice traces it once.
+        self.marker = f"lantern.trace.{self.var.name}"
 
     def current(self) -> Optional[OpenSpan]:
         return self.var.get()
@@ -75,7 +78,7 @@ class ContextStore:
             if token is not None:
                 self.var.reset(token)
                 return
-        except ValueError:
-            pass  # entered in another context (e.g. a generator resumed elsewhere)
+        except (ValueError, RuntimeError):
+            pass  # entered in another context (e.g. a generator resumed elsewhere), or the token used already
         if self.var.get() is span:
             self.var.set(parent)

@@ -9,6 +9,7 @@ a moment only: the network is used outside it.
 
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from typing import Dict, List, Optional
@@ -40,6 +41,10 @@ class KindExporter(SenderLoop):
         """Fresh state: at creation, and in a forked child (the parent's items are the parent's to send)."""
         o = self._opts
         self._cond = threading.Condition(threading.Lock())
+        #: Items recorded by finalizers (record_later()): a finalizer may run in a thread that holds `_cond` (the
+        #: cyclic GC runs wherever something allocates), so it never takes a lock; drained by the next record(),
+        #: stats(), flush(), close() and by the sender before each batch.
+        self._deferred: "collections.deque[str]" = collections.deque()
         self._queue = BoundedQueue(o.max_queue_size)
         self._counts: Dict[str, int] = dict(sent=0, dropped=0, retried=0, failed=0, rejected=0, spooled=0)
         self._overflow: List[str] = []
@@ -62,12 +67,26 @@ class KindExporter(SenderLoop):
 
     after_fork = _reset
 
+    def record_later(self, item: str) -> None:
+        """record() for a finalizer: takes no lock (deque.append is atomic), the item waits in `_deferred`."""
+        self._deferred.append(item)
+
+    def _drain_deferred(self) -> None:
+        """Records what finalizers left; never called with `_cond` held."""
+        while True:
+            try:
+                item = self._deferred.popleft()
+            except IndexError:
+                return
+            self._record(item)
+
     def drop(self, count: int, reason: str, now: bool = False) -> None:
         with self._cond:
             self._counts["dropped"] += count
         self._reporter.drop(self.kind, count, reason, now)
 
     def stats(self) -> KindStats:
+        self._drain_deferred()
         with self._cond:
             queued = self._queue.waiting + len(self._overflow)
             return KindStats(queued=queued, in_flight=self._queue.in_flight, **self._counts,
@@ -77,6 +96,10 @@ class KindExporter(SenderLoop):
 
     def record(self, item: str) -> None:
         """Buffers one serialised item; a full batch wakes the sender. Overflow goes to the spool, else drops."""
+        self._drain_deferred()
+        self._record(item)
+
+    def _record(self, item: str) -> None:
         size = len(item) + 1
         if size > self._max_bytes:
             return self.drop(1, "too_large")
@@ -178,6 +201,7 @@ class KindExporter(SenderLoop):
     def begin_close(self, deadline: float) -> None:
         """close(), first step: from now on the sender sends everything, retrying from the backoff's base, until
         `deadline` (a time.monotonic() value)."""
+        self._drain_deferred()
         with self._cond:
             if self._stopped:
                 return
@@ -189,6 +213,7 @@ class KindExporter(SenderLoop):
         """close(), second step: waits for the sender until `deadline`, aborts the request then in flight; what
         is left goes to the spool, else is dropped for `reason`."""
         self._thread.join(max(0.0, deadline - time.monotonic()))
+        self._drain_deferred()
         with self._cond:
             self._stopped = True
             self._cond.notify_all()

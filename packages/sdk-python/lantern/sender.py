@@ -49,8 +49,12 @@ class SenderLoop:
     def _settle(self, batch: Batch, result: "SendResult") -> bool:
         raise NotImplementedError
 
+    def _drain_deferred(self) -> None:
+        raise NotImplementedError
+
     def _next(self, everything: bool) -> Optional[Batch]:
         """The next batch: memory first, then (for `everything`, not while closing) the oldest spool file."""
+        self._drain_deferred()
         with self._cond:
             if self._stopped or (self._closing and time.monotonic() >= self._deadline):
                 return None
@@ -114,6 +118,7 @@ class SenderLoop:
     def flush(self, timeout: Optional[float]) -> bool:
         """Sends everything now (a backoff wait is cut short); True when the buffer was sent or an attempt failed
         before `timeout`."""
+        self._drain_deferred()
         with self._cond:
             if self._stopped:
                 return True

@@ -7,10 +7,12 @@ import functools
 import inspect
 import json
 import re
-from typing import Any, Callable, Dict, Optional, TypeVar, cast
+import threading
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, cast
 from urllib.parse import urlsplit
 
 from .context import ContextStore, OpenSpan, new_id
+from .span_generators import wrap_async_generator, wrap_generator
 from .sanitize import describe_error, safe_str, truncate
 from .traceparent import outgoing_headers
 
@@ -99,16 +101,20 @@ class SpanScope:
                  url: Optional[str] = None, is_call: bool = False) -> None:
         self._store, self._emit, self._capture_stack = store, emit, capture_stack
         self._method, self._url, self._is_call = method, url, is_call
+        #: The spans of `with` / `async with` blocks of this scope not yet exited, with the entering thread.
+        self._entered: List[Tuple[ChildSpan, int]] = []
 
     def _open(self) -> ChildSpan:
         span = ChildSpan(self._store.current(), self._method, self._url, self)
         self._store.enter(span)
         return span
 
-    def _close(self, span: ChildSpan, error: Optional[BaseException], result: Any = None) -> None:
+    def _close(self, span: ChildSpan, error: Optional[BaseException], result: Any = None,
+               leave: bool = True) -> None:
         """Records the span once; never changes what the application's code did."""
         try:
-            self._store.leave(span, span.parent)
+            if leave:
+                self._store.leave(span, span.parent)
             if span.done:
                 return
             span.done = True
@@ -131,17 +137,67 @@ class SpanScope:
         headers.span = span
         return headers
 
-    def _current_own(self) -> Optional[ChildSpan]:
-        current = self._store.current()
-        return current if isinstance(current, ChildSpan) and current.owner is self else None
+    def _on_current_chain(self, span: ChildSpan) -> bool:
+        """True when `span` is current, or an ancestor of the current span."""
+        current: Any = self._store.current()
+        while current is not None:
+            if current is span:
+                return True
+            current = getattr(current, "parent", None)
+        return False
+
+    def _own_entered(self) -> Optional[ChildSpan]:
+        """The span of the `with` block being exited: the innermost of this scope's open ones on the current
+        chain; else (left out of order, e.g. by a generator closed after its enclosing scope) the latest opened
+        in this thread."""
+        spans = [entry[0] for entry in self._entered]
+        current: Any = self._store.current()
+        while current is not None:
+            if isinstance(current, ChildSpan) and current.owner is self and any(current is s for s in spans):
+                return current
+            current = getattr(current, "parent", None)
+        me = threading.get_ident()
+        for span, thread in reversed(self._entered):
+            if thread == me:
+                return span
+        return None
+
+    def _restore(self, span: ChildSpan) -> None:
+        """Makes current again what was current when `span` was entered: with its token, else (entered in
+        another context) by setting its parent."""
+        token, span.token = span.token, None
+        if token is not None:
+            try:
+                self._store.var.reset(token)
+                return
+            except (ValueError, RuntimeError):
+                pass
+        self._store.var.set(span.parent)
 
     def __enter__(self) -> Any:
-        return self._handle(self._open())
+        span = self._open()
+        self._entered.append((span, threading.get_ident()))
+        return self._handle(span)
 
     def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> None:
-        span = self._current_own()
-        if span is not None:
-            self._close(span, exc)
+        try:
+            span = self._own_entered()
+            if span is None:
+                return
+            for entry in self._entered:
+                if entry[0] is span:
+                    self._entered.remove(entry)
+                    break
+            # Left in order, or out of order with spans opened inside it still current (a suspended generator's):
+            # the context goes back to what it was on entry. A span whose enclosing scope has restored the context
+            # already is only recorded.
+            if self._on_current_chain(span):
+                self._restore(span)
+            else:
+                span.token = None
+        except Exception:
+            return
+        self._close(span, exc, leave=False)
 
     async def __aenter__(self) -> Any:
         return self.__enter__()
@@ -150,6 +206,12 @@ class SpanScope:
         self.__exit__(exc_type, exc, tb)
 
     def __call__(self, fn: F) -> F:
+        if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+            # Still a generator function (FastAPI's `yield` dependencies, inspect): span_generators.py.
+            new_span = lambda: ChildSpan(self._store.current(), self._method, self._url, self)  # noqa: E731
+            end = lambda span, error: self._close(span, error, leave=False)  # noqa: E731
+            wrap = wrap_generator if inspect.isgeneratorfunction(fn) else wrap_async_generator
+            return cast(F, wrap(fn, self._store, new_span, end))
         if inspect.iscoroutinefunction(fn):
             @functools.wraps(fn)
             async def run_async(*args: Any, **kwargs: Any) -> Any:

@@ -15,7 +15,6 @@ from .spans import clean_url
 from .traceparent import parse_incoming
 
 ABORTED_STATUS = 499
-ENVIRON_KEY = "lantern.trace"
 
 
 class RequestTrace(OpenSpan):
@@ -68,9 +67,11 @@ class TracedBody:
     """The response body: iterated in the request's context; `close()` records the root span."""
 
     def __init__(self, body: Iterable[bytes], trace: RequestTrace, store: ContextStore,
-                 emit: Callable[[Dict[str, Any]], None], capture_stack: bool) -> None:
+                 emit: Callable[[Dict[str, Any]], None], capture_stack: bool,
+                 emit_later: Optional[Callable[[Dict[str, Any]], None]] = None) -> None:
         self._body, self._trace, self._store = body, trace, store
         self._emit, self._capture_stack = emit, capture_stack
+        self._emit_later = emit_later if emit_later is not None else emit
         self._iterator: Optional[Iterator[bytes]] = None
 
     def __iter__(self) -> "TracedBody":
@@ -98,9 +99,11 @@ class TracedBody:
             self._store.leave(trace, parent)
 
     def __del__(self) -> None:
-        # Never iterated to the end nor closed (a server that dropped the response): recorded as aborted.
+        # Never iterated to the end nor closed (a server that dropped the response): recorded as aborted. A
+        # finalizer may run in any thread, also one holding the exporter's or the reporter's lock (the cyclic GC
+        # runs where something allocates): it takes no lock, the span waits for the next record or batch.
         try:
-            self._trace.end(self._emit, self._capture_stack)
+            self._trace.end(self._emit_later, self._capture_stack)
         except Exception:
             pass
 
@@ -119,13 +122,15 @@ class TracedBody:
 
 
 def wsgi_middleware(app: Callable[..., Any], store: ContextStore, emit: Callable[[Dict[str, Any]], None],
-                    capture_stack: bool) -> Callable[..., Any]:
+                    capture_stack: bool,
+                    emit_later: Optional[Callable[[Dict[str, Any]], None]] = None) -> Callable[..., Any]:
+    """`emit_later`: how a finalizer records the span, taking no lock (default: `emit`)."""
     def traced_app(environ: Dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if ENVIRON_KEY in environ:  # traced already (the middleware installed twice)
+        if store.marker in environ:  # traced already by this client (its middleware installed twice)
             return cast(Iterable[bytes], app(environ, start_response))
         try:
             trace = RequestTrace(environ)
-            environ[ENVIRON_KEY] = trace
+            environ[store.marker] = trace
         except Exception:
             return cast(Iterable[bytes], app(environ, start_response))  # a request that cannot be read: untraced
 
@@ -145,6 +150,6 @@ def wsgi_middleware(app: Callable[..., Any], store: ContextStore, emit: Callable
             raise
         finally:
             store.leave(trace, parent)
-        return TracedBody(body, trace, store, emit, capture_stack)
+        return TracedBody(body, trace, store, emit, capture_stack, emit_later)
 
     return traced_app
