@@ -150,6 +150,12 @@ function summary(latencies) {
   return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? NaN };
 }
 
+/** `summary` of the latencies, with their p99 against an idle phase's. */
+function against(latencies, idleP99) {
+  const s = summary(latencies);
+  return { ...s, p99Ratio: +(s.p99 / idleP99).toFixed(2) };
+}
+
 async function indexing(dataDir, token, tenantId) {
   const docs = Number(opt.docs);
   const bytesEach = Number(opt.kb) * 1000;
@@ -310,10 +316,10 @@ async function ingestDuringPdf(dataDir, token, tenantId, apiKey) {
   const phases = phasesOf(busy, [['upload', uploaded], ['extraction', extracted], ['indexing', Infinity]]);
   const row = {
     pdfMb: +(pdf.length / 1e6).toFixed(1), outcome: status, seconds: +seconds.toFixed(1), idle: a, during: b,
-    phases: Object.fromEntries(Object.entries(phases).map(([name, l]) => [name, { ...summary(l), p99Ratio: +(summary(l).p99 / a.p99).toFixed(2) }])),
+    phases: Object.fromEntries(Object.entries(phases).map(([name, l]) => [name, against(l, a.p99)])),
     phaseSeconds: { upload: +((uploaded - began) / 1000).toFixed(1), extraction: +((extracted - uploaded) / 1000).toFixed(1), indexing: +((performance.now() - extracted) / 1000).toFixed(1) }, benchLag: { idle: idle.lag(), during: busy.lag() }, failures: idle.failures.length + busy.failures.length, p99Ratio: +(b.p99 / a.p99).toFixed(2), load: load() };
   console.error(`ingest during the PDF: ${JSON.stringify(row)}`);
-  if (spun) row.spin = { ...summary(spun.latencies), p99Ratio: +(summary(spun.latencies).p99 / a.p99).toFixed(2) };
+  if (spun) row.spin = against(spun.latencies, a.p99);
   return { ...row, idleLatencies: idle.latencies, duringLatencies: busy.latencies, phaseLatencies: phases, spinLatencies: spun?.latencies ?? [] };
 }
 
@@ -359,12 +365,9 @@ async function ingestRounds(dataDir, token, tenantId, apiKey) {
   for (let i = 0; i < Number(opt['pdf-rounds']); i++) rounds.push(await ingestDuringPdf(dataDir, token, tenantId, apiKey));
   const idle = summary(rounds.flatMap((r) => r.idleLatencies));
   const during = summary(rounds.flatMap((r) => r.duringLatencies));
-  const phases = Object.fromEntries(Object.keys(rounds[0].phaseLatencies).map((name) => {
-    const l = summary(rounds.flatMap((r) => r.phaseLatencies[name]));
-    return [name, { ...l, p99Ratio: +(l.p99 / idle.p99).toFixed(2) }];
-  }));
-  const spun = summary(rounds.flatMap((r) => r.spinLatencies));
-  return { rounds, idle, during, phases, ...(spun.n > 0 ? { spin: { ...spun, p99Ratio: +(spun.p99 / idle.p99).toFixed(2) } } : {}), p99Ratio: +(during.p99 / idle.p99).toFixed(2) };
+  const phases = Object.fromEntries(Object.keys(rounds[0].phaseLatencies).map((name) => [name, against(rounds.flatMap((r) => r.phaseLatencies[name]), idle.p99)]));
+  const spun = against(rounds.flatMap((r) => r.spinLatencies), idle.p99);
+  return { rounds, idle, during, phases, ...(spun.n > 0 ? { spin: spun } : {}), p99Ratio: +(during.p99 / idle.p99).toFixed(2) };
 }
 
 const dataDir = opt['data-dir'] ?? mkdtempSync(join(tmpdir(), 'lantern-bench-knowledge-'));

@@ -1,5 +1,5 @@
-// The conversation of a bench with its child processes over their IPC channel (a server, the sink): shared by
-// bench/sdk-overhead/run.mjs, callgrind.mjs and bench/sdk-python/run.mjs.
+// The conversation of a bench with its child processes over their IPC channel: the bench's side (watched, ask) for
+// bench/sdk-overhead/run.mjs, callgrind.mjs and bench/sdk-python/run.mjs, and a sink's side (answerAsSink) for both sinks.
 
 /**
  * A child started with an IPC channel: `exited` resolves with its `{ code, signal }`, `ready` with the port of its
@@ -24,5 +24,22 @@ export function ask(child, type, answer = type) {
     };
     child.on('message', onMessage);
     child.send({ type });
+  });
+}
+
+/**
+ * The child's side, for a sink: says `ready` with its port once `server` listens, exits when the bench goes away,
+ * and answers `reset` (the counts zeroed by `reset()`) and `counts` (`counts()` with this process's CPU time).
+ */
+export function answerAsSink(server, { counts, reset }) {
+  server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', port: server.address().port }));
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', (message) => {
+    if (message.type === 'reset') {
+      reset();
+      process.send({ type: 'reset' });
+    } else if (message.type === 'counts') {
+      process.send({ type: 'counts', ...counts(), cpu: process.cpuUsage() });
+    }
   });
 }

@@ -7,6 +7,7 @@
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { gunzip as gunzipCb } from 'node:zlib';
+import { answerAsSink } from './ipc.mjs';
 
 const gunzip = promisify(gunzipCb);
 const fresh = () => ({ requests: 0, bytes: 0, spans: 0, roots: 0, logs: 0, other: 0 });
@@ -58,13 +59,4 @@ const server = http.createServer((req, res) => {
 });
 
 server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', port: server.address().port }));
-process.on('disconnect', () => process.exit(0));
-process.on('message', (message) => {
-  if (message.type === 'reset') {
-    counts = fresh();
-    process.send({ type: 'reset' });
-  } else if (message.type === 'counts') {
-    process.send({ type: 'counts', ...counts, cpu: process.cpuUsage() });
-  }
-});
+answerAsSink(server, { counts: () => counts, reset: () => { counts = fresh(); } });

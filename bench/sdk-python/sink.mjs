@@ -9,6 +9,7 @@
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { gunzip as gunzipCb, inflate as inflateCb } from 'node:zlib';
+import { answerAsSink } from '../sdk-overhead/ipc.mjs';
 
 const gunzip = promisify(gunzipCb);
 const inflate = promisify(inflateCb);
@@ -114,13 +115,4 @@ const server = http.createServer((req, res) => {
 });
 
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', port: server.address().port }));
-process.on('disconnect', () => process.exit(0));
-process.on('message', (message) => {
-  if (message.type === 'reset') {
-    counts = fresh();
-    process.send({ type: 'reset' });
-  } else if (message.type === 'counts') {
-    process.send({ type: 'counts', ...counts, cpu: process.cpuUsage() });
-  }
-});
+answerAsSink(server, { counts: () => counts, reset: () => { counts = fresh(); } });
