@@ -52,6 +52,7 @@ class AsgiRequestTrace(RequestTrace):
         self.error: Optional[BaseException] = None
         self.recorded = False
         self.finished = False
+        self.disconnected = False
 
 
 _SHUTDOWN_DONE = ("lifespan.shutdown.complete", "lifespan.shutdown.failed")
@@ -151,6 +152,12 @@ def asgi_middleware(app: ASGIApp, store: ContextStore, emit: Callable[[Dict[str,
             await app(scope, receive, send)
             return
 
+        async def traced_receive() -> Dict[str, Any]:
+            message = await receive()
+            if _kind(message) == "http.disconnect":
+                trace.disconnected = True
+            return message
+
         async def traced_send(message: Dict[str, Any]) -> None:
             try:
                 kind = message.get("type")
@@ -161,12 +168,18 @@ def asgi_middleware(app: ASGIApp, store: ContextStore, emit: Callable[[Dict[str,
                     trace.finished = True
             except Exception:
                 pass
-            await send(message)
+            try:
+                await send(message)
+            except OSError:
+                # ASGI: a send on a connection the client closed raises an OSError (the server's own subclass).
+                trace.finished = False
+                trace.disconnected = True
+                raise
 
         parent = store.current()
         store.enter(trace)
         try:
-            await app(scope, receive, traced_send)
+            await app(scope, traced_receive, traced_send)
         except BaseException as error:
             trace.error = error
             raise

@@ -224,9 +224,9 @@ class Lantern:
 
     def _restart_after_fork(self) -> None:
         self._close_lock = threading.Lock()
+        self._reporter.after_fork()  # also for a closed client: what is recorded after close() is reported
         if self._state == "closed":
             return
-        self._reporter.after_fork()
         if self._spool is not None:
             self._spool.after_fork()
         for exporter in self._exporters.values():

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextvars
 import itertools
+import os
 import time
-import uuid
 from typing import Any, Dict, Optional
 
 from .sanitize import iso_time
@@ -18,8 +18,15 @@ from .sanitize import iso_time
 _ids = itertools.count()
 
 
+#: The variant nibble of an RFC 4122 UUID (10xx) for each random hex digit.
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
+
+
 def new_id() -> str:
-    return str(uuid.uuid4())
+    """A random UUID, version 4 as uuid.uuid4() and Node's randomUUID() make it, at less than half the cost (no
+    UUID object). From os.urandom: unique also in processes forked without Python's hooks (uWSGI)."""
+    h = os.urandom(16).hex()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
 
 
 class OpenSpan:

@@ -1,5 +1,5 @@
 """Delivery of one kind (spans or logs): the bounded queue, what an attempt's answer does to its batch,
-overflow to the spool, fatal logs, close(). The sender thread's loop is in sender.py.
+overflow to the spool, fatal logs. The sender thread's loop is in sender.py, close() in closing.py.
 
 The sender thread sends full batches at once and everything every `flush_interval`, on `flush()` and on
 `close()`, one batch at a time. A failed batch goes back to the front of the queue with its key; nothing starts
@@ -19,6 +19,7 @@ from .queue import Batch, BoundedQueue, new_batch
 from .report import LanternError, Reporter
 from .retry import retry_delay
 from .sanitize import now_iso
+from .closing import Closing
 from .sender import SenderLoop
 from .spool import Spool
 from .stats import KindStats, account_outcome, report_failure, report_outcome
@@ -28,7 +29,7 @@ from .transport import SendResult, Transport
 ENVELOPE_BYTES = 64
 
 
-class KindExporter(SenderLoop):
+class KindExporter(SenderLoop, Closing):
     def __init__(self, kind: str, options: Options, reporter: Reporter, spool: Optional[Spool]) -> None:
         self.kind = kind
         self._opts = options
@@ -61,7 +62,8 @@ class KindExporter(SenderLoop):
         self._stopped = False
         self._transport = Transport(o.ingest_url, o.api_key, o.request_timeout, o.gzip_threshold_bytes)
         self._fatal_transport = Transport(o.ingest_url, o.api_key, o.request_timeout, o.gzip_threshold_bytes)
-        self._fatal_lock = threading.Lock()
+        #: A fatal log is being sent in its caller's thread (one at a time: the others wait in the queue).
+        self._fatal_busy = False
         self._thread = threading.Thread(target=self._run, name=f"lantern-{self.kind}", daemon=True)
         self._thread.start()
 
@@ -141,22 +143,33 @@ class KindExporter(SenderLoop):
 
     def send_now(self, item: str) -> None:
         """A fatal log: its own request at once, in the caller's thread; if that fails it waits at the front of
-        the queue for the retries."""
+        the queue for the retries. While another fatal log is being sent, or during a backoff, it goes to the
+        front of the queue at once (no caller waits for another's request, nor sends into a backoff)."""
         batch = new_batch([item], len(item) + 1)
         with self._cond:
             if self._stopped:
-                reserved = None
+                action = "closed"
+            elif len(item) + 1 > self._max_bytes:
+                action = "record"
+            elif self._fatal_busy or self._not_before > time.monotonic():
+                action = "queued" if self._queue.push_front(batch) else "record"
+                self._cond.notify_all()
+            elif self._queue.reserve(batch):
+                self._in_flight.append(batch)
+                self._fatal_busy = True
+                action = "send"
             else:
-                reserved = len(item) + 1 <= self._max_bytes and self._queue.reserve(batch)
-                if reserved:
-                    self._in_flight.append(batch)
-        if reserved is None:
+                action = "record"
+        if action == "closed":
             return self.drop(1, "closed")
-        if not reserved:
+        if action == "record":
             return self.record(item)
-        with self._fatal_lock:
-            result = self._send(batch, self._fatal_transport)
-        self._settle(batch, result)
+        if action == "send":
+            result = SendResult("retry", None, "the fatal log's request was interrupted")
+            try:
+                result = self._send(batch, self._fatal_transport)
+            finally:
+                self._settle(batch, result, fatal=True)
 
     # -- sending --------------------------------------------------------------------------------------------
 
@@ -166,11 +179,14 @@ class KindExporter(SenderLoop):
         body = f'{{"timestamp":"{batch.sent_at}","{self.kind}":[{",".join(batch.items)}]}}'
         return transport.send(f"/ingest/{self.kind}", body, batch.key)
 
-    def _settle(self, batch: Batch, result: SendResult) -> bool:
-        """What an attempt's outcome does to its batch; True when it is to be retried."""
+    def _settle(self, batch: Batch, result: SendResult, fatal: bool = False) -> bool:
+        """What an attempt's outcome does to its batch; True when it is to be retried. Only an answer resets the
+        backoff; a failed attempt (a fatal log's too) counts as a failure."""
         n = len(batch.items)
         retry = result.outcome == "retry"
         with self._cond:
+            if fatal:
+                self._fatal_busy = False
             if batch in self._in_flight:
                 self._in_flight.remove(batch)
                 if retry:
@@ -195,40 +211,3 @@ class KindExporter(SenderLoop):
             self._spool.remove(self.kind, batch.file)
         report_outcome(self._reporter, self.kind, result, n)
         return False
-
-    # -- close --------------------------------------------------------------------------------------------------
-
-    def begin_close(self, deadline: float) -> None:
-        """close(), first step: from now on the sender sends everything, retrying from the backoff's base, until
-        `deadline` (a time.monotonic() value)."""
-        self._drain_deferred()
-        with self._cond:
-            if self._stopped:
-                return
-            self._closing, self._deadline = True, deadline
-            self._failures, self._not_before = 0, 0.0
-            self._cond.notify_all()
-
-    def finish_close(self, deadline: float, reason: str = "close_timeout") -> None:
-        """close(), second step: waits for the sender until `deadline`, aborts the request then in flight; what
-        is left goes to the spool, else is dropped for `reason`."""
-        self._thread.join(max(0.0, deadline - time.monotonic()))
-        self._drain_deferred()
-        with self._cond:
-            self._stopped = True
-            self._cond.notify_all()
-        if self._thread.is_alive():
-            self._transport.abort()
-            self._thread.join(2.0)
-        self._fatal_transport.abort()
-        with self._cond:
-            left = self._queue.drain(self._opts.max_batch_size, self._max_bytes)
-            left += [b for b in self._in_flight if b.file is None]
-            self._in_flight = []
-            if self._overflow:
-                left.append(new_batch(self._overflow, self._overflow_bytes))
-                self._overflow, self._overflow_bytes = [], 0
-        for batch in left:
-            self._to_spool(batch, reason)
-        self._transport.close()
-        self._fatal_transport.close()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional, Union
 
 from .context import ContextStore
 from .options import LOG_LEVELS
-from .sanitize import clean_fields, clean_value, error_fields, iso_time, now_iso, safe_str, truncate
+from .sanitize import clean_fields, clean_value, error_fields, now_iso, safe_str, time_of, to_json, truncate
 
 #: Keys the library sets; an application field of that name is kept as `_<name>`.
 RESERVED = {"traceId", "spanId", "level", "type", "message", "timestamp", "clientTimestamp", "id", "projectId",
@@ -29,12 +30,16 @@ def _message_text(message: Any) -> str:
 
 
 def build_log_entry(level: str, message: Any, fields: Optional[Mapping[str, Any]], trace_id: Optional[str],
-                    span_id: Optional[str], capture_stack: bool, timestamp: Optional[float] = None) -> str:
-    """One log entry as JSON: the application's fields first, then the reserved keys, which always win."""
+                    span_id: Optional[str], capture_stack: bool, timestamp: Any = None) -> str:
+    """One log entry as JSON: the application's fields first, then the reserved keys, which always win. A
+    `timestamp` that is not a time is replaced by now, and kept as text in `invalidTimestamp`."""
     now = now_iso()
     entry: Dict[str, Any] = {}
     for key, value in clean_fields(fields, capture_stack).items():
         entry[f"_{key}" if key in RESERVED else key] = value
+    stamp = time_of(timestamp) if timestamp is not None else now
+    if stamp is None:
+        entry["invalidTimestamp"] = truncate(safe_str(timestamp), 200)
     if isinstance(message, BaseException) and "error" not in entry:
         entry["error"] = error_fields(message, capture_stack)
     if trace_id is not None:
@@ -43,9 +48,9 @@ def build_log_entry(level: str, message: Any, fields: Optional[Mapping[str, Any]
     entry["level"] = level
     entry["type"] = "app"
     entry["message"] = truncate(_message_text(message))
-    entry["timestamp"] = iso_time(timestamp) if timestamp is not None else now
+    entry["timestamp"] = stamp or now
     entry["clientTimestamp"] = now
-    return json.dumps(entry, separators=(",", ":"), ensure_ascii=True)
+    return to_json(entry)
 
 
 class LogApi:
@@ -62,8 +67,9 @@ class LogApi:
         self._on_error = on_error
 
     def write(self, level: str, message: Any, fields: Optional[Mapping[str, Any]] = None,
-              timestamp: Optional[float] = None) -> None:
-        """Any level; `timestamp` (a time.time() value) when the event happened if it was not now."""
+              timestamp: Optional[Union[float, datetime.datetime]] = None) -> None:
+        """Any level; `timestamp` (a time.time() value, or a datetime) when the event happened if it was not now
+        (anything else: now, the value kept in the field `invalidTimestamp`)."""
         try:
             if level not in LOG_LEVELS:
                 level = "info"

@@ -8,10 +8,11 @@ lock around every call.
 
 from __future__ import annotations
 
-import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Deque, List, Optional
+
+from .context import new_id
 
 
 @dataclass(eq=False)
@@ -28,7 +29,7 @@ class Batch:
 
 
 def new_batch(items: List[str], size: int, seq: int = -1) -> Batch:
-    return Batch(key=str(uuid.uuid4()), items=items, bytes=size, seq=seq)
+    return Batch(key=new_id(), items=items, bytes=size, seq=seq)
 
 
 class BoundedQueue:
@@ -91,6 +92,18 @@ class BoundedQueue:
         if self.full:
             return False
         self._taken += len(batch.items)
+        return True
+
+    def push_front(self, batch: Batch) -> bool:
+        """A batch made outside the queue (a fatal log that is not sent at once) at the front, after the others
+        made outside it and before the rest; False when full."""
+        if self.full:
+            return False
+        at = 0
+        while at < len(self._front) and self._front[at].seq < 0:
+            at += 1
+        self._front.insert(at, batch)
+        self._front_count += len(batch.items)
         return True
 
     def settle(self, batch: Batch) -> None:

@@ -56,6 +56,10 @@ class RateLimitedWarn:
         self._held = 0
         self._lock = threading.Lock()
 
+    def after_fork(self) -> None:
+        """In a forked child: a lock that another thread of the parent held at the fork would never be released."""
+        self._lock = threading.Lock()
+
     def __call__(self, error: LanternError) -> None:
         with self._lock:
             now = time.monotonic()
@@ -84,8 +88,10 @@ class Reporter:
         self._tallies: Dict[Tuple[str, str], List[Any]] = {}
 
     def after_fork(self) -> None:
+        """In a forked child (lifecycle.py's hook): fresh locks, its own fallback warning's included."""
         self._lock = threading.Lock()
         self._tallies = {}
+        self._fallback.after_fork()
 
     def error(self, error: LanternError) -> None:
         try:

@@ -7,6 +7,7 @@ Strings are cut to 65,536 characters; keys lose dots, NUL and a leading `$`; nes
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 import time
 import traceback
@@ -16,6 +17,10 @@ MAX_STRING = 65_536
 MAX_DEPTH = 14
 FORBIDDEN_KEYS = {"__proto__", "constructor", "prototype"}
 SAFE_INTEGER = 2**53 - 1
+
+#: json.dumps(value, separators=(",", ":"), ensure_ascii=True), with one encoder made once (json.dumps makes one
+#: per call when given options).
+to_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
 
 
 def iso_time(seconds: float) -> str:
@@ -28,6 +33,30 @@ def iso_time(seconds: float) -> str:
 
 def now_iso() -> str:
     return iso_time(time.time())
+
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+#: The years an ISO 8601 timestamp of four digits can hold (as the Node library accepts: 0000 is left out here).
+_FIRST, _LAST = -62135596800.0, 253402300800.0
+
+
+def time_of(value: Any) -> Optional[str]:
+    """A time the application gives (a time.time() value, or a datetime: naive is UTC) as iso_time() writes it;
+    None for anything else, or a time outside the years 1 to 9999."""
+    try:
+        if isinstance(value, _dt.datetime):
+            seconds = (value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)).timestamp()
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            seconds = float(value)
+        else:
+            return None
+        if not (math.isfinite(seconds) and _FIRST <= seconds < _LAST):
+            return None
+        at = _EPOCH + _dt.timedelta(milliseconds=int(seconds * 1000))
+        return (f"{at.year:04d}-{at.month:02d}-{at.day:02d}T{at.hour:02d}:{at.minute:02d}:{at.second:02d}."
+                f"{at.microsecond // 1000:03d}Z")
+    except (ArithmeticError, ValueError, OSError):
+        return None
 
 
 def truncate(text: str, limit: int = MAX_STRING) -> str:

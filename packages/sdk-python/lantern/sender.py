@@ -40,6 +40,7 @@ class SenderLoop:
     _closing: bool
     _deadline: float
     _stopped: bool
+    _fatal_busy: bool
     _thread: threading.Thread
     _transport: "Transport"
 
@@ -67,10 +68,13 @@ class SenderLoop:
                     return batch
             if not everything or self._closing or self._spool is None:
                 return None
-        batch, unreadable = self._spool.next(self.kind)
-        for name in unreadable:
+        found = self._spool.next(self.kind)
+        for name in found.unreadable:
             self._reporter.error(LanternError("spool", f"unreadable spool file {name} removed", kind=self.kind))
-        return batch
+        for name in found.kept:
+            self._reporter.error(LanternError("spool", f"could not read spool file {name}, kept for a later attempt",
+                                              kind=self.kind))
+        return found.batch
 
     def _run(self) -> None:
         try:
@@ -88,8 +92,14 @@ class SenderLoop:
             with self._cond:
                 while True:
                     now = time.monotonic()
-                    if self._stopped or (self._closing and (now >= self._deadline or self._queue.waiting == 0)):
+                    if self._stopped or (self._closing and now >= self._deadline):
                         return
+                    if self._closing and self._queue.waiting == 0:
+                        if not self._fatal_busy:
+                            return
+                        # A fatal log being sent by another thread: if it fails, it is retried until the deadline.
+                        self._cond.wait(max(0.001, self._deadline - now))
+                        continue
                     if not self._closing and now >= next_tick:
                         self._asked += 1
                         next_tick = now + interval

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import re
 import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, cast
@@ -13,15 +12,18 @@ from urllib.parse import urlsplit
 
 from .context import ContextStore, OpenSpan, new_id
 from .span_generators import wrap_async_generator, wrap_generator
-from .sanitize import describe_error, safe_str, truncate
+from .sanitize import describe_error, safe_str, to_json, truncate
 from .traceparent import outgoing_headers
 
 F = TypeVar("F", bound=Callable[..., Any])
 Emit = Callable[[Dict[str, Any]], None]
 
 
-def span_json(span: Dict[str, Any]) -> str:
-    return json.dumps(span, separators=(",", ":"), ensure_ascii=True)
+span_json = to_json  # a span record as sent
+
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_QUERY_OR_FRAGMENT = re.compile(r"[?#]")
+_LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
 
 
 def is_status(n: Any) -> bool:
@@ -30,7 +32,7 @@ def is_status(n: Any) -> bool:
 
 def clean_url(url: str) -> str:
     """Path without query string or fragment; for a full URL also without credentials."""
-    if not url.startswith("/") and re.match(r"(?i)^[a-z][a-z0-9+.-]*://", url):
+    if not url.startswith("/") and _SCHEME.match(url):
         try:
             parts = urlsplit(url)
             host = parts.hostname or ""
@@ -40,13 +42,13 @@ def clean_url(url: str) -> str:
             return truncate(f"{parts.scheme}://{host}{port}{parts.path}")
         except ValueError:
             pass
-    cut = re.search(r"[?#]", url)
+    cut = _QUERY_OR_FRAGMENT.search(url)
     return truncate(url if cut is None else url[:cut.start()])
 
 
 def span_name(name: Any) -> str:
     """A name fit for `<type>:<name>`: one line, at most 1000 characters, never empty."""
-    text = re.sub(r"[\r\n\u2028\u2029]+", " ", truncate(safe_str(name), 1000))
+    text = _LINE_BREAKS.sub(" ", truncate(safe_str(name), 1000))
     return truncate(text, 1000) or "anonymous"
 
 

@@ -9,9 +9,15 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, NamedTuple, Optional
 
+# The Node library's regular expressions: JavaScript's `$` (without the m flag) is Python's `\Z` (Python's `$` also
+# matches before a final newline), its `.` is `[^\n\r\u2028\u2029]`.
 TRACEPARENT = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-[^\n\r\u2028\u2029]*)?\Z")
-MEMBER_KEY = re.compile(r"^[a-z0-9][a-z0-9_\-*/]{0,255}(@[a-z][a-z0-9_\-*/]{0,13})?$")
-HEX32 = re.compile(r"^[0-9a-f]{32}$")
+MEMBER_KEY = re.compile(r"[a-z0-9][a-z0-9_\-*/]{0,255}(@[a-z][a-z0-9_\-*/]{0,13})?\Z")
+HEX32 = re.compile(r"[0-9a-f]{32}\Z")
+#: What JavaScript's String.prototype.trim() removes (ECMAScript WhiteSpace and LineTerminator), which is not what
+#: str.strip() removes (that one also takes U+001C-U+001F and U+0085, and leaves U+FEFF).
+JS_TRIM = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+           "\u2028\u2029\u202f\u205f\u3000\ufeff")
 ZEROS_32 = "0" * 32
 ZEROS_16 = "0" * 16
 
@@ -58,7 +64,7 @@ def parse_traceparent(value: Any) -> Optional[Dict[str, str]]:
     if not isinstance(value, str):
         return None
     # As JavaScript's trim() and `.` (no line terminators): the same strings pass as in the Node library.
-    m = TRACEPARENT.match(value.strip())
+    m = TRACEPARENT.match(value.strip(JS_TRIM))
     if not m:
         return None
     version, trace_id, parent_id, _flags, rest = m.groups()
@@ -79,7 +85,7 @@ def parse_tracestate(value: Any) -> Dict[str, Optional[str]]:
     lantern: Optional[str] = None
     others: List[str] = []
     for raw in text.split(","):
-        member = raw.strip()
+        member = raw.strip(JS_TRIM)
         eq = member.find("=")
         if eq <= 0:
             continue

@@ -20,7 +20,7 @@ ABORTED_STATUS = 499
 class RequestTrace(OpenSpan):
     """The request's trace: its root span, and what the response did."""
 
-    __slots__ = ("method", "status", "error", "recorded", "finished")
+    __slots__ = ("method", "status", "error", "recorded", "finished", "disconnected")
 
     def __init__(self, environ: Dict[str, Any]) -> None:
         incoming = parse_incoming(environ.get("HTTP_TRACEPARENT"), environ.get("HTTP_TRACESTATE"))
@@ -32,15 +32,18 @@ class RequestTrace(OpenSpan):
         self.error: Optional[BaseException] = None
         self.recorded = False
         self.finished = False
+        #: The client went away before the response was complete (ASGI: `http.disconnect`, or a failed send).
+        self.disconnected = False
 
     def end(self, emit: Callable[[Dict[str, Any]], None], capture_stack: bool) -> None:
         """Records the root span once: the status sent; 500 when the app raised before a complete response;
-        499 with `aborted` when the body was not sent to its end (the client went away)."""
+        499 with `aborted` when the body was not sent to its end (the client went away: then what the app raised
+        because of it is not an application error)."""
         if self.recorded:
             return
         self.recorded = True
         try:
-            failed = self.error is not None
+            failed = self.error is not None and not (self.disconnected and not self.finished)
             if self.finished and self.status is not None:
                 status = self.status
             else:
@@ -48,7 +51,7 @@ class RequestTrace(OpenSpan):
             record = self.record_of(f"controller:{self.method}", self.path, status)
             if status == ABORTED_STATUS and not failed:
                 record["aborted"] = True
-            if self.error is not None:
+            if failed and self.error is not None:
                 record.update(describe_error(self.error, capture_stack))
             emit(record)
         except Exception:
