@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { accountOutcome, reportFailure, type Counts, type KindStats } from './outcomes.js';
 import { SpoolOverflow } from './overflow.js';
-import { BoundedQueue, type Batch } from './queue.js';
+import { batchBody, BoundedQueue, type Batch } from './queue.js';
 import { LanternError, type DropReason, type Kind, type Reporter } from './report.js';
 import type { RetryPolicy } from './retry.js';
 import { SendLoop, type Attempt, type AttemptOutcome } from './send-loop.js';
@@ -109,8 +109,7 @@ export class KindExporter {
   /** The request: the envelope's flush time is fixed at the first attempt, so a retry is the same request. */
   private send(batch: Batch) {
     batch.sentAt ??= new Date().toISOString();
-    const body = `{"timestamp":"${batch.sentAt}","${this.kind}":[${batch.items.join(',')}]}`;
-    return this.transport.send(`/ingest/${this.kind}`, body, batch.key, this.abort.signal);
+    return this.transport.send(`/ingest/${this.kind}`, batchBody(this.kind, batch.sentAt, batch), batch.key, this.abort.signal);
   }
 
   /** The next batch: memory first, then spooled files (one at a time; not while closing: those stay for the next start). */

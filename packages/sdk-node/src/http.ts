@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ContextStore } from './context.js';
+import { newId } from './ids.js';
 import { OpenSpan } from './open-span.js';
+import { ResponseWatch, watchOf, watchResponse } from './response-watch.js';
 import { cleanUrl, describeError, isStatus, type SpanRecord } from './spans.js';
 import { parseIncoming, type IncomingTrace } from './traceparent.js';
 
@@ -26,7 +27,7 @@ class RequestTrace extends OpenSpan {
   private recorded = false;
 
   constructor(incoming: IncomingTrace | null, url: string) {
-    super(incoming?.traceId ?? randomUUID(), cleanUrl(url), incoming?.tracestate, incoming?.parentSpanId ?? null);
+    super(incoming?.traceId ?? newId(), cleanUrl(url), incoming?.tracestate, incoming?.parentSpanId ?? null);
   }
 
   /**
@@ -53,13 +54,33 @@ class RequestTrace extends OpenSpan {
 const ROOT_METHODS = new Map(http.METHODS.map((m) => [m, `controller:${m}`]));
 const rootMethod = (method: string | undefined) => (method === undefined ? 'controller:GET' : (ROOT_METHODS.get(method) ?? `controller:${method}`));
 
+/**
+ * A traced response: the request's trace, and the request, kept here rather than in the trace (the trace is the
+ * context of whatever the request starts, which may outlive it; this lives as long as the response).
+ */
+class TracedResponse extends ResponseWatch {
+  constructor(
+    owner: object,
+    readonly trace: RequestTrace,
+    private readonly req: IncomingMessage,
+    private readonly emit: (span: SpanRecord) => void,
+    private readonly captureErrorStack: boolean,
+  ) {
+    super(owner);
+  }
+
+  closed(res: ServerResponse): void {
+    this.trace.end(this.req, res, this.finished, this.emit, this.captureErrorStack);
+  }
+}
+
 export function createRequestInstrumentation(deps: { context: ContextStore; emit: (span: SpanRecord) => void; captureErrorStack: boolean }): RequestInstrumentation {
   const { context, emit, captureErrorStack } = deps;
-  /** Traced responses and their trace (markError; a request traced twice is traced once). */
-  const traced = new WeakMap<ServerResponse, RequestTrace>();
+  /** This client, as the owner of its watches (a request traced twice by one client is traced once). */
+  const owner = {};
 
   function instrument(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-    if (traced.has(res)) return next(); // already traced (the middleware twice, or wrap() around an Express app)
+    if (watchOf(res, owner) !== undefined) return next(); // already traced (the middleware twice, or wrap() around an Express app)
     let trace: RequestTrace;
     try {
       const incoming = parseIncoming(req.headers.traceparent, req.headers.tracestate);
@@ -67,16 +88,12 @@ export function createRequestInstrumentation(deps: { context: ContextStore; emit
     } catch {
       return next(); // a request that cannot be read is not traced
     }
-    // 'close' follows a complete response too ("completed, or its underlying connection was terminated
-    // prematurely"); by then a complete one is writableFinished (the socket is detached). Added before the
-    // context is entered, so this listener is not bound to it.
-    res.on('close', () => trace.end(req, res, res.writableFinished, emit, captureErrorStack));
-    traced.set(res, trace);
+    watchResponse(res, new TracedResponse(owner, trace, req, emit, captureErrorStack));
     context.run(trace, next);
   }
 
   function markError(res: ServerResponse, error: unknown): void {
-    const trace = traced.get(res);
+    const trace = (watchOf(res, owner) as TracedResponse | undefined)?.trace;
     if (trace && !trace.error) trace.error = { value: error };
   }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from './ids.js';
 import { performance } from 'node:perf_hooks';
 import { elapsedMs, isoTime } from './clock.js';
 import type { TraceContext } from './context.js';
@@ -10,7 +10,7 @@ import type { SpanRecord } from './spans.js';
  * the per-span allocations to it and the span's JSON.
  */
 export abstract class OpenSpan implements TraceContext {
-  readonly spanId: string = randomUUID();
+  readonly spanId: string = newId();
   private readonly startedAt = Date.now();
   private readonly start = performance.now();
 

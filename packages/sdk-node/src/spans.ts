@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from './ids.js';
 import type { ContextStore, TraceContext } from './context.js';
 import { OpenSpan } from './open-span.js';
 import { truncate } from './sanitize.js';
@@ -136,7 +136,7 @@ class ChildSpan extends OpenSpan implements SpanHandle {
     private readonly emit: (span: SpanRecord) => void,
     private readonly captureErrorStack: boolean,
   ) {
-    super(parent?.traceId ?? randomUUID(), parent?.path ?? '', parent?.tracestate, parent?.spanId ?? null);
+    super(parent?.traceId ?? newId(), parent?.path ?? '', parent?.tracestate, parent?.spanId ?? null);
   }
 
   setStatus(s: number): void {
