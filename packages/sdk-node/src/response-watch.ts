@@ -65,9 +65,19 @@ function patchEmit(): void {
   patched = true;
   const proto = http.ServerResponse.prototype as unknown as { emit: (this: ServerResponse, event: string | symbol, ...args: unknown[]) => boolean };
   const original = proto.emit;
-  proto.emit = function emit(this: ServerResponse, event: string | symbol): boolean {
+  proto.emit = function emit(this: ServerResponse, event: string | symbol, a?: unknown, b?: unknown): boolean {
     if (event === 'close' || event === 'finish') noted(this, event);
-    // `arguments` straight into apply: V8 passes them on without making an array.
-    return Reflect.apply(original, this, arguments) as boolean;
+    // The arguments passed on exactly as given (listeners may look at how many there are); the common counts without
+    // `apply`, which is not optimised in every V8 tier.
+    switch (arguments.length) {
+      case 1:
+        return original.call(this, event);
+      case 2:
+        return original.call(this, event, a);
+      case 3:
+        return original.call(this, event, a, b);
+      default:
+        return Reflect.apply(original, this, arguments) as boolean;
+    }
   };
 }

@@ -60,7 +60,7 @@ describe('the end of a response', () => {
     expect(traceOf(a.ingest)).not.toBe(traceOf(b.ingest)); // each client its own trace
   });
 
-  it("the application's own finish and close listeners still run, with the response as this and emit's answer unchanged", async () => {
+  it("the application's own listeners still run, with the response as this, the arguments as given and emit's answer unchanged", async () => {
     const { c, ingest } = await client();
     const events: string[] = [];
     let answers: boolean[] = [];
@@ -72,6 +72,10 @@ describe('the end of a response', () => {
         res.on('close', function (this: unknown) {
           events.push(`close:${this === res}`);
         });
+        const counts: number[] = [];
+        res.on('custom', (...args: unknown[]) => counts.push(args.length));
+        for (const args of [[], [undefined], [1, 2], [1, 2, 3, 4, 5]]) res.emit('custom', ...args);
+        expect(counts).toEqual([0, 1, 2, 5]);
         answers = [res.emit('custom-event-nobody-listens-to'), res.listenerCount('close') > 0];
         res.end('ok');
       }),
