@@ -53,7 +53,8 @@ class Lantern:
         self._spool: Optional[Spool] = None
         if opts.enabled and opts.spool_dir is not None:
             try:
-                self._spool = Spool(opts.spool_dir, opts.spool_max_bytes)
+                self._spool = Spool(opts.spool_dir, opts.spool_max_bytes,
+                                    lambda message: self._reporter.error(LanternError("spool", message)))
             except OSError as error:
                 raise LanternOptionError(
                     f'lantern: option "spool_dir" must be a writable directory ({error})') from None

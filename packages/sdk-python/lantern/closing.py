@@ -35,6 +35,7 @@ class Closing:
     _deadline: float
     _stopped: bool
     _fatal_busy: bool
+    _fatal_thread: Optional[int]
     _thread: threading.Thread
     _transport: "Transport"
     _fatal_transport: "Transport"
@@ -59,27 +60,34 @@ class Closing:
     def finish_close(self, deadline: float, reason: str = "close_timeout") -> None:
         """close(), second step: waits for the sender and for a fatal log being sent by another thread until
         `deadline`, then aborts the requests still in flight (their batches come back); what is left goes to the
-        spool, else is dropped for `reason`."""
+        spool, else is dropped for `reason`. Called from the thread that is itself sending a fatal log (a signal
+        handler that ran inside log.fatal), it does not wait for that send, which cannot end before it returns."""
+        me = threading.get_ident()
         self._thread.join(max(0.0, deadline - time.monotonic()))
         self._drain_deferred()
         with self._cond:
-            self._cond.wait_for(lambda: not self._fatal_busy, max(0.0, deadline - time.monotonic()))
+            self._cond.wait_for(lambda: not self._fatal_busy or self._fatal_thread == me,
+                                max(0.0, deadline - time.monotonic()))
             self._stopped = True
             self._cond.notify_all()
         if self._thread.is_alive():
             self._transport.abort()
             self._thread.join(2.0)
         with self._cond:
-            fatal_busy = self._fatal_busy
+            fatal_busy, own = self._fatal_busy, self._fatal_thread == me
         if fatal_busy:
             self._fatal_transport.abort()
-            with self._cond:
-                self._cond.wait_for(lambda: not self._fatal_busy, 2.0)
+            if not own:
+                with self._cond:
+                    self._cond.wait_for(lambda: not self._fatal_busy, 2.0)
         if self._spool is not None:
             self._spool.release(self.kind)
         with self._cond:
             left = self._queue.drain(self._opts.max_batch_size, self._max_bytes)
-            left += [b for b in self._in_flight if b.file is None]
+            for batch in self._in_flight:
+                if batch.file is None:  # a request that has not ended: a late answer must not count it again
+                    batch.abandoned = True
+                    left.append(batch)
             self._in_flight = []
             if self._overflow:
                 left.append(new_batch(self._overflow, self._overflow_bytes))

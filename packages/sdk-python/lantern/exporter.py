@@ -62,8 +62,10 @@ class KindExporter(SenderLoop, Closing):
         self._stopped = False
         self._transport = Transport(o.ingest_url, o.api_key, o.request_timeout, o.gzip_threshold_bytes)
         self._fatal_transport = Transport(o.ingest_url, o.api_key, o.request_timeout, o.gzip_threshold_bytes)
-        #: A fatal log is being sent in its caller's thread (one at a time: the others wait in the queue).
+        #: A fatal log is being sent in its caller's thread (one at a time: the others wait in the queue), which is
+        #: `_fatal_thread` (close() called from that very thread, by a signal handler, does not wait for it).
         self._fatal_busy = False
+        self._fatal_thread: Optional[int] = None
         self._thread = threading.Thread(target=self._run, name=f"lantern-{self.kind}", daemon=True)
         self._thread.start()
 
@@ -128,12 +130,16 @@ class KindExporter(SenderLoop, Closing):
 
     def _to_spool(self, batch: Batch, otherwise: str) -> None:
         """Writes a batch to the spool (in the caller's thread), else counts it as dropped for `otherwise`."""
-        result = self._spool.write(self.kind, batch) if self._spool is not None else otherwise
+        result, name = self._spool.write(self.kind, batch) if self._spool is not None else (otherwise, None)
         n = len(batch.items)
         if result == "ok":
             with self._cond:
                 self._counts["spooled"] += n
+                batch.spool_copy = name
+                delivered = batch.delivered  # an abandoned request's answer came while it was being written
                 self._cond.notify_all()
+            if delivered and name is not None and self._spool is not None:
+                self._spool.remove(self.kind, name)
             return
         if result == "error":
             self._reporter.error(LanternError("spool", f"could not write {n} {self.kind} items to the spool "
@@ -156,7 +162,7 @@ class KindExporter(SenderLoop, Closing):
                 self._cond.notify_all()
             elif self._queue.reserve(batch):
                 self._in_flight.append(batch)
-                self._fatal_busy = True
+                self._fatal_busy, self._fatal_thread = True, threading.get_ident()
                 action = "send"
             else:
                 action = "record"
@@ -187,23 +193,15 @@ class KindExporter(SenderLoop, Closing):
         with self._cond:
             if fatal:
                 self._fatal_busy = False
-            if batch in self._in_flight:
-                self._in_flight.remove(batch)
-                if retry:
-                    self._queue.put_back(batch)
-                else:
-                    self._queue.settle(batch)
-            if retry:
-                self._counts["retried"] += 1
-                self._failures += 1
-                delay = retry_delay(self._failures, result.retry_after, self._opts.retry_base,
-                                    self._opts.retry_max, self._opts.retry_after_max)
-                self._not_before = max(self._not_before, time.monotonic() + delay)
+            if batch.abandoned:  # close() spooled or dropped it already, and counted it there
+                batch.delivered = not retry
             else:
-                self._failures = 0
-                self._not_before = 0.0
-                account_outcome(self._counts, result, n)
+                self._account(batch, result, retry, n)
             self._cond.notify_all()
+        if batch.abandoned:
+            if batch.delivered and batch.spool_copy is not None and self._spool is not None:
+                self._spool.remove(self.kind, batch.spool_copy)
+            return retry
         if retry:
             report_failure(self._reporter, self.kind, result, n, True)
             return True
@@ -211,3 +209,22 @@ class KindExporter(SenderLoop, Closing):
             self._spool.remove(self.kind, batch.file)
         report_outcome(self._reporter, self.kind, result, n)
         return False
+
+    def _account(self, batch: Batch, result: SendResult, retry: bool, n: int) -> None:
+        """_settle()'s counts, queue and backoff, under `_cond`."""
+        if batch in self._in_flight:
+            self._in_flight.remove(batch)
+            if retry:
+                self._queue.put_back(batch)
+            else:
+                self._queue.settle(batch)
+        if retry:
+            self._counts["retried"] += 1
+            self._failures += 1
+            delay = retry_delay(self._failures, result.retry_after, self._opts.retry_base,
+                                self._opts.retry_max, self._opts.retry_after_max)
+            self._not_before = max(self._not_before, time.monotonic() + delay)
+        else:
+            self._failures = 0
+            self._not_before = 0.0
+            account_outcome(self._counts, result, n)

@@ -11,9 +11,10 @@ from .context import ContextStore
 from .options import LOG_LEVELS
 from .sanitize import clean_fields, clean_value, error_fields, now_iso, safe_str, time_of, to_json, truncate
 
-#: Keys the library sets; an application field of that name is kept as `_<name>`.
+#: Keys the library sets; an application field of that name is kept as `_<name>`. (`invalidTimestamp`: this
+#: library's own, the Node library writes no such field.)
 RESERVED = {"traceId", "spanId", "level", "type", "message", "timestamp", "clientTimestamp", "id", "projectId",
-            "applicationId"}
+            "applicationId", "invalidTimestamp"}
 
 
 def _message_text(message: Any) -> str:
@@ -54,8 +55,10 @@ def build_log_entry(level: str, message: Any, fields: Optional[Mapping[str, Any]
 
 
 class LogApi:
-    """`trace`, `debug`, `info`, `warn` (`warning`), `error`: buffered. `fatal`: sent at once, in the caller's
-    thread, before it returns (delivered, refused, or kept at the front of the queue for a retry)."""
+    """`trace`, `debug`, `info`, `warn` (`warning`), `error`: buffered. `fatal`: sent in its own request in the
+    caller's thread before it returns (delivered, refused, or kept at the front of the queue for a retry), unless
+    another fatal log is being sent or the logs wait out a backoff: then it goes to the front of the queue, for
+    the sender thread, and the call returns at once."""
 
     def __init__(self, store: ContextStore, min_level: str, capture_stack: bool,
                  record: Callable[[str, bool], None], on_error: Callable[[BaseException], None]) -> None:

@@ -26,6 +26,11 @@ class Batch:
     seq: int = -1
     #: The spool file it was read from, if any.
     file: Optional[str] = field(default=None, repr=False)
+    #: close() took it while its request had not ended (and spooled it as `spool_copy`, else dropped it): a late
+    #: answer changes no count; a late delivery (`delivered`) deletes the spool copy, so it is not sent again.
+    abandoned: bool = field(default=False, repr=False)
+    spool_copy: Optional[str] = field(default=None, repr=False)
+    delivered: bool = field(default=False, repr=False)
 
 
 def new_batch(items: List[str], size: int, seq: int = -1) -> Batch:

@@ -68,7 +68,12 @@ class SenderLoop:
                     return batch
             if not everything or self._closing or self._spool is None:
                 return None
-        found = self._spool.next(self.kind)
+        try:
+            found = self._spool.next(self.kind)
+        except Exception as error:  # a spool problem never stops the sender: the memory buffer goes on
+            self._reporter.error(LanternError("spool", f"could not read the spool directory: {error!r}",
+                                              kind=self.kind))
+            return None
         for name in found.unreadable:
             self._reporter.error(LanternError("spool", f"unreadable spool file {name} removed", kind=self.kind))
         for name in found.kept:

@@ -80,6 +80,8 @@ class Transport:
         self._gzip_threshold = gzip_threshold
         self._conn: Optional[http.client.HTTPConnection] = None
         self._used = False
+        #: abort() was called: a request cut short is not tried again on a new connection.
+        self._aborted = False
         self._lock = threading.Lock()
 
     def _connection(self) -> http.client.HTTPConnection:
@@ -103,6 +105,7 @@ class Transport:
 
     def abort(self) -> None:
         """Ends the request in flight now (close()'s deadline): its outcome is then "retry"."""
+        self._aborted = True
         conn = self._conn
         sock = getattr(conn, "sock", None) if conn is not None else None
         if sock is not None:
@@ -129,7 +132,7 @@ class Transport:
         reused = self._conn is not None and self._used
         result = self._attempt(path, payload, compressed, key)
         # A kept-alive connection closed by the server just as it was reused: try once more on a new one.
-        if result.outcome == "retry" and reused and result.reset:
+        if result.outcome == "retry" and reused and result.reset and not self._aborted:
             result = self._attempt(path, payload, compressed, key)
         result.compressed = compressed
         return result

@@ -13,8 +13,8 @@ import lantern
 WHEEL = os.environ.get("LANTERN_SDK_PYTHON_WHEEL")
 SOURCES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lantern")
 MODULES = ["__init__", "asgi", "client", "closing", "context", "exporter", "lifecycle", "logs", "options", "queue",
-           "report", "retry", "sanitize", "sender", "span_generators", "spans", "spool", "spool_dir", "stats",
-           "traceparent", "transport", "wsgi"]
+           "report", "retry", "sanitize", "sender", "span_generators", "spans", "spool", "spool_claims", "spool_dir",
+           "stats", "traceparent", "transport", "wsgi"]
 
 pytestmark = pytest.mark.skipif(not WHEEL, reason="run by scripts/sdk-python/run.mjs, which builds the wheel")
 

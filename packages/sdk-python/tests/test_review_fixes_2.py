@@ -63,7 +63,8 @@ def serve(traced: Any, incoming: List[Dict[str, Any]], send_error: Any = None) -
         return incoming.pop(0) if incoming else {"type": "http.disconnect"}
 
     async def send(message: Dict[str, Any]) -> None:
-        if send_error is not None and message["type"] == "http.response.body":
+        # The final chunk's send fails: the middleware has already noted the response as finished, and must undo it.
+        if send_error is not None and message["type"] == "http.response.body" and not message.get("more_body"):
             raise send_error
 
     asyncio.run(traced({"type": "http", "method": "POST", "path": "/upload", "headers": []}, receive, send))

@@ -1,6 +1,6 @@
 """A spool directory shared by several processes (gunicorn workers with one `spool_dir`): each file is sent by
-one process, claims of dead processes are taken back, the quota counts the whole directory; a file that cannot be
-read for now is kept (review items 3 and 5)."""
+one process, the quota counts the whole directory; a file that cannot be read for now is kept (review items 3 and
+5). Claims, and what a scan takes back: test_spool_claims.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import threading
 from collections import Counter
 
 import lantern as lantern_package
-import lantern.spool as spool_module
+import lantern.spool_dir as spool_dir_module
 from fault_server import free_port
 
 
@@ -83,33 +83,36 @@ def test_worker_processes_on_one_spool_dir_send_each_file_once(server, clients, 
     assert spool_files(spool) == []
 
 
-def test_a_claim_left_by_a_dead_process_is_taken_back_and_a_live_ones_is_left_alone(server, clients, tmp_path):
-    fill_spool(clients, tmp_path, 2)
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    older, newer = spool_files(tmp_path)
-    older_i = json.loads((tmp_path / older).read_text().splitlines()[1])["i"]
-    os.rename(tmp_path / older, tmp_path / f".claim-{dead.pid}-0badc0de-{older}")
-    live = f".claim-{os.getppid()}-0badc0de-{newer}"  # the test runner's parent: alive, and not us
-    os.rename(tmp_path / newer, tmp_path / live)
-    lantern = clients(server.url, spool_dir=str(tmp_path))
-    assert lantern.stats().logs.spool_pending == 1
-    assert lantern.flush(timeout=5)
-    assert [log["i"] for log in server.logs()] == [older_i]
-    assert spool_files(tmp_path) == [live]
+QUOTA_WORKER = """
+import sys
+sys.path.insert(0, {path!r})
+from lantern import Lantern
+lantern = Lantern(api_key="k", ingest_url={url!r}, spool_dir={spool!r}, spool_max_bytes=2000, max_queue_size=1,
+                  max_batch_size=1, flush_interval=60, flush_on_exit=False, on_error=lambda error: None)
+for _ in range(20):
+    lantern.log.info("x" * 200)
+stats = lantern.close(timeout=0.1).logs
+print(stats.spooled, stats.dropped, flush=True)
+"""
 
 
-def test_the_spool_quota_counts_the_files_of_every_process(clients, tmp_path):
+def test_the_spool_quota_counts_the_files_of_every_process(tmp_path):
+    """Two real processes on one directory, one after the other: the second finds the first's files."""
     port, holder = free_port()
-    options = dict(spool_dir=str(tmp_path), spool_max_bytes=2000, max_queue_size=1, max_batch_size=1)
-    a = clients(f"http://127.0.0.1:{port}", **options)
-    b = clients(f"http://127.0.0.1:{port}", **options)
-    for client in (a, b):
-        for _ in range(20):
-            client.log.info("x" * 200)
-    assert a.stats().logs.spooled > 0 and b.stats().logs.spooled == 0
+    code = QUOTA_WORKER.format(path=os.path.dirname(os.path.dirname(lantern_package.__file__)),
+                               url=f"http://127.0.0.1:{port}", spool=str(tmp_path))
+    try:
+        outcomes = []
+        for _ in range(2):
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+            assert done.returncode == 0, done.stderr
+            outcomes.append(tuple(int(n) for n in done.stdout.split()))
+    finally:
+        holder.close()
+    (first_spooled, first_dropped), (second_spooled, second_dropped) = outcomes
+    assert first_spooled > 0 and first_spooled + first_dropped == 20
+    assert (second_spooled, second_dropped) == (0, 20)  # the quota was full of the first process's files
     assert sum(os.path.getsize(tmp_path / name) for name in os.listdir(tmp_path)) <= 2000
-    holder.close()
 
 
 # -- 5. a transient read error keeps the file ----------------------------------------------------------------
@@ -118,13 +121,15 @@ def test_a_spool_file_that_cannot_be_read_for_now_is_kept_and_sent_later(server,
     fill_spool(clients, tmp_path, 1)
     failed = threading.Event()
 
-    def flaky_open(path, *args, **kwargs):
+    real_read_file = spool_dir_module.read_file
+
+    def flaky_read_file(path, *args, **kwargs):
         if not failed.is_set():
             failed.set()
             raise OSError(errno.EIO, "Input/output error", path)
-        return open(path, *args, **kwargs)
+        return real_read_file(path, *args, **kwargs)
 
-    monkeypatch.setattr(spool_module, "open", flaky_open, raising=False)
+    monkeypatch.setattr(spool_dir_module, "read_file", flaky_read_file)  # where files are read
     reported = threading.Event()
     lantern = clients(server.url, spool_dir=str(tmp_path),
                       on_error=lambda error: reported.set() if error.code == "spool" else None)
