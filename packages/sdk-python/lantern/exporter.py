@@ -55,6 +55,8 @@ class KindExporter(SenderLoop, Closing):
         self._answered = 0
         #: A round that was to send everything failed: after the backoff it goes on with everything.
         self._resume = False
+        #: Failed attempts (each begins a backoff): a waiting flush() returns at the next one.
+        self._failed_attempts = 0
         self._failures = 0
         self._not_before = 0.0
         self._closing = False
@@ -221,6 +223,7 @@ class KindExporter(SenderLoop, Closing):
         if retry:
             self._counts["retried"] += 1
             self._failures += 1
+            self._failed_attempts += 1
             delay = retry_delay(self._failures, result.retry_after, self._opts.retry_base,
                                 self._opts.retry_max, self._opts.retry_after_max)
             self._not_before = max(self._not_before, time.monotonic() + delay)

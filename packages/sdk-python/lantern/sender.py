@@ -4,7 +4,8 @@ A mixin of KindExporter (exporter.py), which owns the state it reads under `_con
 flush() and the interval (`_asked`, `_answered`), the backoff (`_not_before`), `_closing`/`_deadline`/`_stopped`.
 A round started by a full batch sends full batches only (partial ones wait for the interval); one started by
 the interval, flush() or close() sends everything, then the spool's files (not while closing). A round ends at
-the first failed attempt; if it was to send everything it goes on after the backoff.
+the first failed attempt; if it was to send everything it goes on after the backoff. flush() returns when a
+round that began after it ends, or at the first failed attempt (one in flight when it was called included).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class SenderLoop:
     _asked: int
     _answered: int
     _resume: bool
+    _failed_attempts: int
     _not_before: float
     _closing: bool
     _deadline: float
@@ -132,15 +134,17 @@ class SenderLoop:
 
     def flush(self, timeout: Optional[float]) -> bool:
         """Sends everything now (a backoff wait is cut short); True when the buffer was sent or an attempt failed
-        before `timeout`."""
+        before `timeout`. An attempt in flight when it is called counts: if that one fails, flush() returns then
+        (its ask stays, for the round after the backoff) instead of waiting the backoff out for a round of its own.
+        """
         self._drain_deferred()
         with self._cond:
             if self._stopped:
                 return True
             self._asked += 1
-            ask = self._asked
+            ask, failed = self._asked, self._failed_attempts
             self._not_before = 0.0
             self._cond.notify_all()
             thread = self._thread
-            return self._cond.wait_for(lambda: self._answered >= ask or self._stopped or not thread.is_alive(),
-                                       timeout)
+            return self._cond.wait_for(lambda: self._answered >= ask or self._failed_attempts > failed
+                                       or self._stopped or not thread.is_alive(), timeout)

@@ -2,7 +2,8 @@
 Lantern's answers and its deduplication by Idempotency-Key, and a plan of faults consumed one request at a time.
 
 Faults: an int status (answered with Lantern's error body, `Retry-After` when given as `(status, seconds)`),
-"lost" (the batch is read and stored, then the connection is closed without an answer), "slow:<seconds>".
+"lost" (the batch is read and stored, then the connection is closed without an answer), "slow:<seconds>", a
+`Hold` (the request waits, read, until the test releases it, then gets the hold's own fault).
 `stop()` and `start()` make an outage: nothing listens on the port meanwhile.
 """
 
@@ -34,6 +35,25 @@ class Request:
     def items(self) -> List[Any]:
         kind = "traces" if self.path.endswith("traces") else "logs"
         return list(self.body.get(kind, [])) if isinstance(self.body, dict) else []
+
+
+class Hold:
+    """A fault that keeps its request in flight: `arrived` is set when the request has been read, the answer
+    (`then`, any other fault; None: 200) goes once `release()` is called (or after `limit` seconds)."""
+
+    def __init__(self, then: Any = None, limit: float = 30.0) -> None:
+        self.then = then
+        self.limit = limit
+        self.arrived = threading.Event()
+        self._go = threading.Event()
+
+    def release(self) -> None:
+        self._go.set()
+
+    def wait(self) -> Any:
+        self.arrived.set()
+        self._go.wait(self.limit)
+        return self.then
 
 
 class FaultServer:
@@ -116,6 +136,8 @@ class FaultServer:
         kind = "traces" if handler.path.endswith("/ingest/traces") else "logs"
         with self.lock:
             fault = self.plan.pop(0) if self.plan else None
+        if isinstance(fault, Hold):
+            fault = fault.wait()
         if isinstance(fault, str) and fault.startswith("slow:"):
             time.sleep(float(fault[5:]))
             fault = None
