@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { startupSnapshot } from 'node:v8';
 
 /**
  * Span and trace ids: random (version 4) UUIDs, as `crypto.randomUUID()` makes them, but each one a flat string of
@@ -39,6 +40,14 @@ function refill(): void {
     }
   }
   nextId = 0;
+}
+
+// In a startup snapshot (`node --build-snapshot`, single executable applications) the ids left in the pool would
+// be the first ids of every process started from it: such a process starts with an empty pool.
+if (startupSnapshot?.isBuildingSnapshot?.()) {
+  startupSnapshot.addDeserializeCallback(() => {
+    nextId = IDS_PER_FILL;
+  });
 }
 
 /** A new random UUID (version 4), lower-case, `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`. */

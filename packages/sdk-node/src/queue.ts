@@ -33,7 +33,8 @@ export function batchBody(kind: string, sentAt: string, batch: Batch): Buffer {
     at += out.write(items[i]!, at, encoding);
   }
   if (at + 2 !== size) {
-    // `bytes` did not add up (it always should): the slower way, which cannot cut an item short.
+    // `bytes` did not add up to what was written (it always should): the slower way. A count that is wrong yet
+    // adds up (non-ASCII items counted as one byte a character) is not caught here: `bytes` must be right.
     return Buffer.from(`${head}${items.join(',')}]}`, 'utf8');
   }
   out[at++] = 0x5d; // ]

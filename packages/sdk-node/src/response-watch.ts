@@ -10,6 +10,7 @@ import http, { type ServerResponse } from 'node:http';
  * does `res.writableFinished` when it closes. Instead,
  * `ServerResponse.prototype.emit` is wrapped once per process: on `finish` and `close` it looks the response up
  * in a WeakMap of watched responses, then emits as before. Responses nobody watches cost one comparison per event.
+ * Other response objects (HTTP/2's compatibility API, test doubles) get a `close` listener.
  *
  * `finish` means the response was complete (handed to the operating system); `close` follows it, or comes alone
  * when the connection was closed first ("completed, or its underlying connection was terminated prematurely").
@@ -31,8 +32,19 @@ const watches = new WeakMap<ServerResponse, ResponseWatch>();
 /** Starts watching `res` for `watch.owner`. */
 export function watchResponse(res: ServerResponse, watch: ResponseWatch): void {
   patchEmit();
-  watch.next = watches.get(res);
+  const first = watches.get(res);
+  watch.next = first;
   watches.set(res, watch);
+  if (first === undefined && !((res as object) instanceof http.ServerResponse)) {
+    // Not a node:http response (an HTTP/2 compatibility response, a test double): its emit is not the wrapped one,
+    // so it gets one 'close' listener for all its watches. HTTP/2's emits 'finish' before 'close' even when the
+    // stream was reset, and its `writableFinished` is then true as well: complete means `end()` was called too.
+    res.on('close', () => {
+      const complete = res.writableEnded === true && res.writableFinished === true;
+      for (let w = watches.get(res); w !== undefined; w = w.next) w.finished = complete;
+      noted(res, 'close');
+    });
+  }
 }
 
 /** `owner`'s watch on `res`, until the response closed. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
+import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { FaultServer } from './helpers/fault-server.js';
@@ -76,14 +77,16 @@ describe('the end of a response', () => {
         res.on('custom', (...args: unknown[]) => counts.push(args.length));
         for (const args of [[], [undefined], [1, 2], [1, 2, 3, 4, 5]]) res.emit('custom', ...args);
         expect(counts).toEqual([0, 1, 2, 5]);
-        answers = [res.emit('custom-event-nobody-listens-to'), res.listenerCount('close') > 0];
+        // emit's answer is the original's (false: nobody listens; true: someone does), and the library itself adds no
+        // listener to the response (only the application's 'close' listener is there).
+        answers = [res.emit('custom-event-nobody-listens-to'), res.emit('custom'), res.listenerCount('close') === 1];
         res.end('ok');
       }),
     );
     expect(await (await fetch(`${url}/x`)).text()).toBe('ok');
     await waitFor(() => events.length === 2, 'both events');
     expect(events).toEqual(['finish:true:0', 'close:true']);
-    expect(answers).toEqual([false, true]);
+    expect(answers).toEqual([false, true, true]);
     await c.lantern.close();
     expect(ingest.items('traces')).toEqual([expect.objectContaining({ requestURL: '/x', responseStatus: 200 })]);
   });
@@ -100,5 +103,35 @@ describe('the end of a response', () => {
     await waitFor(() => closed === 1, 'the close listener');
     await c.lantern.flush();
     expect(c.lantern.stats().traces.sent).toBe(1); // the traced request only
+  });
+
+  it('an HTTP/2 response (compatibility API, not a node:http ServerResponse) is traced too, complete or aborted', async () => {
+    const { c, ingest } = await client();
+    let reached!: () => void;
+    const inSlow = new Promise<void>((r) => (reached = r));
+    const server = http2.createServer(
+      c.lantern.wrap((req, res) => {
+        if (req.url === '/slow') return reached();
+        res.statusCode = 202;
+        res.end('h2');
+      }) as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const session = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    cleanup.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    cleanup.push(() => session.destroy());
+    const done = session.request({ ':path': '/done' });
+    done.resume();
+    await new Promise((resolve) => done.on('end', resolve));
+    const slow = session.request({ ':path': '/slow' });
+    slow.on('error', () => undefined);
+    await inSlow;
+    slow.close(http2.constants.NGHTTP2_CANCEL);
+    await waitFor(() => c.lantern.stats().traces.queued === 2, 'both root spans');
+    await c.lantern.close();
+    const byUrl = Object.fromEntries(ingest.items('traces').map((s) => [s.requestURL, s]));
+    expect(byUrl['/done']).toMatchObject({ responseStatus: 202 });
+    expect(byUrl['/done']).not.toHaveProperty('aborted');
+    expect(byUrl['/slow']).toMatchObject({ responseStatus: 499, aborted: true });
   });
 });
