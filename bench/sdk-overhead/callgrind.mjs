@@ -8,7 +8,7 @@
 // valgrind runs the threads one at a time. But the count does not move with the machine's load, so it ranks builds
 // that wall-clock runs on a shared 2-core box cannot tell apart (10 points between runs of the same build there).
 // Usage: pnpm --silent bench:sdk-callgrind [--variants bare,als,lantern-disabled,lantern,otel --warmup 2000
-//        --requests 3000 --connections 4 --repeat 2 --node /path/to/node --out DIR --auto-only --top 25] > result.json
+//        --requests 3000 --connections 4 --repeat 2 --node /path/to/node --out DIR --auto-only --top 25 --baseline DIR] > result.json
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -36,6 +36,9 @@ const { values } = parseArgs({
     'node-flags': { type: 'string', default: '' },
     out: { type: 'string', default: join(os.tmpdir(), 'lantern-callgrind') },
     'auto-only': { type: 'boolean', default: false },
+    // Another build of the library as the variant `baseline`, side by side with `lantern` in one run: the directory
+    // of its dist (e.g. packages/sdk-node/dist of a worktree at an earlier commit, built).
+    baseline: { type: 'string' },
     top: { type: 'string', default: '25' },
   },
 });
@@ -47,8 +50,10 @@ const VARIANTS = {
   otel: { file: 'app-otel.mjs' },
   'lantern-disabled': { file: 'app-lantern.mjs', env: { LANTERN_ENABLED: 'false' } },
   als: { file: 'app-als.mjs' },
+  baseline: { file: 'app-lantern.mjs', env: { LANTERN_SDK_DIST: values.baseline ?? '' } },
 };
 const variantOf = (name) => VARIANTS[name] ?? { file: `app-${name}.mjs` };
+if (values.variants.split(',').includes('baseline') && !values.baseline) throw new Error('the variant baseline needs --baseline <dist directory of another build>');
 const variants = values.variants.split(',');
 const warmup = Number(values.warmup);
 const requests = Number(values.requests);

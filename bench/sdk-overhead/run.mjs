@@ -8,7 +8,7 @@
 // Reports per variant the median over rounds of requests/s and p99 latency, the overhead vs bare, Lantern's
 // overhead relative to OTel's, server CPU per request, and the spans that reached the sink.
 // Usage: pnpm --silent bench:sdk-overhead [--duration 10 --connections 50 --rounds 3 --warmup 3 --auto-only --route hello|items
-//        --min-server-cpu 85 --variants bare,lantern,otel,lantern-disabled,als --cpu-prof DIR --top 15] > result.json
+//        --min-server-cpu 85 --baseline DIR --variants bare,lantern,otel,lantern-disabled,als --cpu-prof DIR --top 15] > result.json
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -36,6 +36,9 @@ const { values } = parseArgs({
     'auto-only': { type: 'boolean', default: false },
     // Profile every server with `node --cpu-prof` into DIR and print where the time goes (figures are then perturbed).
     'cpu-prof': { type: 'string' },
+    // Another build of the library as the variant `baseline`, side by side with `lantern` in one run: the directory
+    // of its dist (e.g. packages/sdk-node/dist of a worktree at an earlier commit, built).
+    baseline: { type: 'string' },
     top: { type: 'string', default: '15' },
     // A measurement whose server got less of its core than this (another process took it) is discarded and repeated.
     'min-server-cpu': { type: 'string', default: '85' },
@@ -61,8 +64,10 @@ const VARIANTS = {
   otel: { file: 'app-otel.mjs' },
   'lantern-disabled': { file: 'app-lantern.mjs', env: { LANTERN_ENABLED: 'false' } },
   als: { file: 'app-als.mjs' },
+  baseline: { file: 'app-lantern.mjs', env: { LANTERN_SDK_DIST: values.baseline ?? '' } },
 };
 const variantOf = (name) => VARIANTS[name] ?? { file: `app-${name}.mjs` };
+if (values.variants.split(',').includes('baseline') && !values.baseline) throw new Error('the variant baseline needs --baseline <dist directory of another build>');
 const childSpan = !values['auto-only'];
 const profileDir = values['cpu-prof'];
 const here = fileURLToPath(new URL('.', import.meta.url));

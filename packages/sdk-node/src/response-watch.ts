@@ -79,8 +79,8 @@ function patchEmit(): void {
   const original = proto.emit;
   proto.emit = function emit(this: ServerResponse, event: string | symbol, a?: unknown, b?: unknown): boolean {
     if (event === 'close' || event === 'finish') noted(this, event);
-    // The arguments passed on exactly as given (listeners may look at how many there are); the common counts without
-    // `apply`, which is not optimised in every V8 tier.
+    // The arguments passed on exactly as given (listeners may look at how many there are); the common counts with
+    // `call`, the rest with `apply`.
     switch (arguments.length) {
       case 1:
         return original.call(this, event);
