@@ -1,5 +1,5 @@
 import {
-  errors, findUnsafe, limits, newId, normalizeLog, normalizeSpan, normalizeTimestamp, schemas, validatorFor,
+  errors, findUnsafe, limits, newTimeOrderedId, normalizeLog, normalizeSpan, normalizeTimestamp, schemas, validatorFor,
   type LogBatchMessage, type LogEntry, type LogInput, type Origin, type Span, type SpanBatchMessage,
 } from '@lantern/domain';
 
@@ -54,7 +54,8 @@ export function spanMessages(spans: Span[], origin: Origin, idempotencyKey: stri
 
 /** The one message of a log batch; valid logs get their ids here, so a redelivered message is stored once. Shared with POST /v1/logs. */
 export function logMessage(logs: LogInput[], origin: Origin, idempotencyKey: string | undefined, receivedAt: string): LogBatchMessage {
-  const entries: LogEntry[] = logs.map((log) => ({ ...log, id: newId(), projectId: origin.projectId, applicationId: origin.applicationId }));
+  const now = Date.now();
+  const entries: LogEntry[] = logs.map((log) => ({ ...log, id: newTimeOrderedId(now), projectId: origin.projectId, applicationId: origin.applicationId }));
   const message: LogBatchMessage = { kind: 'logs', applicationId: origin.applicationId, projectId: origin.projectId, receivedAt, logs: entries };
   if (idempotencyKey) message.idempotencyKey = idempotencyKey;
   return message;

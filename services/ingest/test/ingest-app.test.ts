@@ -126,6 +126,26 @@ describe('ingest service: what is published', () => {
     }]);
   });
 
+  it('gives logs time-ordered ids (UUID version 7), so the store appends to its id index instead of writing all over it', async () => {
+    const { bus, published } = testBus();
+    const before = Date.now();
+    for (let i = 0; i < 2; i++) {
+      await ingestApp(bus).post('/ingest/logs').set('x-api-key', KEY)
+        .send({ timestamp: '2026-11-22T11:00:00Z', logs: [log({ message: 'a' }), log({ message: 'b' })] }).expect(200);
+    }
+    const ids = published.flatMap((p) => p.messages.flatMap((m) => (m.value as LogBatchMessage).logs.map((l) => l.id)));
+    expect(ids).toHaveLength(4);
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThanOrEqual(before);
+      expect(ms).toBeLessThanOrEqual(Date.now());
+    }
+    expect(new Set(ids).size).toBe(4);
+    // The second request's ids sort after the first's (their milliseconds are the same or later).
+    expect(ids[2]!.slice(0, 13) >= ids[0]!.slice(0, 13)).toBe(true);
+  });
+
   it('publishes a batch with an Idempotency-Key as one message carrying the key (claimed once, whatever its traces)', async () => {
     const { bus, published } = testBus();
     const http = ingestApp(bus);
