@@ -5,6 +5,7 @@ import { groupId, resolveOptions, topicName, type KafkaBusOptions } from './opti
 import { createPublisher } from './publisher.js';
 import { startSubscription, type KafkaSubscription } from './subscription.js';
 import { createTopicAdmin } from './topics.js';
+import { useFastGzip } from './gzip-codec.js';
 
 export interface KafkaBus extends Bus {
   /**
@@ -21,6 +22,7 @@ export interface KafkaBus extends Bus {
  * redelivers (at least once) and the idempotent store absorbs the repeat. Nothing connects until first used.
  */
 export function createKafkaBus(options: KafkaBusOptions): KafkaBus {
+  useFastGzip();
   const opts = resolveOptions(options);
   const clients = createClients(opts);
   const topics = createTopicAdmin(clients.fast.admin(), opts);
