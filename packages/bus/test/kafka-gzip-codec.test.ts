@@ -16,4 +16,5 @@ describe("the Kafka bus's GZIP codec", () => {
     expect(gunzipSync(compressed).equals(body)).toBe(true);
     expect(((await codec.decompress(atDefaultLevel)) as Buffer).equals(body)).toBe(true);
   });
+
 });
