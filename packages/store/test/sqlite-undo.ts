@@ -1,3 +1,6 @@
+/** Migration 13's table and column (schema.ts): span contexts. */
+export const UNDO_MIGRATION_13 = 'DROP TABLE span_contexts; ALTER TABLE spans DROP COLUMN context_id;';
+
 /** Migration 11's columns (schema.ts), dropped before UNDO_MIGRATION_10's. */
 export const UNDO_MIGRATION_11 = `ALTER TABLE chunks DROP COLUMN vector; ${['chunk_tokens', 'chunk_overlap', 'embedding_model'].map((c) => `ALTER TABLE documents DROP COLUMN ${c};`).join(' ')}`;
 

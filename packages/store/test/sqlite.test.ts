@@ -10,7 +10,7 @@ import type { Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { toStoreError } from '../src/sqlite/errors.js';
 import { MIGRATIONS } from '../src/sqlite/schema.js';
-import { UNDO_MIGRATION_10, UNDO_MIGRATION_11 } from './sqlite-undo.js';
+import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13 } from './sqlite-undo.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -208,7 +208,7 @@ describe('sqlite store', () => {
     const v3 = new Database(file);
     // Back to version 3: without the rollups (minute and hour), and without the later log search migration's objects.
     v3.exec(`DROP TABLE metric_rollups; DROP TABLE metric_rollups_hourly; DROP TRIGGER logs_fts_delete; DROP TABLE logs_fts;
-      DROP TABLE logs_fts_state; DROP INDEX logs_project_level_ts; ${UNDO_MIGRATION_11} ${UNDO_MIGRATION_10}`);
+      DROP TABLE logs_fts_state; DROP INDEX logs_project_level_ts; ${UNDO_MIGRATION_13} ${UNDO_MIGRATION_11} ${UNDO_MIGRATION_10}`);
     v3.pragma('user_version = 3');
     v3.close();
 
@@ -239,6 +239,43 @@ describe('sqlite store', () => {
     // The key was not recorded either: the retry is stored.
     await store.writeSpans(batch(w.app, [good], 'key-1'));
     expect(await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id }))).toHaveLength(1);
+  });
+
+  it('stores an OpenTelemetry context once per project and text, and reads spans stored with it inline as before', async () => {
+    const store = await openSqliteStore({ file, writerThread: true });
+    opened.push(store);
+    const w = await world(store);
+    const context = () => ({ serviceName: 'checkout', resource: [{ key: 'service.name', value: 'checkout' }, { key: 'host.name', value: 'h-1' }], scope: { name: 'http' } });
+    const shared = context();
+    const t = newId();
+    const spans = Array.from({ length: 60 }, (_, i) => root(t, T0 + i, { parentSpanId: i === 0 ? null : newId(), ...(i < 40 ? shared : context()) }));
+    // Three requests: one context object shared by 40 spans, 20 equal copies, and a repeat of the first spans.
+    await store.writeSpans(batch(w.app, spans.slice(0, 40)));
+    await store.writeSpanBatches([batch(w.app, spans.slice(40)), batch(w.app, spans.slice(0, 5))]);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT project_id, data FROM span_contexts').all()).toEqual([{ project_id: w.project.id, data: JSON.stringify(shared) }]);
+      const rows = db.prepare('SELECT data, context_id FROM spans').all() as Array<{ data: string; context_id: number | null }>;
+      expect(rows).toHaveLength(60);
+      for (const row of rows) {
+        expect(row.context_id).not.toBeNull();
+        expect(Object.keys(JSON.parse(row.data))).not.toEqual(expect.arrayContaining(['serviceName']));
+        expect(row.data).not.toMatch(/"resource"|"scope"/);
+      }
+    } finally {
+      db.close();
+    }
+    const [record] = await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id }));
+    expect(record!.telemetry).toEqual(spans);
+    await store.close();
+
+    // A span written before migration 13 holds its context in `data`, without context_id: read as it was written.
+    const raw = new Database(file);
+    raw.prepare('UPDATE spans SET data = ?, context_id = NULL WHERE span_id = ?').run(JSON.stringify(spans[7]), spans[7]!.spanId);
+    raw.close();
+    const reopened = await open();
+    const [again] = await collect(reopened.streamTraces({ userId: w.user.id, projectId: w.project.id }));
+    expect(again!.telemetry).toEqual(spans);
   });
 
   it('answers 503 unavailable once closed', async () => {

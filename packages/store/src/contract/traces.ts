@@ -76,6 +76,28 @@ export function tracesContract(ctx: StoreContext): void {
       expect(record!.telemetry).toStrictEqual([s]);
     });
 
+    it('gives back the serviceName, resource and scope of OpenTelemetry spans, shared or not, whatever the batch', async () => {
+      const w = await makeWorld(ctx.store);
+      const other = await makeWorld(ctx.store);
+      const resource = [{ key: 'service.name', value: 'checkout' }, { key: 'process.pid', value: 4242 }, { key: 'host.name', value: 'a ✓' }];
+      const scope = { name: '@opentelemetry/instrumentation-http', version: '0.57.0' };
+      const t = newId();
+      const root = rootSpan(t, T0, { name: 'GET', kind: 'server', serviceName: 'checkout', resource, scope });
+      // The same context shared by reference, another scope, a service name alone, and none.
+      const children = [
+        span(t, T0 + 1, { parentSpanId: root.spanId, serviceName: 'checkout', resource, scope }),
+        span(t, T0 + 2, { parentSpanId: root.spanId, serviceName: 'checkout', resource, scope: { name: 'pg' } }),
+        span(t, T0 + 3, { parentSpanId: root.spanId, serviceName: 'billing' }),
+        span(t, T0 + 4, { parentSpanId: root.spanId }),
+      ];
+      await ctx.store.writeSpans(spanBatch(w.app, [root, children[0]!]));
+      await ctx.store.writeSpanBatches([spanBatch(w.app, children.slice(1)), spanBatch(other.app, [{ ...root, resource: [...resource] }])]);
+      const [record] = await traces(w);
+      expect(record!.telemetry).toStrictEqual([root, ...children]);
+      const [elsewhere] = await traces(other);
+      expect(elsewhere!.telemetry).toStrictEqual([{ ...root, resource }]);
+    });
+
     it('stores a batch written twice only once', async () => {
       const w = await makeWorld(ctx.store);
       const t = newId();

@@ -1,10 +1,11 @@
 import type { Database } from 'better-sqlite3';
 import { newId } from '@lantern/domain';
-import type { LogBatchMessage, SpanBatchMessage, TelemetryMessage } from '@lantern/domain';
+import type { LogBatchMessage, TelemetryMessage } from '@lantern/domain';
 import type { TelemetryStore } from '../port.js';
 import { RollupDelta } from '../rollups.js';
 import { guard } from './errors.js';
 import { createRollupWriter } from './rollups.js';
+import { Col, ROW_WIDTH, spanRowsOf, type SpanRows } from './span-rows.js';
 
 /** How long an Idempotency-Key is remembered per (application, kind). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -31,16 +32,8 @@ function outranks(c: Pick<TraceUpdate, 'rootRank' | 'rootTs' | 'duration'>, curr
   return c.rootTs < current.rootTs || (c.rootTs === current.rootTs && (c.duration ?? 0) > (current.duration ?? 0));
 }
 
-function numberOrNull(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
-function stringOrNull(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
 /** The batch's time: when ingest received it (so a replayed message is judged by when the client sent it). */
-function batchTime(batch: TelemetryMessage, now: () => number): number {
+function batchTime(batch: Pick<TelemetryMessage, 'receivedAt'>, now: () => number): number {
   const ms = Date.parse(batch.receivedAt);
   return Number.isNaN(ms) ? now() : ms;
 }
@@ -67,7 +60,8 @@ export type IngestWriter = Pick<TelemetryStore, 'writeSpans' | 'writeLogs' | 'wr
  * groups in one commit with them.
  */
 export interface IngestTransactions {
-  spans(batches: readonly SpanBatchMessage[]): void;
+  /** The span batches as span-rows.ts makes them (spanRowsOf). */
+  spans(batches: readonly SpanRows[]): void;
   logs(batches: readonly LogBatchMessage[]): void;
 }
 
@@ -78,7 +72,9 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     keyPut: db.prepare<[number, string, string, number]>(`INSERT INTO idempotency_keys (application_id, kind, key, created_ms)
       VALUES (?, ?, ?, ?) ON CONFLICT (application_id, kind, key) DO UPDATE SET created_ms = excluded.created_ms`),
     span: db.prepare(`INSERT OR IGNORE INTO spans (application_id, span_id, project_id, trace_id, ts, parent_span_id,
-      controller, duration_ms, status, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      controller, duration_ms, status, data, context_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    contextId: db.prepare<[number, string], number>('SELECT id FROM span_contexts WHERE project_id = ? AND data = ?').pluck(),
+    contextPut: db.prepare<[number, string], number>('INSERT INTO span_contexts (project_id, data) VALUES (?, ?) RETURNING id').pluck(),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
     // Controller spans of a trace stored with a parent: counted as entries until that parent is stored.
@@ -128,39 +124,66 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     return true;
   }
 
-  /** Stores one span batch, adding its entry spans to `rollups`; runs inside the caller's transaction. */
-  function storeSpans(batch: SpanBatchMessage, rollups: RollupDelta): void {
-    const { applicationId, projectId } = batch;
+  /** The ids of a batch's contexts in `span_contexts` (made once per project and text); `known` lasts one transaction. */
+  function contextIds(projectId: number, texts: readonly string[], known: Map<string, number>): number[] {
+    return texts.map((text) => {
+      const key = `${projectId}\u0000${text}`;
+      let id = known.get(key);
+      if (id === undefined) {
+        id = q.contextId.get(projectId, text) ?? q.contextPut.get(projectId, text)!;
+        known.set(key, id);
+      }
+      return id;
+    });
+  }
+
+  /**
+   * Stores one span batch, adding its entry spans to `rollups`; runs inside the caller's transaction. `contexts`:
+   * the context ids this transaction found or made (none survives a rolled-back transaction).
+   */
+  function storeSpans(batch: SpanRows, rollups: RollupDelta, contexts: Map<string, number>): void {
+    const { applicationId, projectId, rows } = batch;
     const at = batchTime(batch, now);
     if (!claimKey(applicationId, 'spans', batch.idempotencyKey, at)) return;
-    const inBatch = new Set(batch.spans.map((span) => span.spanId));
-    const inTrace = new Set(batch.spans.map((span) => pairKey(span.traceId, span.spanId)));
-    const children = waitingChildren(applicationId, new Set(batch.spans.map((span) => span.traceId)));
+    const contextIdOf = contextIds(projectId, batch.contexts, contexts);
+    const traceIds = new Set<string>();
+    const inBatch = new Set<string>();
+    const inTrace = new Set<string>();
+    for (let r = 0; r < rows.length; r += ROW_WIDTH) {
+      const traceId = rows[r + Col.traceId] as string;
+      const spanId = rows[r + Col.spanId] as string;
+      traceIds.add(traceId);
+      inBatch.add(spanId);
+      inTrace.add(pairKey(traceId, spanId));
+    }
+    const children = waitingChildren(applicationId, traceIds);
     const traces = new Map<string, TraceUpdate>();
-    for (const span of batch.spans) {
-      const parsed = Date.parse(span.timestamp);
-      const ts = Number.isNaN(parsed) ? at : parsed;
-      const controller = typeof span.requestMethod === 'string' && span.requestMethod.startsWith('controller:');
-      const duration = numberOrNull(span.durationMs);
-      const status = numberOrNull(span.responseStatus);
-      const stored = q.span.run(applicationId, span.spanId, projectId, span.traceId, ts, span.parentSpanId ?? null,
-        controller ? 1 : 0, duration, status, JSON.stringify(span)).changes;
+    for (let r = 0; r < rows.length; r += ROW_WIDTH) {
+      const traceId = rows[r + Col.traceId] as string;
+      const spanId = rows[r + Col.spanId] as string;
+      const ts = (rows[r + Col.ts] as number | null) ?? at;
+      const controller = rows[r + Col.controller] === 1;
+      const duration = rows[r + Col.durationMs] as number | null;
+      const status = rows[r + Col.responseStatus] as number | null;
+      const parent = rows[r + Col.parentSpanId] as string | null;
+      const context = rows[r + Col.context] as number;
+      const stored = q.span.run(applicationId, spanId, projectId, traceId, ts, parent, controller ? 1 : 0, duration, status,
+        rows[r + Col.data], context < 0 ? null : contextIdOf[context]).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
       // Rollups count entry spans (streamRootSpans' rule), each once: only spans this batch stores.
-      const parent = span.parentSpanId ?? null;
       /** A controller span whose parent is neither in this batch nor stored comes from another application. */
-      const foreignParent = controller && parent !== null && !inTrace.has(pairKey(span.traceId, parent))
-        && q.spanStored.get(applicationId, span.traceId, parent) === undefined;
+      const foreignParent = controller && parent !== null && !inTrace.has(pairKey(traceId, parent))
+        && q.spanStored.get(applicationId, traceId, parent) === undefined;
       if (controller && (parent === null || foreignParent)) rollups.add(projectId, applicationId, { ts, durationMs: duration, status }, 1);
       // Its children stored earlier were entries while it was missing: they are not any more.
-      for (const child of children.get(pairKey(span.traceId, span.spanId)) ?? []) rollups.add(projectId, applicationId, child, -1);
+      for (const child of children.get(pairKey(traceId, spanId)) ?? []) rollups.add(projectId, applicationId, child, -1);
       const rootRank: 0 | 1 | 2 = parent === null ? 2 : foreignParent && !inBatch.has(parent) ? 1 : 0;
       const candidate = rootRank
-        ? { rootRank, rootTs: ts, duration, status, url: stringOrNull(span.requestURL) }
+        ? { rootRank, rootTs: ts, duration, status, url: rows[r + Col.url] as string | null }
         : { rootRank, rootTs: null, duration: null, status: null, url: null };
-      const update = traces.get(span.traceId);
+      const update = traces.get(traceId);
       if (update === undefined) {
-        traces.set(span.traceId, { ts, ...candidate });
+        traces.set(traceId, { ts, ...candidate });
         continue;
       }
       if (ts < update.ts) update.ts = ts;
@@ -189,9 +212,10 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
   // transaction dirtied to the WAL, and ingest's index pages are shared by neighbouring spans: one commit per
   // request's 50 traces instead of 50 commits writes each page once.
   // The rollups of the whole group go in at the end: one upsert per (application, minute) cell per commit.
-  const spanGroupTx = db.transaction((batches: readonly SpanBatchMessage[]) => {
+  const spanGroupTx = db.transaction((batches: readonly SpanRows[]) => {
     const rollups = new RollupDelta();
-    for (const batch of batches) if (batch.spans.length > 0 || batch.idempotencyKey) storeSpans(batch, rollups);
+    const contexts = new Map<string, number>();
+    for (const batch of batches) if (batch.rows.length > 0 || batch.idempotencyKey) storeSpans(batch, rollups, contexts);
     applyRollups(rollups);
   });
   const logGroupTx = db.transaction((batches: readonly LogBatchMessage[]) => {
@@ -199,7 +223,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
   });
 
   return {
-    spans: (batches) => (spanGroupTx.immediate as (b: readonly SpanBatchMessage[]) => void)(batches),
+    spans: (batches) => (spanGroupTx.immediate as (b: readonly SpanRows[]) => void)(batches),
     logs: (batches) => (logGroupTx.immediate as (b: readonly LogBatchMessage[]) => void)(batches),
   };
 }
@@ -209,12 +233,12 @@ export function createIngestWriter(db: Database, now: () => number): IngestWrite
   const tx = createIngestTransactions(db, now);
   return {
     async writeSpanBatches(batches) {
-      if (batches.length > 0) guard(() => tx.spans(batches));
+      if (batches.length > 0) guard(() => tx.spans(spanRowsOf(batches)));
     },
     async writeLogBatches(batches) {
       if (batches.length > 0) guard(() => tx.logs(batches));
     },
-    writeSpans: async (batch) => guard(() => tx.spans([batch])),
+    writeSpans: async (batch) => guard(() => tx.spans(spanRowsOf([batch]))),
     writeLogs: async (batch) => guard(() => tx.logs([batch])),
   };
 }

@@ -349,6 +349,19 @@ export const MIGRATIONS: readonly string[] = [
   `
   INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('automerge', 0);
   `,
+  // 13: span contexts (span-rows.ts): the serviceName, resource and scope an OpenTelemetry resource and scope give
+  // their spans, stored once per project and distinct text, not in every span's `data`. A span written before this
+  // migration keeps them in `data` (context_id NULL). Instant: a new table and a column without a default. Contexts
+  // outlive the spans that used them (a few per process and instrumentation scope: they stay small).
+  `
+  CREATE TABLE IF NOT EXISTS span_contexts (
+    id INTEGER PRIMARY KEY,
+    project_id INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX IF NOT EXISTS span_contexts_text ON span_contexts (project_id, data);
+  ALTER TABLE spans ADD COLUMN context_id INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

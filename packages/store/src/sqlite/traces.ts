@@ -4,6 +4,7 @@ import type { Span, TraceRecord } from '@lantern/domain';
 import type { Cursor, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
 import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
+import { spanJson } from './span-rows.js';
 import { Deadline, SLICE_ROWS, StatementCache, Where, newestFirst, remainingOf, turn, visibleJoin, visibleProjects } from './paging.js';
 
 interface TraceRow {
@@ -20,6 +21,8 @@ interface SpanRow {
   application_id: number;
   trace_id: string;
   data: string;
+  /** The span's context (span-rows.ts), or null. */
+  context: string | null;
 }
 
 interface RootRow {
@@ -100,9 +103,10 @@ export function rootPageSql(query: RootSpanQuery, projectId: number, after: { ts
 export function createTraceReader(db: Database, pageSize: number): TraceReader {
   const cache = new StatementCache(db);
   // The spans of one page of traces, in one query: (application, trace) pairs go in as a JSON array.
-  const pageSpans = db.prepare<[string], SpanRow>(`SELECT s.application_id, s.trace_id, s.data
+  const pageSpans = db.prepare<[string], SpanRow>(`SELECT s.application_id, s.trace_id, s.data, c.data AS context
     FROM json_each(?) j JOIN spans s
       ON s.application_id = json_extract(j.value, '$[0]') AND s.trace_id = json_extract(j.value, '$[1]')
+    LEFT JOIN span_contexts c ON c.id = s.context_id
     ORDER BY s.application_id, s.trace_id, s.ts, s.span_id`);
 
   function spansOf(rows: TraceRow[]): Map<string, Span[]> {
@@ -112,7 +116,7 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
       const key = traceKey(row.application_id, row.trace_id);
       let spans = byTrace.get(key);
       if (spans === undefined) byTrace.set(key, (spans = []));
-      spans.push(JSON.parse(row.data) as Span);
+      spans.push(JSON.parse(spanJson(row.data, row.context)) as Span);
     }
     return byTrace;
   }

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { AppError, errors, type ErrorCode } from '@lantern/domain';
 import type { ChunkWriter } from './chunk-sweep.js';
 import type { IngestWriter } from './ingest.js';
+import { spanRowsOf } from './span-rows.js';
 import type { Failure, Reply, Request } from './writer-worker.js';
 
 /**
@@ -123,9 +124,10 @@ export function startWriterThread(file: string): WriterThread {
   }
 
   return {
-    writeSpanBatches: async (batches) => void (batches.length > 0 ? await send({ kind: 'spans', batches: [...batches] }) : undefined),
+    // Made here, on the thread that posts them (span-rows.ts): the writer thread only binds and inserts.
+    writeSpanBatches: async (batches) => void (batches.length > 0 ? await send({ kind: 'spans', batches: spanRowsOf(batches) }) : undefined),
     writeLogBatches: async (batches) => void (batches.length > 0 ? await send({ kind: 'logs', batches: [...batches] }) : undefined),
-    writeSpans: async (batch) => void (await send({ kind: 'spans', batches: [batch] })),
+    writeSpans: async (batch) => void (await send({ kind: 'spans', batches: spanRowsOf([batch]) })),
     writeLogs: async (batch) => void (await send({ kind: 'logs', batches: [batch] })),
     startIndexing: async () => void (await send({ kind: 'index' })),
     batch: THREAD_CHUNK_BATCH,

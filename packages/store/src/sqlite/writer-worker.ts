@@ -1,12 +1,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { AppError, type LogBatchMessage, type SpanBatchMessage } from '@lantern/domain';
+import { AppError, type LogBatchMessage } from '@lantern/domain';
 import type { ChunkInput } from '../port.js';
 import { chunkStatements, type ChunkSelection, type Completion } from './chunk-sweep.js';
 import { toStoreError } from './errors.js';
 import { createIngestTransactions } from './ingest.js';
 import { createLogIndexer, startIndexLoop } from './log-indexer.js';
 import { SCHEMA_VERSION, configure } from './schema.js';
+import type { SpanRows } from './span-rows.js';
 
 /**
  * The writer thread's side of writer-thread.ts: its own connection to the database file (WAL lets the main
@@ -23,7 +24,7 @@ const WRITER_AUTOCHECKPOINT_PAGES = 100_000;
  * `finish`: the flip to ready, sent once all of a document's chunks are answered (a transaction after theirs).
  */
 export type Job =
-  | { id: number; kind: 'spans'; batches: SpanBatchMessage[] }
+  | { id: number; kind: 'spans'; batches: SpanRows[] }
   | { id: number; kind: 'logs'; batches: LogBatchMessage[] }
   | { id: number; kind: 'chunks'; documentId: string; claim: string; chunks: ChunkInput[] }
   | { id: number; kind: 'unchunk'; documentId: string; which: ChunkSelection; limit: number }
