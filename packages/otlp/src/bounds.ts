@@ -44,6 +44,6 @@ export function textSize(value: unknown, skip?: ReadonlySet<string>): number {
     for (const v of value) n += textSize(v);
     return n;
   }
-  for (const [k, v] of Object.entries(value)) if (!skip?.has(k)) n += k.length + textSize(v);
+  for (const k of Object.keys(value)) if (!skip?.has(k)) n += k.length + textSize((value as Record<string, unknown>)[k]);
   return n;
 }

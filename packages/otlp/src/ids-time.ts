@@ -88,10 +88,23 @@ export function nanosOf(value: OtlpInt64 | undefined): Nanos | undefined {
 /** The largest time a Date holds, in milliseconds. */
 const MAX_MS = 8_640_000_000_000_000;
 
+/**
+ * The ISO text of the last whole second printed, up to its '.': the times of a request's spans fall in a few
+ * seconds, and printing a Date is most of the cost of a span's times. A cache of pure values: any caller may share it.
+ */
+const lastSecond = { second: NaN, prefix: '' };
+
 /** Nanoseconds as ISO 8601 UTC with milliseconds (truncated to the millisecond). */
 export function isoOfNanos(nanos: Nanos, what: string): string {
   if (nanos.ms > MAX_MS) throw new RejectedItem(`${what} is past the year 275760`);
-  return new Date(nanos.ms).toISOString();
+  const second = Math.floor(nanos.ms / 1000);
+  const millis = nanos.ms - second * 1000;
+  if (second !== lastSecond.second) {
+    const iso = new Date(second * 1000).toISOString();
+    lastSecond.prefix = iso.slice(0, iso.length - 4);
+    lastSecond.second = second;
+  }
+  return `${lastSecond.prefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }
 
 /** round((end - start) / 1e6) in whole milliseconds; 0 when the end is absent or before the start. */

@@ -26,6 +26,15 @@ describe('OTLP times: milliseconds and the nanoseconds left over, without BigInt
     }
   });
 
+  it('prints the same text as Date whether the second is the last one printed or another', () => {
+    const base = 1_764_130_000_000;
+    // Within a second, across seconds, back in time, milliseconds 0-999, the epoch, and years past 9999.
+    const values = [base, base + 7, base + 999, base + 1000, base + 1001, base - 1, base + 10, base + 999, 0, 5, 999, 1000,
+      253_402_300_799_999, 253_402_300_800_000, 253_402_300_800_042, 8_640_000_000_000_000];
+    for (let i = 0; i < 2000; i++) values.push(base + i * 7);
+    for (const ms of values) expect(isoOfNanos({ ms, ns: 0 }, 't')).toBe(new Date(ms).toISOString());
+  });
+
   it('refuses 0, negative, fractional and non-digit values', () => {
     for (const value of ['0', '000', '', '-5', '1.5', '1e9', 0, -1, 1.5, Number.NaN]) expect(nanosOf(value)).toBeUndefined();
     expect(nanosOf(undefined)).toBeUndefined();
