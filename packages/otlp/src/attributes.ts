@@ -17,7 +17,7 @@ export class RejectedItem extends Error {}
  * Deepest nesting of AnyValue arrays and key-value lists converted. The stored span's own bound (limits.maxDepth,
  * checked by normalizeSpan) is lower; this one only keeps a hostile protobuf from running the conversion deep.
  */
-const MAX_VALUE_DEPTH = 32;
+export const MAX_VALUE_DEPTH = 32;
 
 const INT64 = /^-?[0-9]{1,20}$/;
 
@@ -29,7 +29,7 @@ export function intOf(value: OtlpInt64): number | string {
 }
 
 /** doubleValue: a number (numeric text too, as proto3 JSON allows); NaN and the infinities (text, or a non-finite number) as text. */
-function doubleOf(value: number | string): number | string {
+export function doubleOf(value: number | string): number | string {
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   const n = Number(value);
   return value.trim() !== '' && Number.isFinite(n) ? n : value;
@@ -60,8 +60,22 @@ export function attributesOf(list: OtlpKeyValue[] | undefined, holder = 'an item
   return attributeList(list, 0);
 }
 
-/** Looks attributes up by key (the first of a repeated key wins). */
-export class AttributeIndex {
+/** What the mapping looks up in a span's attributes (the first of a repeated key wins). */
+export interface AttributeLookup {
+  /** The attribute's value when it is a non-empty string. */
+  text(key: string): string | undefined;
+  /** The attribute's value when it is an integer (intValue, a whole doubleValue, or numeric text). */
+  integer(key: string): number | undefined;
+}
+
+/** numeric text as an integer (AttributeIndex.integer's rule for a stringValue), else undefined. */
+export function integerOfText(text: string): number | undefined {
+  const n = /^-?[0-9]+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** Looks OTLP/JSON attributes up by key (the first of a repeated key wins). */
+export class AttributeIndex implements AttributeLookup {
   private readonly byKey = new Map<string, OtlpAnyValue | undefined>();
 
   constructor(...lists: Array<OtlpKeyValue[] | undefined>) {
@@ -85,7 +99,7 @@ export class AttributeIndex {
     if (!v) return undefined;
     const raw = v.intValue ?? v.doubleValue ?? v.stringValue;
     if (raw === undefined) return undefined;
-    const n = typeof raw === 'number' ? raw : /^-?[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-    return Number.isSafeInteger(n) ? n : undefined;
+    if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : undefined;
+    return integerOfText(raw);
   }
 }

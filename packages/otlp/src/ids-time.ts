@@ -85,6 +85,19 @@ export function nanosOf(value: OtlpInt64 | undefined): Nanos | undefined {
   return n.ms > 0 || (n.ms === 0 && n.ns > 0) ? n : undefined;
 }
 
+/**
+ * A fixed64 of nanoseconds (its low and high 32 bits) as nanosOf reads its decimal text: undefined for 0. Exact with
+ * doubles: 2^32 = 4294 * 10^6 + 967296, and hi * 967296 + lo < 2^53.
+ */
+export function nanosOfFixed64(lo: number, hi: number): Nanos | undefined {
+  lo >>>= 0;
+  hi >>>= 0;
+  const rest = hi * 967_296 + lo;
+  const carry = Math.floor(rest / 1e6);
+  const n = { ms: hi * 4294 + carry, ns: rest - carry * 1e6 };
+  return n.ms > 0 || n.ns > 0 ? n : undefined;
+}
+
 /** The largest time a Date holds, in milliseconds. */
 const MAX_MS = 8_640_000_000_000_000;
 

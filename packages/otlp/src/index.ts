@@ -1,7 +1,7 @@
 export * from './shape.js';
 export { type Attribute, type PlainValue, RejectedItem } from './attributes.js';
 export { type Mapped, rejectionMessage } from './map-common.js';
-export { kindOf, mapSpan, mapTraces } from './map-spans.js';
+export { kindOf, mapSpan, mapTraces, mapTracesProtobuf } from './map-spans.js';
 export { levelOf, mapLogRecord, mapLogs, messageOf } from './map-logs.js';
 export { grpcCodeOf } from './grpc-codes.js';
 export { OtlpDecodeError } from './errors.js';

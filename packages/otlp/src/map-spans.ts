@@ -1,8 +1,9 @@
-import { attributesOf, AttributeIndex, RejectedItem } from './attributes.js';
+import { type Attribute, attributesOf, AttributeIndex, type AttributeLookup, RejectedItem } from './attributes.js';
 import { MAX_EVENTS, MAX_LINKS } from './bounds.js';
-import { durationMsOf, isoOfNanos, lanternMember, nanosOf, optionalId, spanUuid, traceUuid, uuidOfHex } from './ids-time.js';
-import { contextFields, type Context, forEachItem, type Mapped } from './map-common.js';
-import type { OtlpEvent, OtlpLink, OtlpSpan, OtlpTracesRequest } from './shape.js';
+import { durationMsOf, isoOfNanos, lanternMember, type Nanos, nanosOf, optionalId, spanUuid, traceUuid, uuidOfHex } from './ids-time.js';
+import { contextFields, type Context, forEachItem, type Groups, type Mapped } from './map-common.js';
+import { decodeTracesWith, readSpanParts, type TracesOf } from './protobuf-traces.js';
+import type { OtlpEvent, OtlpLink, OtlpSpan } from './shape.js';
 
 export const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
 export type SpanKind = (typeof SPAN_KINDS)[number];
@@ -49,7 +50,7 @@ export function labelOf(text: string): string {
  * `controller:<method>` for SERVER, `external:<peer>` for CLIENT, `service:<name>` for the others; the label cleaned
  * by labelOf (the span's `name` keeps the full text).
  */
-export function requestMethodOf(kind: SpanKind, name: string, attrs: AttributeIndex): string {
+export function requestMethodOf(kind: SpanKind, name: string, attrs: AttributeLookup): string {
   const label = name === '' ? '(unnamed)' : name;
   if (kind === 'server') return `controller:${labelOf(attrs.text('http.request.method') ?? attrs.text('http.method') ?? label)}`;
   if (kind === 'client') {
@@ -61,7 +62,7 @@ export function requestMethodOf(kind: SpanKind, name: string, attrs: AttributeIn
 }
 
 /** url.path (+ `?` + url.query), else http.target, http.url, url.full. */
-export function requestUrlOf(attrs: AttributeIndex): string | undefined {
+export function requestUrlOf(attrs: AttributeLookup): string | undefined {
   const path = attrs.text('url.path');
   if (path !== undefined) {
     const query = attrs.text('url.query');
@@ -71,7 +72,7 @@ export function requestUrlOf(attrs: AttributeIndex): string | undefined {
 }
 
 /** http.response.status_code or http.status_code, when an integer from 100 to 599. */
-export function responseStatusOf(attrs: AttributeIndex): number | undefined {
+export function responseStatusOf(attrs: AttributeLookup): number | undefined {
   for (const key of ['http.response.status_code', 'http.status_code']) {
     const n = attrs.integer(key);
     if (n !== undefined && n >= 100 && n <= 599) return n;
@@ -124,22 +125,61 @@ function linkOf(link: OtlpLink): Record<string, unknown> {
   return out;
 }
 
-/** One OTLP span as a Lantern span candidate (validated next with normalizeSpan's verdicts: builtSpanNormalizer); throws RejectedItem. */
-export function mapSpan(span: OtlpSpan, context: Context): Record<string, unknown> {
+/**
+ * What the mapping reads of a span: from the OTLP/JSON shape (partsOfSpan), or straight from protobuf
+ * (protobuf-traces.ts readSpanParts), which skips the shape's objects. Ids are hex text as the shape has them.
+ */
+export interface SpanParts {
+  traceId: string | undefined;
+  spanId: string | undefined;
+  parentSpanId: string | undefined;
+  traceState: string | undefined;
+  name: string | undefined;
+  kind: number | string | undefined;
+  start: Nanos | undefined;
+  end: Nanos | undefined;
+  lookup: AttributeLookup;
+  /** The stored attributes (undefined: none), or else the reason the span is refused for them. */
+  attributes: Attribute[] | undefined;
+  attributesRejection: string | undefined;
+  events: OtlpEvent[] | undefined;
+  links: OtlpLink[] | undefined;
+  status: { message?: string; code?: number | string } | undefined;
+}
+
+/** The parts of an OTLP/JSON span (the attributes' refusal kept, to be given in its turn by mapSpanParts). */
+export function partsOfSpan(span: OtlpSpan): SpanParts {
+  let attributes: Attribute[] | undefined;
+  let attributesRejection: string | undefined;
+  try {
+    attributes = attributesOf(span.attributes, 'the span');
+  } catch (err) {
+    if (!(err instanceof RejectedItem)) throw err;
+    attributesRejection = err.message;
+  }
+  return {
+    traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId, traceState: span.traceState, name: span.name,
+    kind: span.kind, start: nanosOf(span.startTimeUnixNano), end: nanosOf(span.endTimeUnixNano), lookup: new AttributeIndex(span.attributes),
+    attributes, attributesRejection, events: span.events, links: span.links, status: span.status,
+  };
+}
+
+/** One span's parts as a Lantern span candidate (validated next with normalizeSpan's verdicts: builtSpanNormalizer); throws RejectedItem. */
+export function mapSpanParts(span: SpanParts, context: Context): Record<string, unknown> {
   const traceId = traceUuid(span.traceId);
   const spanId = spanUuid(span.spanId);
   const parentSpanId = parentOf(span.parentSpanId, span.traceState);
   if ((span.events?.length ?? 0) > MAX_EVENTS) throw new RejectedItem(`the span has more than ${MAX_EVENTS} events`);
   if ((span.links?.length ?? 0) > MAX_LINKS) throw new RejectedItem(`the span has more than ${MAX_LINKS} links`);
-  const start = nanosOf(span.startTimeUnixNano);
+  const start = span.start;
   if (start === undefined) throw new RejectedItem('startTimeUnixNano is required (a whole number of nanoseconds, not 0)');
   const timestamp = isoOfNanos(start, 'startTimeUnixNano');
   const name = span.name ?? '';
   const kind = kindOf(span.kind);
-  const attrs = new AttributeIndex(span.attributes);
+  const attrs = span.lookup;
   const out: Record<string, unknown> = {
     traceId, spanId, parentSpanId, timestamp,
-    durationMs: durationMsOf(start, nanosOf(span.endTimeUnixNano)),
+    durationMs: durationMsOf(start, span.end),
     requestMethod: requestMethodOf(kind, name, attrs),
   };
   const url = requestUrlOf(attrs);
@@ -149,8 +189,8 @@ export function mapSpan(span: OtlpSpan, context: Context): Record<string, unknow
   out['name'] = name;
   out['kind'] = kind;
   Object.assign(out, contextFields(context));
-  const attributes = attributesOf(span.attributes, 'the span');
-  if (attributes) out['attributes'] = attributes;
+  if (span.attributesRejection !== undefined) throw new RejectedItem(span.attributesRejection);
+  if (span.attributes) out['attributes'] = span.attributes;
   const code = statusCodeOf(span.status?.code);
   if (code) out['status'] = span.status?.message ? { code, message: span.status.message } : { code };
   if (span.events && span.events.length > 0) out['events'] = span.events.map((e) => eventOf(e, timestamp));
@@ -159,11 +199,28 @@ export function mapSpan(span: OtlpSpan, context: Context): Record<string, unknow
   return out;
 }
 
-/** Every span of an export request, mapped; the refused ones counted with their reasons. */
-export function mapTraces(request: OtlpTracesRequest): Mapped {
-  const groups = (request.resourceSpans ?? []).map((rs) => ({
+/** One OTLP/JSON span as a Lantern span candidate (mapSpanParts). */
+export function mapSpan(span: OtlpSpan, context: Context): Record<string, unknown> {
+  return mapSpanParts(partsOfSpan(span), context);
+}
+
+/** The resource -> scope -> spans tree of a request, as forEachItem walks it. */
+function groupsOf<S>(request: TracesOf<S>): Groups<S> {
+  return (request.resourceSpans ?? []).map((rs) => ({
     resource: rs.resource,
     scopes: (rs.scopeSpans ?? []).map((ss) => ({ scope: ss.scope, items: ss.spans ?? [] })),
   }));
-  return forEachItem(groups, mapSpan);
+}
+
+/** Every span of an export request, mapped; the refused ones counted with their reasons. */
+export function mapTraces(request: TracesOf<OtlpSpan>): Mapped {
+  return forEachItem(groupsOf(request), mapSpan);
+}
+
+/**
+ * mapTraces(decodeTracesProtobuf(body, maxSpans)), without the OTLP/JSON objects in between: the same items, reasons
+ * and errors (the decoder's first, before any mapping).
+ */
+export function mapTracesProtobuf(body: Uint8Array, maxSpans = Infinity): Mapped {
+  return forEachItem(groupsOf(decodeTracesWith(body, maxSpans, readSpanParts)), mapSpanParts);
 }

@@ -18,9 +18,9 @@ export const MAX_ANY_VALUE_DEPTH = 64;
 // Known field numbers of each message, as bit masks: such a field with another wire type is malformed.
 // key_strindex (KeyValue 3) and string_value_strindex (AnyValue 8) are used by profiles only and no case reads them:
 // they are left out of the masks, so they are skipped as unknown fields are, whatever their wire type.
-const ANY_VALUE_FIELDS = 0b1111_1110; // 1-7
-const LIST_FIELDS = 0b10; // values = 1 (ArrayValue, KeyValueList)
-const KEY_VALUE_FIELDS = 0b110; // key = 1, value = 2
+export const ANY_VALUE_FIELDS = 0b1111_1110; // 1-7
+export const LIST_FIELDS = 0b10; // values = 1 (ArrayValue, KeyValueList)
+export const KEY_VALUE_FIELDS = 0b110; // key = 1, value = 2
 const SCOPE_FIELDS = 0b1_1110; // name, version, attributes, dropped_attributes_count
 const RESOURCE_FIELDS = 0b1110; // attributes, dropped_attributes_count, entity_refs
 

@@ -1,15 +1,32 @@
 /**
  * ExportTraceServiceRequest (opentelemetry.proto.collector.trace.v1) bytes -> the OTLP/JSON shape: ids as lower-case
  * hex (left out when empty), times as decimal text, enums as numbers, fields absent on the wire absent here.
+ * decodeTracesWith reads the spans with another reader: readSpanParts, straight into what the mapping reads.
  */
-import { type ItemBudget, MAX_EVENTS, MAX_LINKS, takeItem } from './bounds.js';
+import { type ItemBudget, MAX_ATTRIBUTES, MAX_EVENTS, MAX_LINKS, takeItem } from './bounds.js';
 import { asDecodeError } from './errors.js';
+import { nanosOfFixed64 } from './ids-time.js';
+import type { SpanParts } from './map-spans.js';
 import { pushAttribute, readResource, readScope } from './protobuf-common.js';
+import { PlainAttributes } from './protobuf-plain.js';
 import { expectEnd, fieldEnd, openReader, readFixed64Text, readHex, skipField, type Reader } from './protobuf-wire.js';
-import type { OtlpEvent, OtlpLink, OtlpSpan, OtlpTracesRequest } from './shape.js';
+import type { OtlpEvent, OtlpLink, OtlpResource, OtlpScope, OtlpSpan, OtlpTracesRequest } from './shape.js';
 
-type ResourceSpans = NonNullable<OtlpTracesRequest['resourceSpans']>[number];
-type ScopeSpans = NonNullable<ResourceSpans['scopeSpans']>[number];
+/** An export request whose spans are of type S (OtlpTracesRequest: S = OtlpSpan). */
+export interface TracesOf<S> {
+  resourceSpans?: Array<ResourceSpansOf<S>>;
+}
+interface ResourceSpansOf<S> {
+  resource?: OtlpResource;
+  scopeSpans?: Array<ScopeSpansOf<S>>;
+  schemaUrl?: string;
+}
+interface ScopeSpansOf<S> {
+  scope?: OtlpScope;
+  spans?: S[];
+  schemaUrl?: string;
+}
+type SpanReader<S> = (r: Reader, end: number) => S;
 
 const REQUEST_FIELDS = 0b10;
 const RESOURCE_SPANS_FIELDS = 0b1110;
@@ -25,14 +42,19 @@ const STATUS_FIELDS = 0b1100; // message = 2, code = 3
  * MAX_ATTRIBUTES of a holder) one more is kept, so the mapping rejects the span, and the rest skipped unread.
  */
 export function decodeTracesProtobuf(body: Uint8Array, maxSpans = Infinity): OtlpTracesRequest {
+  return decodeTracesWith(body, maxSpans, readSpan);
+}
+
+/** decodeTracesProtobuf with the spans read by `readItem` (the same walk, bounds and errors around them). */
+export function decodeTracesWith<S>(body: Uint8Array, maxSpans: number, readItem: SpanReader<S>): TracesOf<S> {
   try {
     const r = openReader(body);
     const budget: ItemBudget = { left: maxSpans };
-    const request: OtlpTracesRequest = {};
+    const request: TracesOf<S> = {};
     const end = r.len;
     while (r.pos < end) {
       const tag = r.uint32();
-      if (tag === 10) (request.resourceSpans ??= []).push(readResourceSpans(r, fieldEnd(r, end), budget, maxSpans));
+      if (tag === 10) (request.resourceSpans ??= []).push(readResourceSpans(r, fieldEnd(r, end), budget, maxSpans, readItem));
       else skipField(r, tag, REQUEST_FIELDS);
     }
     expectEnd(r, end);
@@ -42,13 +64,13 @@ export function decodeTracesProtobuf(body: Uint8Array, maxSpans = Infinity): Otl
   }
 }
 
-function readResourceSpans(r: Reader, end: number, budget: ItemBudget, max: number): ResourceSpans {
-  const out: ResourceSpans = {};
+function readResourceSpans<S>(r: Reader, end: number, budget: ItemBudget, max: number, readItem: SpanReader<S>): ResourceSpansOf<S> {
+  const out: ResourceSpansOf<S> = {};
   while (r.pos < end) {
     const tag = r.uint32();
     switch (tag) {
       case 10: out.resource = readResource(r, fieldEnd(r, end)); break;
-      case 18: (out.scopeSpans ??= []).push(readScopeSpans(r, fieldEnd(r, end), budget, max)); break;
+      case 18: (out.scopeSpans ??= []).push(readScopeSpans(r, fieldEnd(r, end), budget, max, readItem)); break;
       case 26: out.schemaUrl = r.string(); break;
       default: skipField(r, tag, RESOURCE_SPANS_FIELDS);
     }
@@ -57,19 +79,62 @@ function readResourceSpans(r: Reader, end: number, budget: ItemBudget, max: numb
   return out;
 }
 
-function readScopeSpans(r: Reader, end: number, budget: ItemBudget, max: number): ScopeSpans {
-  const out: ScopeSpans = {};
+function readScopeSpans<S>(r: Reader, end: number, budget: ItemBudget, max: number, readItem: SpanReader<S>): ScopeSpansOf<S> {
+  const out: ScopeSpansOf<S> = {};
   while (r.pos < end) {
     const tag = r.uint32();
     switch (tag) {
       case 10: out.scope = readScope(r, fieldEnd(r, end)); break;
-      case 18: takeItem(budget, max); (out.spans ??= []).push(readSpan(r, fieldEnd(r, end))); break;
+      case 18: takeItem(budget, max); (out.spans ??= []).push(readItem(r, fieldEnd(r, end))); break;
       case 26: out.schemaUrl = r.string(); break;
       default: skipField(r, tag, SCOPE_SPANS_FIELDS);
     }
   }
   expectEnd(r, end);
   return out;
+}
+
+/**
+ * A span read straight into what mapSpanParts reads (map-spans.ts): its attributes in their stored form with what
+ * plainValue would refuse them for (protobuf-plain.ts), its times as milliseconds and nanoseconds (no decimal text to
+ * parse back), the rest as readSpan reads it. The same fields, wire types and errors as readSpan.
+ */
+export function readSpanParts(r: Reader, end: number): SpanParts {
+  const attributes = new PlainAttributes();
+  const parts: SpanParts = {
+    traceId: undefined, spanId: undefined, parentSpanId: undefined, traceState: undefined, name: undefined, kind: undefined,
+    start: undefined, end: undefined, lookup: attributes, attributes: undefined, attributesRejection: undefined,
+    events: undefined, links: undefined, status: undefined,
+  };
+  let id: string;
+  while (r.pos < end) {
+    const tag = r.uint32();
+    switch (tag) {
+      case 10: if ((id = readHex(r, end))) parts.traceId = id; break;
+      case 18: if ((id = readHex(r, end))) parts.spanId = id; break;
+      case 26: parts.traceState = r.string(); break;
+      case 34: if ((id = readHex(r, end))) parts.parentSpanId = id; break;
+      case 42: parts.name = r.string(); break;
+      case 48: parts.kind = r.int32(); break;
+      case 57: parts.start = nanosOfFixed64(r.fixed32(), r.fixed32()); break;
+      case 65: parts.end = nanosOfFixed64(r.fixed32(), r.fixed32()); break;
+      case 74: attributes.push(r, end); break;
+      case 90: if ((parts.events ??= []).length > MAX_EVENTS) r.skipType(2); else parts.events.push(readEvent(r, fieldEnd(r, end))); break;
+      case 106: if ((parts.links ??= []).length > MAX_LINKS) r.skipType(2); else parts.links.push(readLink(r, fieldEnd(r, end))); break;
+      case 122: parts.status = readStatus(r, fieldEnd(r, end)); break;
+      case 80: case 96: case 112: r.uint32(); break; // dropped counts: not kept
+      case 133: r.fixed32(); break; // flags: not kept
+      default: skipField(r, tag, SPAN_FIELDS);
+    }
+  }
+  expectEnd(r, end);
+  const list = attributes.list;
+  if (list.length > 0) {
+    if (list.length > MAX_ATTRIBUTES) parts.attributesRejection = `the span has more than ${MAX_ATTRIBUTES} attributes`;
+    else if (attributes.rejection !== undefined) parts.attributesRejection = attributes.rejection;
+    else parts.attributes = list;
+  }
+  return parts;
 }
 
 function readSpan(r: Reader, end: number): OtlpSpan {

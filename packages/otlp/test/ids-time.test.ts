@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { durationMsOf, isoOfNanos, nanosOf } from '../src/ids-time.js';
+import { durationMsOf, isoOfNanos, nanosOf, nanosOfFixed64 } from '../src/ids-time.js';
+import { uint64Text } from '../src/protobuf-wire.js';
 
 // The reference: the same rules in BigInt arithmetic (how the times were read before they were split in two numbers).
 const reference = (value: string | number) => {
@@ -33,6 +34,12 @@ describe('OTLP times: milliseconds and the nanoseconds left over, without BigInt
       253_402_300_799_999, 253_402_300_800_000, 253_402_300_800_042, 8_640_000_000_000_000];
     for (let i = 0; i < 2000; i++) values.push(base + i * 7);
     for (const ms of values) expect(isoOfNanos({ ms, ns: 0 }, 't')).toBe(new Date(ms).toISOString());
+  });
+
+  it('reads a fixed64 as nanosOf reads its decimal text, at the edges of both halves and between', () => {
+    const halves = [0, 1, 999_999, 1_000_000, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff, 967_296, 4294];
+    for (let i = 1; i <= 500; i++) halves.push(Math.imul(i, 2654435761) >>> 0);
+    for (const lo of halves) for (const hi of halves.slice(0, 40)) expect(nanosOfFixed64(lo, hi)).toEqual(nanosOf(uint64Text(lo, hi)));
   });
 
   it('refuses 0, negative, fractional and non-digit values', () => {

@@ -1,6 +1,9 @@
 import { errors, firstErrorValidatorFor, limits, schemas } from '@lantern/domain';
 import { nestedDeeperThan } from '@lantern/http';
-import { decodeLogsProtobuf, decodeTracesProtobuf, OtlpDecodeError, type OtlpEncoding, type OtlpLogsRequest, OtlpTooManyItemsError, type OtlpTracesRequest } from '@lantern/otlp';
+import {
+  decodeLogsProtobuf, mapLogs, type Mapped, mapTraces, mapTracesProtobuf, OtlpDecodeError, type OtlpEncoding, type OtlpLogsRequest, OtlpTooManyItemsError,
+  type OtlpTracesRequest,
+} from '@lantern/otlp';
 
 const tracesJson: JsonShape<OtlpTracesRequest> = {
   validator: firstErrorValidatorFor<OtlpTracesRequest>(schemas.otlp.otlpTracesRequest.$id), items: ['resourceSpans', 'scopeSpans', 'spans'], itemsName: 'spans',
@@ -65,13 +68,22 @@ function parseProtobuf<T>(body: Buffer, decode: (bytes: Uint8Array, maxItems: nu
   }
 }
 
-export interface OtlpDecoders {
-  traces(body: Buffer, encoding: OtlpEncoding): OtlpTracesRequest;
-  logs(body: Buffer, encoding: OtlpEncoding): OtlpLogsRequest;
+export interface OtlpReaders {
+  /** An export's spans, decoded and mapped (@lantern/otlp); the time is the request's. */
+  traces(body: Buffer, encoding: OtlpEncoding, now: string): Mapped;
+  logs(body: Buffer, encoding: OtlpEncoding, now: string): Mapped;
 }
 
-/** The decoders of the two encodings to the one shape (@lantern/otlp shape.ts) the mapping reads. */
-export const otlpDecoders: OtlpDecoders = {
-  traces: (body, encoding) => (encoding === 'json' ? parseJson(body, tracesJson, 'ExportTraceServiceRequest') : parseProtobuf(body, decodeTracesProtobuf, 'ExportTraceServiceRequest', 'spans')),
-  logs: (body, encoding) => (encoding === 'json' ? parseJson(body, logsJson, 'ExportLogsServiceRequest') : parseProtobuf(body, decodeLogsProtobuf, 'ExportLogsServiceRequest', 'log records')),
+/**
+ * The two encodings to the mapped items. Protobuf spans are decoded straight into what the mapping reads
+ * (mapTracesProtobuf: the same items and reasons as mapTraces of the OTLP/JSON shape); JSON and protobuf logs go
+ * through the one shape (@lantern/otlp shape.ts).
+ */
+export const otlpReaders: OtlpReaders = {
+  traces: (body, encoding) => (encoding === 'json'
+    ? mapTraces(parseJson(body, tracesJson, 'ExportTraceServiceRequest'))
+    : parseProtobuf(body, mapTracesProtobuf, 'ExportTraceServiceRequest', 'spans')),
+  logs: (body, encoding, now) => mapLogs(encoding === 'json'
+    ? parseJson(body, logsJson, 'ExportLogsServiceRequest')
+    : parseProtobuf(body, decodeLogsProtobuf, 'ExportLogsServiceRequest', 'log records'), now),
 };

@@ -1,11 +1,11 @@
 import { AppError, builtLogNormalizer, builtSpanNormalizer, limits, toIso, type LogInput, type Origin, type Span } from '@lantern/domain';
 import { originOf } from '@lantern/http';
-import { mapLogs, mapTraces, type Mapped, type OtlpEncoding, type OtlpLogsRequest, type OtlpTracesRequest, rejectionMessage } from '@lantern/otlp';
+import { type Mapped, type OtlpEncoding, rejectionMessage } from '@lantern/otlp';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { checkIdempotencyKey, logMessage, spanMessages } from './batches.js';
 import { readBody, requireEncoding } from './otlp-body.js';
 import { sendExportResponse } from './otlp-answers.js';
-import { otlpDecoders } from './otlp-decode.js';
+import { otlpReaders } from './otlp-decode.js';
 import type { Publisher } from './publish.js';
 
 /**
@@ -24,11 +24,11 @@ function validated<T>(mapped: Mapped, normalize: (item: unknown) => { ok: true; 
 }
 
 /** What differs between the two signals; the rest of an export is the same. */
-interface Signal<R, T> {
+interface Signal<T> {
   name: 'traces' | 'logs';
   items: 'spans' | 'log records';
-  decode: (body: Buffer, encoding: OtlpEncoding) => R;
-  map: (request: R, now: string) => Mapped;
+  /** Decode and map (otlp-decode.ts). */
+  read: (body: Buffer, encoding: OtlpEncoding, now: string) => Mapped;
   normalizer: (now: string) => (item: unknown) => { ok: true; value: T } | { ok: false; errors: string[] };
   publish: (origin: Origin, valid: T[], key: string | undefined, now: string) => Promise<void>;
 }
@@ -37,14 +37,14 @@ interface Signal<R, T> {
  * One export: key and encoding, the body (decompressed and bounded), decode (which enforces the 10,000-item bound:
  * otlp-decode.ts), map, validate, publish, answer.
  */
-function exportHandler<R, T>(signal: Signal<R, T>) {
+function exportHandler<T>(signal: Signal<T>) {
   return async (req: Request, res: Response) => {
     const origin = originOf(res);
     const key = checkIdempotencyKey(req.headers['idempotency-key']);
     const encoding = requireEncoding(req);
-    const request = signal.decode(await readBody(req, limits.maxIngestBytes), encoding);
+    const body = await readBody(req, limits.maxIngestBytes);
     const now = toIso(Date.now());
-    const { valid, rejected } = validated<T>(signal.map(request, now), signal.normalizer(now));
+    const { valid, rejected } = validated<T>(signal.read(body, encoding, now), signal.normalizer(now));
     await signal.publish(origin, valid, key, now);
     const partial = rejected.length > 0 ? { rejected: rejected.length, errorMessage: rejectionMessage(signal.items, rejected) } : undefined;
     sendExportResponse(res, signal.name, encoding, partial);
@@ -58,14 +58,12 @@ function exportHandler<R, T>(signal: Signal<R, T>) {
  */
 export function createOtlpRouter(guard: RequestHandler[], publish: Publisher): Router {
   const router = Router();
-  router.post('/v1/traces', guard, exportHandler<OtlpTracesRequest, Span>({
-    name: 'traces', items: 'spans', decode: otlpDecoders.traces,
-    map: (request) => mapTraces(request), normalizer: () => builtSpanNormalizer(),
+  router.post('/v1/traces', guard, exportHandler<Span>({
+    name: 'traces', items: 'spans', read: otlpReaders.traces, normalizer: () => builtSpanNormalizer(),
     publish: (origin, valid, key, now) => publish.spans(origin, spanMessages(valid, origin, key, now)),
   }));
-  router.post('/v1/logs', guard, exportHandler<OtlpLogsRequest, LogInput>({
-    name: 'logs', items: 'log records', decode: otlpDecoders.logs,
-    map: mapLogs, normalizer: builtLogNormalizer,
+  router.post('/v1/logs', guard, exportHandler<LogInput>({
+    name: 'logs', items: 'log records', read: otlpReaders.logs, normalizer: builtLogNormalizer,
     publish: (origin, valid, key, now) => publish.logs(origin, logMessage(valid, origin, key, now)),
   }));
 
