@@ -34,6 +34,17 @@ describe('filesystem blob store', () => {
     await expect(stat(join(root, 'failed', 'upload'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('removes its temp file when the body fails before the file is even open (the file is made after the failure)', async () => {
+    for (let i = 0; i < 20; i++) {
+      const body = new Readable({ read() {} });
+      const put = blobs.put(`cut/${i}`, body, octets);
+      // Fails at once: before the temp file's open() has come back.
+      body.destroy(new Error('the file part was cut off'));
+      await expect(put).rejects.toThrow('the file part was cut off');
+      expect(await readdir(join(root, '.tmp'))).toEqual([]);
+    }
+  });
+
   it.each([
     ['an empty key', ''],
     ['a leading slash', '/etc/passwd'],
