@@ -77,6 +77,10 @@ export async function createFsBlobStore({ root }: { root: string }): Promise<Blo
         await rename(tmp, target);
         return { size: out.bytesWritten };
       } catch (err) {
+        // pipeline rejects without waiting for the file stream to close, and a stream destroyed while its open() is
+        // still pending creates the file afterwards: removed before that, the temp file would stay for good (a body
+        // cut off at once did that under load). So the stream is closed first.
+        if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
         await rm(tmp, { force: true }).catch(() => undefined);
         throw err;
       }

@@ -278,6 +278,44 @@ describe('sqlite store', () => {
     expect(again!.telemetry).toEqual(spans);
   });
 
+  it('purges a context with the last trace that used it, keeps one still used, and keeps a context over 16 KiB in the span', async () => {
+    const store = await open();
+    const w = await world(store);
+    const contexts = (db: Database.Database) => db.prepare('SELECT data, last_ms FROM span_contexts ORDER BY id').all() as Array<{ data: string; last_ms: number }>;
+    const oldCtx = { serviceName: 'old', resource: [{ key: 'service.name', value: 'old' }] };
+    const liveCtx = { serviceName: 'live', resource: [{ key: 'service.name', value: 'live' }] };
+    const hugeCtx = { serviceName: 'huge', resource: [{ key: 'blob', value: 'x'.repeat(17 * 1024) }] };
+    const oldTrace = newId();
+    const liveTrace = newId();
+    const old = [root(oldTrace, T0, oldCtx), { ...root(oldTrace, T0 + 10, liveCtx), parentSpanId: newId() }];
+    const live = [root(liveTrace, T0 + 3 * HOUR, liveCtx), { ...root(liveTrace, T0 + 3 * HOUR + 1, hugeCtx), parentSpanId: newId() }];
+    await store.writeSpans({ ...batch(w.app, old), receivedAt: toIso(T0) });
+    await store.writeSpans({ ...batch(w.app, live), receivedAt: toIso(T0 + 3 * HOUR) });
+    // A repeat of a stored span with a context of its own: the context is made, no span uses it.
+    await store.writeSpans({ ...batch(w.app, [{ ...old[0]!, serviceName: 'repeat' }]), receivedAt: toIso(T0) });
+    const raw = new Database(file, { readonly: true });
+    try {
+      // The huge context stayed in its span's data; the others are rows, with the latest time a span used them.
+      expect(contexts(raw)).toEqual([
+        { data: JSON.stringify(oldCtx), last_ms: T0 },
+        { data: JSON.stringify(liveCtx), last_ms: T0 + 3 * HOUR },
+        { data: JSON.stringify({ serviceName: 'repeat', resource: oldCtx.resource }), last_ms: 0 },
+      ]);
+      expect((raw.prepare('SELECT data FROM spans WHERE span_id = ?').get(live[1]!.spanId) as { data: string }).data).toContain('"huge"');
+    } finally {
+      raw.close();
+    }
+    expect(await store.purgeTelemetryBefore(T0 + HOUR)).toBe(1);
+    const after = new Database(file, { readonly: true });
+    try {
+      expect(contexts(after).map((c) => JSON.parse(c.data).serviceName)).toEqual(['live']);
+    } finally {
+      after.close();
+    }
+    const [record] = await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id }));
+    expect(record!.telemetry).toEqual(live);
+  });
+
   it('answers 503 unavailable once closed', async () => {
     const store = await open();
     await store.close();

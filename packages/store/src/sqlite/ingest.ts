@@ -75,6 +75,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       controller, duration_ms, status, data, context_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     contextId: db.prepare<[number, string], number>('SELECT id FROM span_contexts WHERE project_id = ? AND data = ?').pluck(),
     contextPut: db.prepare<[number, string], number>('INSERT INTO span_contexts (project_id, data) VALUES (?, ?) RETURNING id').pluck(),
+    contextUsed: db.prepare<[number, number]>('UPDATE span_contexts SET last_ms = max(last_ms, ?) WHERE id = ?'),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
     // Controller spans of a trace stored with a parent: counted as entries until that parent is stored.
@@ -137,15 +138,20 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     });
   }
 
-  /**
-   * Stores one span batch, adding its entry spans to `rollups`; runs inside the caller's transaction. `contexts`:
-   * the context ids this transaction found or made (none survives a rolled-back transaction).
-   */
-  function storeSpans(batch: SpanRows, rollups: RollupDelta, contexts: Map<string, number>): void {
+  /** What a group transaction learns of the span contexts (none of it outlives the transaction: it may roll back). */
+  interface ContextUse {
+    /** The id of each (project, text) found or made. */
+    ids: Map<string, number>;
+    /** Per context id, the latest time of a span stored with it, or of its batch if later (span_contexts.last_ms, for the purge). */
+    latest: Map<number, number>;
+  }
+
+  /** Stores one span batch, adding its entry spans to `rollups`; runs inside the caller's transaction. */
+  function storeSpans(batch: SpanRows, rollups: RollupDelta, contexts: ContextUse): void {
     const { applicationId, projectId, rows } = batch;
     const at = batchTime(batch, now);
     if (!claimKey(applicationId, 'spans', batch.idempotencyKey, at)) return;
-    const contextIdOf = contextIds(projectId, batch.contexts, contexts);
+    const contextIdOf = contextIds(projectId, batch.contexts, contexts.ids);
     const traceIds = new Set<string>();
     const inBatch = new Set<string>();
     const inTrace = new Set<string>();
@@ -167,9 +173,13 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       const status = rows[r + Col.responseStatus] as number | null;
       const parent = rows[r + Col.parentSpanId] as string | null;
       const context = rows[r + Col.context] as number;
+      const contextId = context < 0 ? null : contextIdOf[context]!;
       const stored = q.span.run(applicationId, spanId, projectId, traceId, ts, parent, controller ? 1 : 0, duration, status,
-        rows[r + Col.data], context < 0 ? null : contextIdOf[context]).changes;
+        rows[r + Col.data], contextId).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
+      // Its time, or the batch's if later: a late span kept a little past the purge still finds its context.
+      const used = Math.max(ts, at);
+      if (contextId !== null && !(used <= (contexts.latest.get(contextId) ?? -Infinity))) contexts.latest.set(contextId, used);
       // Rollups count entry spans (streamRootSpans' rule), each once: only spans this batch stores.
       /** A controller span whose parent is neither in this batch nor stored comes from another application. */
       const foreignParent = controller && parent !== null && !inTrace.has(pairKey(traceId, parent))
@@ -214,8 +224,9 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
   // The rollups of the whole group go in at the end: one upsert per (application, minute) cell per commit.
   const spanGroupTx = db.transaction((batches: readonly SpanRows[]) => {
     const rollups = new RollupDelta();
-    const contexts = new Map<string, number>();
+    const contexts: ContextUse = { ids: new Map(), latest: new Map() };
     for (const batch of batches) if (batch.rows.length > 0 || batch.idempotencyKey) storeSpans(batch, rollups, contexts);
+    for (const [id, ms] of contexts.latest) q.contextUsed.run(ms, id);
     applyRollups(rollups);
   });
   const logGroupTx = db.transaction((batches: readonly LogBatchMessage[]) => {

@@ -31,6 +31,9 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
     deleteLogs: db.prepare<[number, number, number]>(
       'DELETE FROM logs WHERE rowid IN (SELECT rowid FROM logs WHERE project_id = ? AND ts < ? LIMIT ?)'),
     deleteKeys: db.prepare<[number]>('DELETE FROM idempotency_keys WHERE created_ms < ?'),
+    // After the project's traces: a context whose latest span is before the cut-off has no span left (schema.ts, 13).
+    deleteContexts: db.prepare<[number, number, number]>(
+      'DELETE FROM span_contexts WHERE id IN (SELECT id FROM span_contexts WHERE project_id = ? AND last_ms < ? LIMIT ?)'),
     entriesFrom: db.prepare<[number, string, number], EntrySpan>(`SELECT s.ts, s.duration_ms AS durationMs, s.status
       FROM spans s WHERE s.application_id = ? AND s.trace_id = ? AND s.controller = 1 AND s.ts >= ?
         AND (s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans parent WHERE parent.application_id = s.application_id
@@ -67,6 +70,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
     let deleted = 0;
     for (const projectId of guard(() => q.projects.all())) {
       deleted += await drain(() => traceChunk.immediate(projectId, cutoffMs));
+      await drain(() => q.deleteContexts.run(projectId, cutoffMs, CHUNK).changes);
       deleted += await drain(() => q.deleteLogs.run(projectId, cutoffMs, CHUNK).changes);
       await drain(() => q.deleteRollups.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
       guard(() => trimHours(projectId, minuteOf(cutoffMs)));

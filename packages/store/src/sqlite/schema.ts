@@ -351,15 +351,20 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 13: span contexts (span-rows.ts): the serviceName, resource and scope an OpenTelemetry resource and scope give
   // their spans, stored once per project and distinct text, not in every span's `data`. A span written before this
-  // migration keeps them in `data` (context_id NULL). Instant: a new table and a column without a default. Contexts
-  // outlive the spans that used them (a few per process and instrumentation scope: they stay small).
+  // migration keeps them in `data` (context_id NULL). Instant: a new table and a column without a default.
+  // `last_ms`: the latest timestamp of a span stored with the context, or of its batch if later; the retention purge
+  // removes a context once that is before its cut-off (every span with it is then gone with its trace: a trace goes
+  // when its earliest span is before the cut-off). A context made for spans that were all repeats keeps 0 and goes
+  // at the next purge.
   `
   CREATE TABLE IF NOT EXISTS span_contexts (
     id INTEGER PRIMARY KEY,
     project_id INTEGER NOT NULL,
-    data TEXT NOT NULL
+    data TEXT NOT NULL,
+    last_ms INTEGER NOT NULL DEFAULT 0
   );
   CREATE UNIQUE INDEX IF NOT EXISTS span_contexts_text ON span_contexts (project_id, data);
+  CREATE INDEX IF NOT EXISTS span_contexts_last ON span_contexts (project_id, last_ms);
   ALTER TABLE spans ADD COLUMN context_id INTEGER;
   `,
 ];

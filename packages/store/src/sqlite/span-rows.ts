@@ -64,25 +64,34 @@ class ContextMemo {
   }
 }
 
+/**
+ * The longest context text stored apart (its text is a key of the unique index of span_contexts); a span with a
+ * larger one keeps it in its `data`. An OTLP resource and scope hold at most 64 KiB of text (@lantern/otlp bounds.ts),
+ * an SDK's about one.
+ */
+export const MAX_CONTEXT_TEXT = 16 * 1024;
+
 /** The rows of one batch (see SpanRows); the batch is left as it was. */
 function rowsOf(batch: SpanBatchMessage, memo: ContextMemo): SpanRows {
   const rows: Array<string | number | null> = new Array(batch.spans.length * ROW_WIDTH);
   const contexts: string[] = [];
+  const indexes = new Map<string, number>();
   let at = 0;
   for (const span of batch.spans) {
     const parsed = Date.parse(span.timestamp);
     const method = span.requestMethod;
-    let data: string;
+    let data: string | undefined;
     let context = -1;
     if (span['serviceName'] !== undefined || span['resource'] !== undefined || span['scope'] !== undefined) {
       const { serviceName, resource, scope, ...own } = span;
       const text = memo.textOf(serviceName, resource, scope);
-      context = contexts.indexOf(text);
-      if (context < 0) context = contexts.push(text) - 1;
-      data = JSON.stringify(own);
-    } else {
-      data = JSON.stringify(span);
+      if (text.length <= MAX_CONTEXT_TEXT) {
+        context = indexes.get(text) ?? -1;
+        if (context < 0) indexes.set(text, (context = contexts.push(text) - 1));
+        data = JSON.stringify(own);
+      }
     }
+    data ??= JSON.stringify(span);
     rows[at + Col.spanId] = span.spanId;
     rows[at + Col.traceId] = span.traceId;
     rows[at + Col.ts] = Number.isNaN(parsed) ? null : parsed;
