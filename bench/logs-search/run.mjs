@@ -18,6 +18,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { logGenerator } from './messages.mjs';
 import { performance } from 'node:perf_hooks';
 import Database from '../../packages/store/node_modules/better-sqlite3/lib/index.js';
 import { openSqliteStore } from '../../packages/store/dist/index.js';
@@ -43,49 +44,7 @@ const BATCH = 1000;
 const STEP_MS = 50; // one log per 50 ms of log time: 10M logs span ~5.8 days
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
-/** A small deterministic PRNG (mulberry32), so that every run stores the same messages. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(42);
-const pick = (list) => list[Math.floor(rand() * list.length)];
-const int = (n) => Math.floor(rand() * n);
-
-const SERVICES = ['checkout', 'billing', 'inventory', 'search', 'auth', 'shipping', 'catalog', 'notifications'];
-const PATHS = ['/api/v1/items', '/api/v1/carts', '/api/v1/orders', '/api/v1/users', '/health', '/api/v1/payments'];
-const TEMPLATES = [
-  () => `GET ${pick(PATHS)}/${int(100000)} served in ${int(900)} ms`,
-  () => `POST ${pick(PATHS)} answered ${pick([200, 201, 400, 404, 409, 500, 503])} after ${int(2000)} ms`,
-  () => `Timeout calling ${pick(SERVICES)} after ${int(30000)} ms (attempt ${1 + int(3)})`,
-  () => `user ${int(1000000)} signed in from 10.${int(256)}.${int(256)}.${int(256)}`,
-  () => `cache miss for key product:${int(500000)} in region eu-${pick(['west', 'central', 'north'])}-1`,
-  () => `payment ${randomUUID()} captured for order ${int(10000000)}`,
-  () => `queue ${pick(SERVICES)}-jobs depth ${int(5000)}, oldest message ${int(600)} s`,
-  () => `retrying ${pick(SERVICES)} request with backoff ${int(8000)} ms`,
-  () => `connection pool ${pick(SERVICES)}: ${int(64)} in use, ${int(64)} idle`,
-  () => `slow query on table ${pick(['orders', 'items', 'users', 'events'])} took ${int(5000)} ms`,
-];
-const LEVELS = [['info', 0.7], ['debug', 0.85], ['warn', 0.95], ['error', 0.995], ['fatal', 1]];
-
-function message() {
-  let text = pick(TEMPLATES)();
-  const r = rand();
-  if (r < 0.00001) text += ' zebracorn detected';
-  else if (r < 0.00101) text += ' deadlock detected';
-  return text;
-}
-
-function level() {
-  const r = rand();
-  return LEVELS.find(([, upTo]) => r < upTo)[0];
-}
+const { rand, pick, int, message, level, services: SERVICES } = logGenerator(42);
 
 function makeBatch(app, first) {
   const logs = [];
