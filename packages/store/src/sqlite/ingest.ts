@@ -5,6 +5,7 @@ import type { TelemetryStore } from '../port.js';
 import { RollupDelta } from '../rollups.js';
 import { guard } from './errors.js';
 import { createRollupWriter } from './rollups.js';
+import { contextUses, type ContextUse } from './span-contexts.js';
 import { Col, ROW_WIDTH, spanRowsOf, type SpanRows } from './span-rows.js';
 
 /** How long an Idempotency-Key is remembered per (application, kind). */
@@ -73,9 +74,6 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       VALUES (?, ?, ?, ?) ON CONFLICT (application_id, kind, key) DO UPDATE SET created_ms = excluded.created_ms`),
     span: db.prepare(`INSERT OR IGNORE INTO spans (application_id, span_id, project_id, trace_id, ts, parent_span_id,
       controller, duration_ms, status, data, context_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    contextId: db.prepare<[number, string], number>('SELECT id FROM span_contexts WHERE project_id = ? AND data = ?').pluck(),
-    contextPut: db.prepare<[number, string], number>('INSERT INTO span_contexts (project_id, data) VALUES (?, ?) RETURNING id').pluck(),
-    contextUsed: db.prepare<[number, number]>('UPDATE span_contexts SET last_ms = max(last_ms, ?) WHERE id = ?'),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
     // Controller spans of a trace stored with a parent: counted as entries until that parent is stored.
@@ -95,6 +93,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
   };
   const applyRollups = createRollupWriter(db);
+  const newContextUse = contextUses(db);
 
   /**
    * The controller spans stored before this batch whose parent is not stored, by (trace, parent): counted as
@@ -125,33 +124,12 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     return true;
   }
 
-  /** The ids of a batch's contexts in `span_contexts` (made once per project and text); `known` lasts one transaction. */
-  function contextIds(projectId: number, texts: readonly string[], known: Map<string, number>): number[] {
-    return texts.map((text) => {
-      const key = `${projectId}\u0000${text}`;
-      let id = known.get(key);
-      if (id === undefined) {
-        id = q.contextId.get(projectId, text) ?? q.contextPut.get(projectId, text)!;
-        known.set(key, id);
-      }
-      return id;
-    });
-  }
-
-  /** What a group transaction learns of the span contexts (none of it outlives the transaction: it may roll back). */
-  interface ContextUse {
-    /** The id of each (project, text) found or made. */
-    ids: Map<string, number>;
-    /** Per context id, the latest time of a span stored with it, or of its batch if later (span_contexts.last_ms, for the purge). */
-    latest: Map<number, number>;
-  }
-
   /** Stores one span batch, adding its entry spans to `rollups`; runs inside the caller's transaction. */
   function storeSpans(batch: SpanRows, rollups: RollupDelta, contexts: ContextUse): void {
     const { applicationId, projectId, rows } = batch;
     const at = batchTime(batch, now);
     if (!claimKey(applicationId, 'spans', batch.idempotencyKey, at)) return;
-    const contextIdOf = contextIds(projectId, batch.contexts, contexts.ids);
+    const contextIdOf = contexts.idsOf(projectId, batch.contexts);
     const traceIds = new Set<string>();
     const inBatch = new Set<string>();
     const inTrace = new Set<string>();
@@ -179,7 +157,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       if (stored === 0) continue; // a span already stored for this application: the first one wins
       // Its time, or the batch's if later: a late span kept a little past the purge still finds its context.
       const used = Math.max(ts, at);
-      if (contextId !== null && !(used <= (contexts.latest.get(contextId) ?? -Infinity))) contexts.latest.set(contextId, used);
+      if (contextId !== null) contexts.used(contextId, used);
       // Rollups count entry spans (streamRootSpans' rule), each once: only spans this batch stores.
       /** A controller span whose parent is neither in this batch nor stored comes from another application. */
       const foreignParent = controller && parent !== null && !inTrace.has(pairKey(traceId, parent))
@@ -224,9 +202,9 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
   // The rollups of the whole group go in at the end: one upsert per (application, minute) cell per commit.
   const spanGroupTx = db.transaction((batches: readonly SpanRows[]) => {
     const rollups = new RollupDelta();
-    const contexts: ContextUse = { ids: new Map(), latest: new Map() };
+    const contexts = newContextUse();
     for (const batch of batches) if (batch.rows.length > 0 || batch.idempotencyKey) storeSpans(batch, rollups, contexts);
-    for (const [id, ms] of contexts.latest) q.contextUsed.run(ms, id);
+    contexts.finish();
     applyRollups(rollups);
   });
   const logGroupTx = db.transaction((batches: readonly LogBatchMessage[]) => {
