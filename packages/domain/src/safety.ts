@@ -1,6 +1,7 @@
 import { limits } from './limits.js';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const NO_KEYS: readonly string[] = [];
 
 /**
  * Whether `text` has more than `max` code points (JSON Schema's maxLength counts code points). Over 2 * max UTF-16
@@ -59,7 +60,9 @@ export function findUnsafe(value: unknown, maxDepth: number = limits.maxDepth, s
       return null;
     }
     const own = Object.keys(v);
-    for (const key of own) {
+    // An attribute as the OTLP mapping builds it ({ key, value }, one per attribute of every span): both names pass.
+    const attribute = own.length === 2 && own[0] === 'key' && own[1] === 'value';
+    for (const key of attribute ? NO_KEYS : own) {
       if (depth === 0 && skipped(key)) continue;
       if (FORBIDDEN_KEYS.has(key)) return `${pathTo(key)} is a forbidden field name`;
       if (key.startsWith('$') || key.includes('.') || key.includes('\u0000')) return `${pathTo(key)} is not an allowed field name (no leading $, no dots)`;

@@ -58,12 +58,14 @@ describe('findUnsafe walks without a stack of its own', () => {
       return (((t ^ (t >>> 14)) >>> 0) / 4294967296 * n) | 0;
     };
     const keyOf = () => ['a', 'b.c', '$gt', '__proto__', 'constructor', 'x\u0000', 'k'.repeat(257), 'name', 'value', 'ok'][next(10) < 8 ? 7 + next(3) : next(7)]!;
+    // Now and then an attribute as the OTLP mapping builds it, { key, value }, whose value may be unsafe.
+    const attribute = (depth: number) => ({ key: next(4) === 0 ? 'x'.repeat(limits.maxStringLength + 1) : 'k', value: make(depth + 1) });
     const make = (depth: number): unknown => {
       const kind = depth < 2 ? 3 + next(3) : next(depth > 20 ? 3 : 6);
       if (kind === 0) return next(50) === 0 ? 'x'.repeat(limits.maxStringLength + 1) : 'text';
       if (kind === 1) return next(3) === 0 ? null : next(100);
       if (kind === 2) return true;
-      if (kind === 3) return Array.from({ length: next(4) }, () => make(depth + 1));
+      if (kind === 3) return Array.from({ length: next(4) }, () => (next(3) === 0 ? attribute(depth + 1) : make(depth + 1)));
       const out: Record<string, unknown> = {};
       for (let i = next(4); i > 0; i--) Object.defineProperty(out, `${keyOf()}${next(3) === 0 ? i : ''}`, { value: make(depth + 1), enumerable: true, configurable: true, writable: true });
       return out;
