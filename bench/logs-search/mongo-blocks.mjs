@@ -7,8 +7,8 @@
 //
 // A block is B consecutive logs (their position in the block is their number); a posting is one document,
 // `_id` "<trigram>|<block, 6 digits>" in a clustered collection, holding the positions of the block's logs whose
-// (ASCII-lowercased) message has the trigram: a bitmap of B bits when they are many, else their sorted uint16 list.
-// The levels are postings too ("\u0001<level>"). A search reads, per trigram of the text (at most 8, as
+// (ASCII-lowercased) message has the trigram, encoded by the store's packages/store/src/log-postings.ts (a bitmap
+// of 65,536 bits when they are many, else their sorted uint16 list). The levels are postings too. A search reads, per trigram of the text (at most 8, as
 // log-search.ts picks them), the postings of every block newest first, intersects them per block, and counts the
 // candidates (the logs it would then fetch and test).
 //
@@ -17,15 +17,16 @@
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { MongoClient, Binary } from '../../packages/store/node_modules/mongodb/lib/index.js';
-import { searchTrigrams, trigramsOf } from '../../packages/store/dist/trigrams.js';
+import { searchTrigrams } from '../../packages/store/dist/trigrams.js';
 import { asciiLower } from '../../packages/store/dist/text.js';
+import { BLOCK_LOGS, bitmapOf, blockPostings, encodePositions, intersect, levelKey } from '../../packages/store/dist/log-postings.js';
 import { logGenerator } from './messages.mjs';
 
 const { values } = parseArgs({
   options: {
     url: { type: 'string', default: 'mongodb://127.0.0.1:27018' },
     entries: { type: 'string', default: '10000000' },
-    block: { type: 'string', default: '65536' },
+    block: { type: 'string', default: String(BLOCK_LOGS) },
     runs: { type: 'string', default: '10' },
     keep: { type: 'boolean', default: false },
   },
@@ -33,11 +34,8 @@ const { values } = parseArgs({
 const N = Number(values.entries);
 const B = Number(values.block);
 const runs = Number(values.runs);
-if (B > 65536 || B % 32 !== 0) throw new Error('--block must be a multiple of 32, at most 65,536');
+if (B > BLOCK_LOGS) throw new Error(`--block must be at most ${BLOCK_LOGS}`);
 const say = (m) => process.stderr.write(`[mongo-blocks] ${m}\n`);
-const BITMAP_BYTES = B / 8;
-/** A list of uint16 takes 2 bytes a log: past BITMAP_BYTES / 2 logs the bitmap is smaller. */
-const DENSE = BITMAP_BYTES / 2;
 const idOf = (gram, block) => `${gram}|${String(block).padStart(6, '0')}`;
 
 const client = await MongoClient.connect(values.url);
@@ -52,28 +50,12 @@ let docs = 0;
 let bytes = 0;
 const blocks = Math.ceil(N / B);
 for (let block = 0; block < blocks; block++) {
-  const lists = new Map();
   const size = Math.min(B, N - block * B);
-  for (let pos = 0; pos < size; pos++) {
-    const grams = trigramsOf(asciiLower(gen.message()));
-    grams.push(`\u0001${gen.level()}`);
-    for (const gram of grams) {
-      let list = lists.get(gram);
-      if (list === undefined) lists.set(gram, (list = []));
-      list.push(pos);
-    }
-  }
+  const logs = Array.from({ length: size }, () => ({ message: gen.message(), level: gen.level() }));
   const batch = [];
-  for (const [gram, list] of lists) {
-    let b;
-    if (list.length >= DENSE) {
-      const bits = new Uint32Array(B / 32);
-      for (const pos of list) bits[pos >>> 5] |= 1 << (pos & 31);
-      b = Buffer.from(bits.buffer);
-    } else {
-      b = Buffer.from(Uint16Array.from(list).buffer);
-    }
-    batch.push({ _id: idOf(gram, block), n: list.length, b: new Binary(b) });
+  for (const [gram, list] of blockPostings(logs)) {
+    const b = encodePositions(list);
+    batch.push({ _id: idOf(gram, block), b: new Binary(b) });
     bytes += b.length;
   }
   docs += batch.length;
@@ -84,16 +66,6 @@ const writeSeconds = (performance.now() - started) / 1000;
 const stats = await db.command({ collStats: 'postings' });
 
 // ---- read ----
-/** A posting's positions as a bitmap of B bits. */
-function bitmapOf(doc) {
-  const buf = doc.b.buffer;
-  if (doc.n >= DENSE) return new Uint32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-  const bits = new Uint32Array(B / 32);
-  const list = new Uint16Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-  for (const pos of list) bits[pos >>> 5] |= 1 << (pos & 31);
-  return bits;
-}
-
 /**
  * The candidates of a search, newest block first, stopping once `enough` are found: per trigram one cursor over its
  * postings (the _id range "<gram>|", newest block first), merged block by block; a block missing from any cursor has
@@ -112,9 +84,9 @@ async function candidates(grams, enough) {
     if (together) {
       let acc;
       for (const h of heads) {
-        const bits = bitmapOf(h);
+        const bits = bitmapOf(h.b.buffer);
         if (acc === undefined) acc = bits;
-        else for (let i = 0; i < acc.length; i++) acc[i] &= bits[i];
+        else intersect(acc, bits);
       }
       for (let i = 0; i < acc.length; i++) {
         let w = acc[i];
@@ -144,9 +116,9 @@ const QUERIES = [
   ['rare word "zebracorn"', 'zebracorn', []],
   ['0.1 % word "deadlock"', 'deadlock', []],
   ['common word "timeout"', 'timeout', []],
-  ['"timeout" + level fatal', 'timeout', ['\u0001fatal']],
-  ['"deadlock" + level error', 'deadlock', ['\u0001error']],
-  ['"served timeout" + level error', 'served timeout', ['\u0001error']],
+  ['"timeout" + level fatal', 'timeout', [levelKey('fatal')]],
+  ['"deadlock" + level error', 'deadlock', [levelKey('error')]],
+  ['"served timeout" + level error', 'served timeout', [levelKey('error')]],
 ];
 const pct = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)];
 const results = [];
