@@ -37,8 +37,9 @@ describe('filesystem blob store', () => {
 
   it('removes its temp file when the body fails while the file is still being opened or written', async () => {
     // A failed put's temp file stayed for good now and then under load: removed before the file stream had closed,
-    // it was made or written again after. Failures at once and after 1-11 chunks, with libuv's threads busy every
-    // other time (the temp file's open and writes then wait behind key derivations, as on a loaded machine).
+    // it was made after. Failures at once and after 1-11 chunks, with libuv's threads busy every other time (the
+    // temp file's open and writes then wait behind key derivations, as on a loaded machine). A race: without the
+    // fix this fails in about one run of five here, not in every run.
     for (let i = 0; i < 120; i++) {
       const busy = i % 2 ? Array.from({ length: 4 }, () => new Promise((resolve) => scrypt('p', 's', 64, { N: 2 ** 12 }, resolve))) : [];
       const body = i % 3 === 0 ? new Readable({ read() {} }) : failingStream(i % 12);

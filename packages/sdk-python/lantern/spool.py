@@ -181,15 +181,17 @@ class Spool:
         if state in ("busy", "gone"):
             return None
         claimed = claim_name(self._token, name)
-        try:
-            os.rename(path, os.path.join(self.dir, claimed))
-        except FileNotFoundError:
-            close_fd(fd)
-            return None
-        except OSError:  # cannot be renamed (a sticky directory, another user's file): read in place, locked
-            claimed = name
-        held = Held(claimed, fd)
+        # Renamed under the lock, as the quota's measure (write) lists the directory under it: a listing that runs
+        # beside a rename may miss the file in flight, and a spool full of this process's claims then looked emptier.
         with self._lock:
+            try:
+                os.rename(path, os.path.join(self.dir, claimed))
+            except FileNotFoundError:
+                close_fd(fd)
+                return None
+            except OSError:  # cannot be renamed (a sticky directory, another user's file): read in place, locked
+                claimed = name
+            held = Held(claimed, fd)
             self._claimed[name] = held
         return held
 
@@ -237,7 +239,8 @@ class Spool:
         for name, held in claims:
             try:
                 if held.path_name != name:
-                    os.rename(os.path.join(self.dir, held.path_name), os.path.join(self.dir, name))
+                    with self._lock:  # not beside the quota's measure (see _claim)
+                        os.rename(os.path.join(self.dir, held.path_name), os.path.join(self.dir, name))
             except OSError:
                 pass
             finally:

@@ -37,12 +37,18 @@ export function blockPostings(logs: ReadonlyArray<{ message: string; level: stri
   return postings;
 }
 
-/** A posting's bytes for ascending, distinct positions. */
+/**
+ * A posting's bytes for ascending, distinct positions (0 to BLOCK_LOGS - 1; anything else is a RangeError). A
+ * bitmap's words are little-endian whatever the machine, as the list's positions are: the bytes may be read elsewhere.
+ */
 export function encodePositions(positions: readonly number[]): Buffer {
+  for (const p of positions) if (!Number.isInteger(p) || p < 0 || p >= BLOCK_LOGS) throw new RangeError(`not a position in a block: ${p}`);
   if (positions.length >= DENSE_POSITIONS) {
     const bits = new Uint32Array(BLOCK_LOGS / 32);
     for (const p of positions) bits[p >>> 5]! |= 1 << (p & 31);
-    return Buffer.from(bits.buffer);
+    const out = Buffer.alloc(BITMAP_BYTES);
+    bits.forEach((word, i) => out.writeUInt32LE(word, i * 4));
+    return out;
   }
   const out = Buffer.alloc(positions.length * 2);
   positions.forEach((p, i) => out.writeUInt16LE(p, i * 2));
@@ -52,12 +58,12 @@ export function encodePositions(positions: readonly number[]): Buffer {
 /** A posting's positions as a bitmap of BLOCK_LOGS bits (a new array: the caller may change it). */
 export function bitmapOf(bytes: Uint8Array): Uint32Array {
   const bits = new Uint32Array(BLOCK_LOGS / 32);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.byteLength === BITMAP_BYTES) {
-    new Uint8Array(bits.buffer).set(bytes);
+    for (let i = 0; i < bits.length; i++) bits[i] = view.getUint32(i * 4, true);
     return bits;
   }
   if (bytes.byteLength % 2 !== 0 || bytes.byteLength >= BITMAP_BYTES) throw new RangeError(`not a posting: ${bytes.byteLength} bytes`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i < bytes.byteLength; i += 2) {
     const p = view.getUint16(i, true);
     bits[p >>> 5]! |= 1 << (p & 31);

@@ -33,6 +33,11 @@ describe('log postings: a block\'s positions per trigram and level', () => {
     // The edges of the block and of a word.
     expect(positionsOf(bitmapOf(encodePositions([0, 31, 32, 65_535])))).toEqual([65_535, 32, 31, 0]);
     expect(() => bitmapOf(Buffer.alloc(3))).toThrow(RangeError);
+    for (const bad of [-1, BLOCK_LOGS, 1.5]) expect(() => encodePositions([bad])).toThrow(RangeError);
+    expect(() => encodePositions([...Array.from({ length: DENSE_POSITIONS }, (_, i) => i), BLOCK_LOGS])).toThrow(RangeError);
+    // The bitmap's layout, whatever the machine: position p is bit p % 8 of byte p / 8.
+    const dense = encodePositions(Array.from({ length: DENSE_POSITIONS }, (_, i) => i * 16 + 9));
+    expect([dense[0], dense[1], dense[2], dense[3]]).toEqual([0, 0b10, 0, 0b10]);
   });
 
   it('intersects bitmaps, says whether anything is left, and gives the newest positions first up to a limit', () => {

@@ -355,10 +355,12 @@ export const MIGRATIONS: readonly string[] = [
   // `last_ms`: the latest timestamp of a span stored with the context, or of its batch if later; the retention purge
   // removes a context once that is before its cut-off (every span with it is then gone with its trace: a trace goes
   // when its earliest span is before the cut-off). A context made for spans that were all repeats keeps 0 and goes
-  // at the next purge.
+  // at the next purge. AUTOINCREMENT: an id is never given again, so a span written between the purge's two steps
+  // with a time and a batch both before its cut-off (a backlog older than the retention) can lose its context
+  // until the next purge takes it too, never show another one.
   `
   CREATE TABLE IF NOT EXISTS span_contexts (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     project_id INTEGER NOT NULL,
     data TEXT NOT NULL,
     last_ms INTEGER NOT NULL DEFAULT 0
