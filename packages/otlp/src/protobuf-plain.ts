@@ -32,24 +32,31 @@ export class PlainAttributes implements AttributeLookup {
       r.skipType(2);
       return;
     }
-    const stop = fieldEnd(r, end);
+    this.list.push(this.keyValue(r, fieldEnd(r, end), 1, 1));
+    this.kinds.push(this.kind);
+  }
+
+  /**
+   * A KeyValue ending at `end`, as readKeyValue reads it: the last key and the last value field count, and only what
+   * that value would be refused for. Its value's kind is left in `kind` (None without a value).
+   */
+  private keyValue(r: Reader, end: number, depth: number, plainDepth: number): Attribute {
     let key = '';
     let value: PlainValue = null;
     let kind = Kind.None;
     const before = this.rejection;
-    while (r.pos < stop) {
+    while (r.pos < end) {
       const tag = r.uint32();
       if (tag === 10) key = r.string();
       else if (tag === 18) {
-        // The last value field counts, and only what its own value would be refused for.
         this.rejection = before;
-        value = this.anyValue(r, fieldEnd(r, stop), 1, 1);
+        value = this.anyValue(r, fieldEnd(r, end), depth, plainDepth);
         kind = this.kind;
       } else skipField(r, tag, KEY_VALUE_FIELDS);
     }
-    expectEnd(r, stop);
-    this.list.push({ key, value });
-    this.kinds.push(kind);
+    expectEnd(r, end);
+    this.kind = kind;
+    return { key, value };
   }
 
   /** The kind of the last value anyValue read. */
@@ -102,24 +109,8 @@ export class PlainAttributes implements AttributeLookup {
     const values: Attribute[] = [];
     while (r.pos < end) {
       const tag = r.uint32();
-      if (tag !== 10) {
-        skipField(r, tag, LIST_FIELDS);
-        continue;
-      }
-      const stop = fieldEnd(r, end);
-      let key = '';
-      let value: PlainValue = null;
-      const before = this.rejection;
-      while (r.pos < stop) {
-        const inner = r.uint32();
-        if (inner === 10) key = r.string();
-        else if (inner === 18) {
-          this.rejection = before;
-          value = this.anyValue(r, fieldEnd(r, stop), depth + 1, plainDepth + 2);
-        } else skipField(r, inner, KEY_VALUE_FIELDS);
-      }
-      expectEnd(r, stop);
-      values.push({ key, value });
+      if (tag === 10) values.push(this.keyValue(r, fieldEnd(r, end), depth + 1, plainDepth + 2));
+      else skipField(r, tag, LIST_FIELDS);
     }
     expectEnd(r, end);
     return values;
