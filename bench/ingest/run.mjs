@@ -7,7 +7,9 @@
 //   pnpm bench:ingest                                 30 s of spans (8 connections, batches of 500)
 //   pnpm bench:ingest -- --kind logs --batch 1000     log entries instead
 //   pnpm bench:ingest -- --format otlp-protobuf       the same spans as OTLP/HTTP protobuf on POST /v1/traces
-//                                                    (otlp-json: as OTLP/JSON there; lantern: /ingest/traces, the default)
+//                                                    (otlp-json: as OTLP/JSON there; lantern: /ingest/traces, the default;
+//                                                    lantern-wide: Lantern JSON spans that also carry what an OTLP span
+//                                                    stores, name, kind, attributes, status: the same row size)
 //   pnpm bench:ingest -- --total 10000000             a growth run: until 10M are accepted, a rate per million
 //   pnpm bench:ingest -- --repeat                     the old figure: 32 bodies re-sent (duplicates, labelled)
 //   options: --connections 8 --batch 500 --data-dir DIR (kept) --env NAME=VALUE (server) --profile DIR (--cpu-prof)
@@ -49,13 +51,14 @@ const connections = Number(values.connections);
 const batchSize = Number(values.batch);
 const port = Number(values.port);
 const format = values.format;
-if (!['lantern', 'otlp-json', 'otlp-protobuf'].includes(format) || (kind === 'logs' && format !== 'lantern')) {
-  throw new Error(`--format ${format}: lantern, otlp-json or otlp-protobuf (the OTLP formats for spans only)`);
+if (!['lantern', 'lantern-wide', 'otlp-json', 'otlp-protobuf'].includes(format) || (kind === 'logs' && format !== 'lantern')) {
+  throw new Error(`--format ${format}: lantern, lantern-wide, otlp-json or otlp-protobuf (all but lantern for spans only)`);
 }
-const otlp = format !== 'lantern';
+const otlp = format.startsWith('otlp-');
+const wide = format === 'lantern-wide';
 const makeBody = otlp
   ? () => (format === 'otlp-json' ? otlpJsonSpanBody(batchSize) : otlpProtobufSpanBody(batchSize))
-  : () => (kind === 'spans' ? spanBody(batchSize) : logBody(batchSize));
+  : () => (kind === 'spans' ? spanBody(batchSize, { wide }) : logBody(batchSize));
 const path = otlp ? '/v1/traces' : kind === 'spans' ? '/ingest/traces' : '/ingest/logs';
 const contentType = format === 'otlp-protobuf' ? 'application/x-protobuf' : 'application/json';
 /**
