@@ -66,10 +66,15 @@ async function sizeOf() {
   if (mongo) {
     const client = await MongoClient.connect(mongo);
     try {
-      const stats = await client.db(database).command({ collStats: 'logs' });
-      const perIndex = Object.entries(stats.indexSizes).map(([name, bytes]) => `${name} ${mb(bytes)}`).join(', ');
-      console.log(`  logs: data ${mb(stats.storageSize)}, indexes ${mb(stats.totalIndexSize)} (${perIndex})`);
-      return stats.storageSize + stats.totalIndexSize;
+      let total = 0;
+      // The logs, and the search index's segments and postings (mongo/log-segments.ts).
+      for (const name of ['logs', 'logSegments', 'logPostings']) {
+        const stats = await client.db(database).command({ collStats: name });
+        const perIndex = Object.entries(stats.indexSizes).map(([index, bytes]) => `${index} ${mb(bytes)}`).join(', ');
+        console.log(`  ${name}: ${stats.count.toLocaleString('en')} documents, data ${mb(stats.storageSize)}, indexes ${mb(stats.totalIndexSize)} (${perIndex})`);
+        total += stats.storageSize + stats.totalIndexSize;
+      }
+      return total;
     } finally {
       await client.close();
     }

@@ -2,8 +2,8 @@ import { asciiLower } from './text.js';
 import { trigramsOf } from './trigrams.js';
 
 /**
- * Postings of a block of logs, the unit of the log search index designed for MongoDB (docs/benchmarks.md, "A
- * design for MongoDB measured at 10M"; not yet the store's): for each trigram of the block's (ASCII-lowercased)
+ * Postings of a block of logs, the unit of the MongoDB store's log search index (mongo/log-segments.ts;
+ * docs/benchmarks.md, "A design for MongoDB measured at 10M"): for each trigram of the block's (ASCII-lowercased)
  * messages, and for each level, the positions (0 to BLOCK_LOGS - 1) of the logs that have it. A search intersects
  * the postings of its text's trigrams block by block; the logs left are the candidates it fetches and tests.
  *
@@ -24,16 +24,24 @@ export const levelKey = (level: string): string => `\u0001${level}`;
 /** The postings of a block's logs, in order: each trigram's and each level's positions, ascending. */
 export function blockPostings(logs: ReadonlyArray<{ message: string; level: string }>): Map<string, number[]> {
   if (logs.length > BLOCK_LOGS) throw new RangeError(`a block holds at most ${BLOCK_LOGS} logs`);
+  return postingsAt(logs.map((log, position) => ({ position, message: log.message, level: log.level })));
+}
+
+/**
+ * The postings of logs at the given positions of a block (distinct, 0 to BLOCK_LOGS - 1, in any order): each
+ * trigram's and each level's positions, ascending. A message that is not a string has no trigram.
+ */
+export function postingsAt(logs: ReadonlyArray<{ position: number; message: string | null | undefined; level: string }>): Map<string, number[]> {
   const postings = new Map<string, number[]>();
   const add = (key: string, position: number) => {
     const list = postings.get(key);
     if (list === undefined) postings.set(key, [position]);
     else list.push(position);
   };
-  logs.forEach((log, position) => {
-    for (const gram of trigramsOf(asciiLower(log.message))) add(gram, position);
-    add(levelKey(log.level), position);
-  });
+  for (const log of [...logs].sort((a, b) => a.position - b.position)) {
+    if (typeof log.message === 'string') for (const gram of trigramsOf(asciiLower(log.message))) add(gram, log.position);
+    add(levelKey(log.level), log.position);
+  }
   return postings;
 }
 
@@ -90,4 +98,14 @@ export function positionsOf(bits: Uint32Array, limit = BLOCK_LOGS): number[] {
     }
   }
   return out;
+}
+
+/** One posting of the positions any of `postings` has (a merge of a block's segments). */
+export function unionOf(postings: readonly Uint8Array[]): Buffer {
+  const acc = new Uint32Array(BLOCK_LOGS / 32);
+  for (const bytes of postings) {
+    const bits = bitmapOf(bytes);
+    for (let i = 0; i < acc.length; i++) acc[i]! |= bits[i]!;
+  }
+  return encodePositions(positionsOf(acc).reverse());
 }

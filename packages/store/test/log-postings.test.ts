@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { BITMAP_BYTES, BLOCK_LOGS, DENSE_POSITIONS, bitmapOf, blockPostings, encodePositions, intersect, levelKey, positionsOf } from '../src/log-postings.js';
+import { BITMAP_BYTES, BLOCK_LOGS, DENSE_POSITIONS, bitmapOf, blockPostings, encodePositions, intersect, levelKey, positionsOf, postingsAt, unionOf } from '../src/log-postings.js';
 import { asciiLower } from '../src/text.js';
 import { searchTrigrams } from '../src/trigrams.js';
 
@@ -77,5 +77,26 @@ describe('log postings: a block\'s positions per trigram and level', () => {
       expect([text, positionsOf(acc!).reverse()]).toEqual([text, holding]);
     }
     expect(() => blockPostings(Array.from({ length: BLOCK_LOGS + 1 }, () => logs[0]!))).toThrow(RangeError);
+  });
+
+  it('posts logs at the positions given, in any order, ascending in every posting; a message that is not a string has no trigram', () => {
+    const postings = postingsAt([
+      { position: 9, message: 'Abcd', level: 'info' },
+      { position: 3, message: 'xabc', level: 'warn' },
+      { position: 5, message: null, level: 'info' },
+    ]);
+    expect(Object.fromEntries(postings)).toEqual({
+      xab: [3], abc: [3, 9], bcd: [9], [levelKey('warn')]: [3], [levelKey('info')]: [5, 9],
+    });
+  });
+
+  it('merges postings into the union of their positions, as a list or a bitmap by the count', () => {
+    const next = random(7);
+    const sets = [positions(next, 100), positions(next, DENSE_POSITIONS - 1), positions(next, 3000)];
+    const union = unionOf(sets.map((p) => encodePositions(p)));
+    const expected = [...new Set(sets.flat())].sort((a, b) => a - b);
+    expect(union.length).toBe(expected.length >= DENSE_POSITIONS ? BITMAP_BYTES : expected.length * 2);
+    expect(positionsOf(bitmapOf(union)).reverse()).toEqual(expected);
+    expect(unionOf([encodePositions([1, 5])])).toEqual(encodePositions([1, 5]));
   });
 });

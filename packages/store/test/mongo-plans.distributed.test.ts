@@ -272,10 +272,20 @@ describe('mongo store: logs are read on an index', () => {
 
   it('by level and by message: the project\'s range, newest first', async () => {
     await expectServed(logs({ level: 'error' }), [...VISIBLE_PROJECTS, 'logs project_ts']);
-    // A text is two reads a page (mongo/log-search.ts): the logs without trigrams (the null key of the trigram
-    // index), then the text's trigrams' range (for a text in every log the project's time range serves it better).
-    await expectServed(logs({ messageContains: 'log at' }), [...VISIBLE_PROJECTS, 'logs project_grams_ts', 'logs project_ts']);
-    await expectServed(logs({ messageContains: 'no such words' }), [...VISIBLE_PROJECTS, 'logs project_grams_ts', 'logs project_grams_ts']);
+    // A text (mongo/log-search.ts): the pending logs on their index, then per project its segments, one range of
+    // the postings' `_id` per trigram, and the candidates by number (sorted in memory: at most 500 a fetch).
+    for (const [messageContains, fetches] of [['log at', true], ['no such words', false]] as const) {
+      const plans = await plansOf(logs({ messageContains }));
+      const names = plans.map((p) => `${p.collection} ${p.index}`);
+      expect(names.slice(0, 3)).toEqual([...VISIBLE_PROJECTS, 'logs project_pending_ts']);
+      expect(names.filter((n) => n.startsWith('logSegments'))).toEqual(['logSegments project_state']);
+      expect(names.slice(3).filter((n) => !['logSegments project_state', 'logPostings _id_', 'logs project_seq'].includes(n))).toEqual([]);
+      expect(names.includes('logs project_seq')).toBe(fetches);
+      for (const plan of plans) {
+        const forbidden = plan.collection === 'logs' && plan.index === 'project_seq' ? ['COLLSCAN'] : ['COLLSCAN', 'SORT'];
+        expect({ ...plan, stages: plan.stages.filter((s) => forbidden.includes(s)) }).toEqual({ ...plan, stages: [] });
+      }
+    }
   });
 });
 
@@ -422,7 +432,7 @@ describe('mongo store: writes and the purge find their documents on an index', (
     }
   });
 
-  it('the purge: trace records and logs by the TTL index on ts, their spans by trace, rollups and keys by their TTL index', async () => {
+  it('the purge: trace records and logs by the TTL index on ts, their spans by trace, log segments by time, rollups and keys by their TTL index', async () => {
     // The cut-off falls inside an hour: the hours before it go, and that hour's documents are marked partial,
     // both by the TTL index on hour.
     // A trace and a log two days old, within the 30 days of the TTL indexes, before the purge's cut-off of about
@@ -433,7 +443,11 @@ describe('mongo store: writes and the purge find their documents on an index', (
     await store.writeLogs(logBatch(quiet, [logEntry(quiet, T0 - 48 * HOUR)]));
     expect(await waitIndexed(db)).toBe(0);
     await expectServed(() => store.purgeTelemetryBefore(cutoff),
-      ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'traces _id_', 'logs ttl', 'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'idempotencyKeys ttl']);
+      ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'traces _id_', 'logs ttl',
+        // The log's search segment, its logs all past the cut-off: its postings, then itself (log-merge.ts).
+        'logSegments max_ts', 'logPostings _id_', 'logSegments _id_',
+        'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'idempotencyKeys ttl']);
+    expect(await db.collection('logSegments').countDocuments({ maxTs: { $lt: new Date(cutoff) } })).toBe(0);
     expect(await db.collection('traces').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('spans').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('logs').countDocuments({ ts: { $lt: new Date(cutoff) } })).toBe(0);

@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Binary, Collection, Db } from 'mongodb';
 import type { LogLevel, Role } from '@lantern/domain';
 import type { Access } from './access.js';
 import type { Sequence } from './counters.js';
@@ -162,15 +162,50 @@ export interface LogDoc {
    */
   message?: string | null;
   /**
-   * The distinct trigrams of the message with its ASCII capitals lowered (none for a message under 3 characters or
-   * not a string), for the `q` filter's index (indexes.ts, logs.ts). Set after the write by the log indexer
-   * (log-indexer.ts); absent until then, and in logs written before the field existed: the reader tests those on
-   * their message alone.
+   * Its number among its project's indexed logs, set by the log indexer (log-indexer.ts) when it takes the log into
+   * a segment of the `q` filter's index (log-segments.ts): the log's block is `seq / BLOCK_LOGS`, its position in
+   * the block the rest. Absent until then.
    */
-  grams?: string[];
-  /** True from the write until the log indexer has set `grams` (log-indexer.ts). */
+  seq?: number;
+  /**
+   * True from the write until the log indexer has written its segment (log-indexer.ts): every search reads the
+   * pending logs on their own index (log-search.ts).
+   */
   gramsPending?: true;
   data: string;
+}
+
+/** A leaf part of a log segment: a claim's range of `seq` and the time its logs span. */
+export interface SegmentPart {
+  seq: number;
+  end: number;
+  minTs: Date;
+  maxTs: Date;
+}
+
+/**
+ * A segment of a project's log search index (log-segments.ts): the postings of the logs numbered `seq` to `end - 1`,
+ * all in one block. `_id` is `<projectId>|<key>`.
+ */
+export interface LogSegmentDoc extends SegmentPart {
+  _id: string;
+  projectId: number;
+  block: number;
+  key: string;
+  /** building: its postings are being written (`at`: when, the lease); ready: searched; merged: replaced (`at`: when). */
+  state: 'building' | 'ready' | 'merged';
+  at: Date;
+  /** The posting keys (trigrams and levels) it wrote: set when ready, or when a merge starts. */
+  keys?: string[];
+  /** A merge's: its leaf parts, each with its own time range (a search orders by them), and the segments it replaces. */
+  parts?: SegmentPart[];
+  covers?: string[];
+}
+
+/** The positions of one posting key's logs in one segment (log-postings.ts); `_id` by log-segments.ts postingId. */
+export interface LogPostingDoc {
+  _id: string;
+  b: Binary;
 }
 
 /** The metrics rollup of one application and minute: its entry spans' count, errors and latency sketch. */
@@ -286,6 +321,8 @@ export interface Collections {
   spans: Collection<SpanDoc>;
   traces: Collection<TraceDoc>;
   logs: Collection<LogDoc>;
+  logSegments: Collection<LogSegmentDoc>;
+  logPostings: Collection<LogPostingDoc>;
   idempotencyKeys: Collection<IdempotencyKeyDoc>;
   rollups: Collection<RollupDoc>;
   rollupHours: Collection<HourRollupDoc>;
@@ -299,7 +336,7 @@ export interface Collections {
 
 export const COLLECTION_NAMES = [
   'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'invitations', 'spans', 'traces', 'logs',
-  'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'chunks', 'postings', 'postingLists', 'rateWindows',
+  'logSegments', 'logPostings', 'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'chunks', 'postings', 'postingLists', 'rateWindows',
 ] as const satisfies readonly (keyof Collections)[];
 
 export function collectionsOf(db: Db): Collections {

@@ -11,7 +11,7 @@ import { createGuard, toStoreError } from './errors.js';
 import { ensureIndexes } from './indexes.js';
 import { createIngestWriter } from './ingest.js';
 import { createLimitsStore } from './limits.js';
-import { indexLogsStep, legacyLogsMarked, markLegacyLogs, startMongoIndexLoop } from './log-indexer.js';
+import { MONGO_INDEX_CHUNK, indexLogsStep, legacyLogsMarked, markLegacyLogs, startMongoIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
@@ -77,11 +77,10 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const records = { c, guard, access, next, now };
   // No transactions here: each delivered group of batches written as one, convergent on redelivery (ingest.ts).
   const ingest = createIngestWriter(c, guard, now);
-  // The `q` filter's trigrams are set after the write, by the process that wrote the logs (log-indexer.ts).
-  const indexing = startMongoIndexLoop(() => guard.run(() => indexLogsStep(c)));
-  // Logs left pending by a process that stopped, and logs written before `grams` existed (marked pending once per
-  // database, in the background): the indexer takes them from the start (log-indexer.ts). Readers find them
-  // either way.
+  // The `q` filter's postings are written after the write, by the process that wrote the logs (log-indexer.ts).
+  const indexing = startMongoIndexLoop(() => guard.run(() => indexLogsStep(c, MONGO_INDEX_CHUNK, now)));
+  // Logs left pending by a process that stopped, and logs written before the postings existed (marked pending once
+  // per database, in the background): the indexer takes them from the start (log-indexer.ts).
   let marked: boolean;
   try {
     marked = await guard.run(() => legacyLogsMarked(c));
@@ -89,8 +88,12 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
     await client.close().catch(() => undefined);
     throw e;
   }
-  if (!marked) void guard.run(() => markLegacyLogs(c)).then(() => indexing.kick(), () => undefined);
-  else indexing.kick();
+  if (!marked) {
+    void guard.run(() => markLegacyLogs(c)).then(() => {
+      marked = true;
+      indexing.kick();
+    }, () => undefined);
+  } else indexing.kick();
 
   return {
     ...createAccountsStore(records),
@@ -104,7 +107,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
       indexing.kick();
     },
     ...createTraceReader(c, guard, access, pageSize),
-    ...createLogReader(c, guard, access, pageSize),
+    ...createLogReader(c, guard, access, pageSize, () => marked),
     ...createAiStore(records),
     ...createProcessingStore(records),
     ...createLimitsStore(records),

@@ -66,11 +66,20 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_ts' },
     { key: { applicationId: 1, ts: -1, _id: -1 }, name: 'application_ts' },
     { key: { projectId: 1, traceId: 1, ts: -1, _id: -1 }, name: 'project_trace_ts', partialFilterExpression: { traceId: { $exists: true } } },
-    // The `q` filter (log-search.ts): one trigram of the text as an equality, newest first, without a sort; and at
-    // its null key, the logs without trigrams yet. Multikey: one entry per distinct trigram of a log's message.
-    { key: { projectId: 1, grams: 1, ts: -1, _id: -1 }, name: 'project_grams_ts' },
-    // The logs the log indexer has not reached yet (log-indexer.ts), few at any time: what it indexes next.
+    // The `q` filter's candidates, fetched by their number in the project (log-candidates.ts, log-segments.ts).
+    { key: { projectId: 1, seq: 1 }, name: 'project_seq', partialFilterExpression: { seq: { $exists: true } } },
+    // The logs the log indexer has not reached yet (log-indexer.ts), few at any time: what it indexes next, and
+    // what every search reads beside the postings, newest first (log-search.ts).
     { key: { gramsPending: 1 }, name: 'grams_pending', partialFilterExpression: { gramsPending: true } },
+    { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_pending_ts', partialFilterExpression: { gramsPending: true } },
+  ],
+  logSegments: [
+    // A search's segments of a project (its ready ones), a merge's of a block.
+    { key: { projectId: 1, state: 1, block: 1 }, name: 'project_state' },
+    // The segments left building past their lease, and the merged ones to sweep (log-indexer.ts, log-merge.ts).
+    { key: { state: 1, at: 1 }, name: 'state_at' },
+    // Retention (purge.ts): the segments whose logs are all past it.
+    { key: { maxTs: 1 }, name: 'max_ts' },
   ],
   tenants: [
     { key: { organizationId: 1, name: 1 }, name: 'organization_name', unique: true },
@@ -153,14 +162,18 @@ async function ensureTtl(db: Db, name: string, field: string, seconds: number | 
 
 /**
  * Indexes of earlier versions, dropped where found: the chunks' text index, which the postings replaced (the
- * documents it indexed are processed again: ai-processing.ts requeueOutdated).
+ * documents it indexed are processed again: ai-processing.ts requeueOutdated); the logs' multikey trigram index
+ * (2.7 GB a million logs), which the log postings replaced (its logs are indexed again: log-indexer.ts
+ * markLegacyLogs).
  */
-const RETIRED: Record<string, string[]> = { chunks: ['tenant_text'] };
+const RETIRED: Record<string, string[]> = { chunks: ['tenant_text'], logs: ['project_grams_ts'] };
 
 /**
  * Collections stored in `_id` order (clustered: MongoDB 5.3 and later), created before anything is written to
  * them: their `_id` is their only index, an insert one B-tree write, not two, and a range of ids is read in place.
- * The postings (postings.ts): 1.2-1.4x the inserts a second of the same collection with an `_id` index.
+ * The postings (postings.ts): 1.2-1.4x the inserts a second of the same collection with an `_id` index. (Not
+ * the log postings, log-segments.ts: mongod 6.0 scans a whole clustered collection for an `$in` of `_id`s, which
+ * their merges and deletions send.)
  */
 const CLUSTERED = ['postings'];
 

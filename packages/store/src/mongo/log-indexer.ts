@@ -1,43 +1,48 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
-import { asciiLower } from '../text.js';
-import { trigramsOf } from '../trigrams.js';
-import type { Collections, LogDoc } from './collections.js';
+import { BLOCK_LOGS } from '../log-postings.js';
+import type { Collections, LogDoc, LogSegmentDoc } from './collections.js';
+import { DUPLICATE_KEY, codeOf } from './errors.js';
+import { blockOf, segmentId, segmentKey, writeSegment } from './log-segments.js';
+import { mergeBlocks, sweepSegments } from './log-merge.js';
 
 /**
- * The `q` filter's index is filled after the write, as in SQLite (docs/architecture.md, "Log search"): every
- * distinct trigram of a message is one entry of the multikey index (projectId, grams, ts, _id), ~70 per log,
- * which cost the write 6x when it carried them. So a log is written with `gramsPending: true` and no `grams`,
- * and this indexer, in the process that wrote it, sets `grams` and removes the flag, a chunk of logs at a time
- * (found by the partial index `grams_pending`). Until then the log sits at the null key of the trigram index,
- * which every search reads before the trigram's range (log-search.ts), so a search is exact whatever the
- * indexer's lag.
+ * The `q` filter's index is filled after the write, as in SQLite (docs/architecture.md, "Log search"): a log is
+ * written with `gramsPending: true`, and this indexer, in the process that wrote it, takes the pending logs a
+ * chunk at a time (the partial index `grams_pending`) into segments of the project's postings (log-segments.ts).
+ * Until then a search reads the log among the pending ones, on their own index (log-search.ts), so a search is
+ * exact whatever the indexer's lag.
  *
- * Several writers may index the same logs at once: each update matches only a log still pending, and the
- * trigrams of a message are the same whoever computes them.
+ * A step, per project of the pending logs it found:
+ * 1. reserves as many numbers (`seq`) from the project's counter, and splits them at block boundaries;
+ * 2. per piece, inserts a `building` segment, then claims each log by setting its number where it is still
+ *    pending and unnumbered (two indexers at once: each log goes to one of them), then reads back the logs it
+ *    claimed and writes the segment (log-segments.ts writeSegment: postings, ready, pending flag removed).
+ * A segment left `building` by a process that stopped is written again by the next step after its lease, from
+ * the logs its range numbers; a claim that outlived half the lease leaves the segment to that, rather than race it.
+ * Then blocks are merged (log-merge.ts) and replaced segments swept.
  */
 
 /**
- * Logs written before `grams` existed carry neither field. Once per database they are marked pending (one pass over
- * the collection, in the background of the first processes to start, then this marker in `counters`), so the
- * indexer takes them too. Readers never depend on it: a log without `grams` is always read (log-search.ts), so
- * one written by a process of the previous version during a rolling upgrade is found all the same.
+ * Logs written before this index existed (with the trigram field of the index it replaced, or no index field at
+ * all) are marked pending once per database (one pass, in the background of the first processes to start, then
+ * this marker in `counters`), and the indexer takes them. Until the pass has marked them, `q` does not find them.
  */
-export const LEGACY_LOGS_MARKER = 'migration:log-grams';
+export const LEGACY_LOGS_MARKER = 'migration:log-postings';
 
 export async function legacyLogsMarked(c: Collections): Promise<boolean> {
   return (await c.counters.findOne({ _id: LEGACY_LOGS_MARKER })) !== null;
 }
 
 export async function markLegacyLogs(c: Collections): Promise<void> {
-  await c.logs.updateMany({ grams: { $exists: false }, gramsPending: { $exists: false } }, { $set: { gramsPending: true } });
+  await c.logs.updateMany({ seq: { $exists: false }, gramsPending: { $exists: false } }, { $set: { gramsPending: true }, $unset: { grams: '' } });
   await c.counters.updateOne({ _id: LEGACY_LOGS_MARKER }, { $set: { seq: 1 } }, { upsert: true });
 }
 
-/** The most distinct trigrams a log is indexed by (a message of ~2,000 characters); longer ones are read by every search. */
-export const MAX_GRAMS = 2000;
+/** Logs indexed per step at most (a segment is at most this many logs, and a block's full merge 16 of them). */
+export const MONGO_INDEX_CHUNK = 4096;
 
-/** Logs indexed per step. */
-export const MONGO_INDEX_CHUNK = 500;
+/** How long a segment may stay `building` before another process writes it again. */
+export const SEGMENT_LEASE_MS = 60_000;
 
 /** The message of a log document: its field, or in logs written before the field existed, in `data`. */
 function messageOf(doc: Pick<LogDoc, 'message' | 'data'>): string | null {
@@ -46,22 +51,93 @@ function messageOf(doc: Pick<LogDoc, 'message' | 'data'>): string | null {
   return typeof message === 'string' ? message : null;
 }
 
+type Pending = Pick<LogDoc, '_id' | 'projectId' | 'ts' | 'message' | 'data'>;
+
+/** The first of `n` new numbers of a project's logs. */
+async function reserve(c: Collections, projectId: number, n: number): Promise<number> {
+  const take = () => c.counters.findOneAndUpdate({ _id: `logs:${projectId}` }, { $inc: { seq: n } }, { upsert: true, returnDocument: 'after' });
+  let after;
+  try {
+    after = await take();
+  } catch (e) {
+    if (codeOf(e) !== DUPLICATE_KEY) throw e;
+    after = await take(); // two first uses at once: the loser's upsert retried
+  }
+  if (after === null) throw new Error('the log counter was not returned by its upsert');
+  return after.seq - n;
+}
+
+/** Builds one segment of a project from pending logs numbered from `seq` on (all in one block). */
+async function buildSegment(c: Collections, projectId: number, seq: number, logs: Pending[], now: () => number): Promise<void> {
+  const started = now();
+  const times = logs.map((log) => log.ts.getTime());
+  const key = segmentKey(seq, seq + logs.length);
+  const segment: LogSegmentDoc = {
+    _id: segmentId(projectId, key), projectId, block: blockOf(seq), key, seq, end: seq + logs.length,
+    minTs: new Date(Math.min(...times)), maxTs: new Date(Math.max(...times)), state: 'building', at: new Date(started),
+  };
+  await c.logSegments.insertOne(segment);
+  const claims: AnyBulkWriteOperation<LogDoc>[] = logs.map((log, i) => ({
+    updateOne: {
+      filter: { _id: log._id, gramsPending: true, seq: { $exists: false } },
+      // A log written before `message` existed gets it from `data`, for the search's regex.
+      update: { $set: { seq: seq + i, ...(log.message === undefined ? { message: messageOf(log) } : {}) } },
+    },
+  }));
+  await c.logs.bulkWrite(claims, { ordered: false });
+  if (now() - started > SEGMENT_LEASE_MS / 2) return; // another process may be writing it again by now
+  const claimed = await c.logs.find({ projectId, seq: { $gte: seq, $lt: seq + logs.length } },
+    { projection: { seq: 1, message: 1, level: 1, ts: 1 }, hint: 'project_seq' }).toArray();
+  await writeSegment(c, segment, claimed);
+}
+
+/** Writes again the segments whose builder has not finished them within the lease (a process that stopped). */
+async function recoverSegments(c: Collections, now: () => number): Promise<void> {
+  // A merge that stopped is not written again: log-merge.ts sweeps it.
+  const stale = await c.logSegments.find({ state: 'building', at: { $lt: new Date(now() - SEGMENT_LEASE_MS) }, covers: { $exists: false } },
+    { limit: 8, hint: 'state_at' }).toArray();
+  for (const segment of stale) {
+    // Taken by moving its lease: one process writes it.
+    const taken = await c.logSegments.updateOne({ _id: segment._id, state: 'building', at: segment.at }, { $set: { at: new Date(now()) } });
+    if (taken.modifiedCount === 0) continue;
+    const logs = await c.logs.find({ projectId: segment.projectId, seq: { $gte: segment.seq, $lt: segment.end } },
+      { projection: { seq: 1, message: 1, level: 1, ts: 1 }, hint: 'project_seq' }).toArray();
+    await writeSegment(c, segment, logs);
+  }
+}
+
 /**
- * Indexes up to `chunk` pending logs; returns how many it found pending. A log written before `message` existed
- * gets it too (from `data`), so that the trigram read can test it.
+ * Indexes up to `chunk` pending logs into segments; returns how many it found pending. Blocks that filled up, or
+ * gathered many segments, are merged after.
  */
-export async function indexLogsStep(c: Collections, chunk = MONGO_INDEX_CHUNK): Promise<number> {
-  const pending = await c.logs.find({ gramsPending: true }, { projection: { _id: 1, message: 1, data: 1 }, limit: chunk, hint: 'grams_pending' }).toArray();
-  if (pending.length === 0) return 0;
-  const ops: AnyBulkWriteOperation<LogDoc>[] = pending.map((doc) => {
-    const message = messageOf(doc);
-    const grams = message === null ? [] : trigramsOf(asciiLower(message));
-    // A message of more distinct trigrams than MAX_GRAMS stays without `grams`: every search reads and tests it
-    // (the null key), rather than one log adding tens of thousands of index entries.
-    const indexed = grams.length <= MAX_GRAMS ? { $set: { message, grams } } : { $set: { message } };
-    return { updateOne: { filter: { _id: doc._id, gramsPending: true }, update: { ...indexed, $unset: { gramsPending: '' } } } };
-  });
-  await c.logs.bulkWrite(ops, { ordered: false });
+export async function indexLogsStep(c: Collections, chunk = MONGO_INDEX_CHUNK, now: () => number = Date.now): Promise<number> {
+  await recoverSegments(c, now);
+  const pending = await c.logs.find({ gramsPending: true, seq: { $exists: false } },
+    { projection: { _id: 1, projectId: 1, ts: 1, message: 1, data: 1 }, limit: chunk, hint: 'grams_pending' }).toArray();
+  const byProject = new Map<number, Pending[]>();
+  for (const log of pending) {
+    const list = byProject.get(log.projectId);
+    if (list === undefined) byProject.set(log.projectId, [log]);
+    else list.push(log);
+  }
+  const touched: Array<{ projectId: number; block: number; ended: boolean }> = [];
+  for (const [projectId, logs] of byProject) {
+    // Oldest first: the numbers then follow time, and a segment's parts of a merge have narrow time ranges.
+    logs.sort((a, b) => a.ts.getTime() - b.ts.getTime() || (a._id < b._id ? -1 : 1));
+    let seq = await reserve(c, projectId, logs.length);
+    let from = 0;
+    while (from < logs.length) {
+      const block = blockOf(seq);
+      const room = (block + 1) * BLOCK_LOGS - seq;
+      const piece = logs.slice(from, from + room);
+      await buildSegment(c, projectId, seq, piece, now);
+      touched.push({ projectId, block, ended: piece.length === room });
+      seq += piece.length;
+      from += piece.length;
+    }
+  }
+  await mergeBlocks(c, touched, now);
+  await sweepSegments(c, now);
   return pending.length;
 }
 

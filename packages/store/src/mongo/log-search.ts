@@ -1,10 +1,12 @@
 import type { Filter } from 'mongodb';
+import { levelKey } from '../log-postings.js';
 import type { Cursor } from '../port.js';
 import { asciiLower } from '../text.js';
 import { searchTrigrams } from '../trigrams.js';
 import { deadlineOf } from './budget.js';
 import type { Deadline } from './budget.js';
 import type { Collections, LogDoc } from './collections.js';
+import { newerLog, searchProject } from './log-candidates.js';
 import { containsRegex } from './paging.js';
 
 /** The most trigrams of a text in the filter (searchTrigrams). */
@@ -19,55 +21,49 @@ export interface Found {
   tested: boolean;
 }
 
-/** Newer first: later `ts`, then larger `_id` (the order of every read here). */
-const newer = (a: LogDoc, b: LogDoc): boolean => a.ts.getTime() > b.ts.getTime() || (a.ts.getTime() === b.ts.getTime() && a._id > b._id);
 const keyOf = (doc: LogDoc): Cursor => ({ ts: doc.ts.getTime(), id: doc._id });
 
+/** What a search page reads: the projects, the filter of a log after a cursor, the window, and the level. */
+export interface SearchScope {
+  projects: number[];
+  base: (after: Cursor | undefined) => Filter<LogDoc>;
+  from?: number;
+  to?: number;
+  level?: string;
+}
+
 /**
- * One page of a search by a text of 3+ characters (docs/architecture.md, "Log search"), after `base(cursor)`:
- * - the logs without `grams`, at the null key of the (projectId, grams, ts, _id) index, named (left to itself the
- *   planner took the project's time index, whose first batch the newest, pending, logs fill): the ones the log
- *   indexer has not reached yet (log-indexer.ts), those whose message has too many trigrams to index, and any
- *   written before the field existed; `tested: false` (the reader tests them again, on `data` when they have no
- *   `message`);
- * - then the logs whose `grams` hold the text's trigrams and whose `message` matches the literal regex: one
- *   trigram's range of the same index.
- * In that order, each read whole before the next: a log the indexer moves from the null key to its trigrams
- * between the two reads is in the first (it had not moved when that read ended) or in the second (it had moved
- * when that one began), never in neither. (MongoDB reads no snapshot across two queries.) Each read takes at
- * most `limit`; the page ends at the newest of the last logs of the reads that filled their limit (beyond it a
- * read may have more), and the next page starts after it. A log in both reads comes once. Each read is sent with
- * what is left of the search's budget as its `maxTimeMS` (budget.ts).
+ * One page of a search by a text of 3+ characters (docs/architecture.md, "Log search"), the newest `limit` logs
+ * after `after` that contain the text:
+ * - the pending logs (not yet in a segment: log-indexer.ts), on their partial index `project_pending_ts`,
+ *   newest first; those without `message` (written before the field existed) have `tested: false`;
+ * - then, per project, its postings (log-candidates.ts): the logs whose segments hold every trigram of the text
+ *   (and the level's key), fetched with the text as a regex.
+ * In that order, each read whole before the next: the indexer makes a segment ready before it takes its logs out
+ * of the pending ones, so a log it moves between the two reads is in the first or in the second, never in neither
+ * (MongoDB reads no snapshot across two queries); a log in both comes once. Each read takes the newest `limit` of
+ * its own, so the newest `limit` of them all are the page's; the next page starts after its last, when it is full.
  */
-export async function searchPage(c: Collections, base: (after: Cursor | undefined) => Filter<LogDoc>, text: string, grams: string[],
+export async function searchPage(c: Collections, scope: SearchScope, text: string, grams: string[],
   after: Cursor | undefined, limit: number, deadline: Deadline = deadlineOf(undefined)): Promise<{ found: Found[]; next: Cursor | undefined }> {
   const regex = containsRegex(text);
-  const sort = { ts: -1, _id: -1 } as const;
+  const { projects } = scope;
   // Both from the primary: two members at different points of replication could each miss the moving log.
-  const unindexed = await c.logs.find({ $and: [base(after), { grams: { $exists: false } }, { $or: [{ message: regex }, { message: { $exists: false } }] }] },
-    { sort, limit, hint: 'project_grams_ts', readPreference: 'primary', ...deadline.maxTime() }).toArray();
-  const indexed = await c.logs.find({ $and: [base(after), { grams: { $all: grams }, message: regex }] }, { sort, limit, readPreference: 'primary', ...deadline.maxTime() }).toArray();
-  let boundary: LogDoc | undefined;
-  for (const read of [unindexed, indexed]) {
-    const last = read.at(-1);
-    if (read.length === limit && last && (boundary === undefined || newer(last, boundary))) boundary = last;
+  const pending = await c.logs.find({ $and: [scope.base(after), { gramsPending: true }, { $or: [{ message: regex }, { message: { $exists: false } }] }] },
+    { sort: { ts: -1, _id: -1 }, limit, hint: 'project_pending_ts', readPreference: 'primary', ...deadline.maxTime() }).toArray();
+  const keys = scope.level === undefined ? grams : [...grams, levelKey(scope.level)];
+  const upTo = after === undefined ? (scope.to === undefined ? undefined : scope.to - 1) : after.ts;
+  const indexed: LogDoc[] = [];
+  for (const projectId of projects) {
+    indexed.push(...await searchProject(c, projectId, keys, { $and: [scope.base(after), { message: regex }] }, { from: scope.from, upTo }, limit, deadline));
   }
+  const seen = new Set<string>();
   const found: Found[] = [];
-  let u = 0;
-  let i = 0;
-  for (;;) {
-    const a = unindexed[u];
-    const b = indexed[i];
-    const next = a && (!b || newer(a, b) || a._id === b._id) ? a : b;
-    if (!next || (boundary && newer(boundary, next))) break;
-    if (next === a) {
-      u++;
-      if (b && b._id === a._id) continue; // moved between the reads: take the indexed one, tested by the server
-      found.push({ doc: a, tested: false });
-    } else {
-      i++;
-      found.push({ doc: b!, tested: true });
-    }
+  for (const doc of [...indexed, ...pending].sort(newerLog)) {
+    if (seen.has(doc._id)) continue;
+    seen.add(doc._id);
+    found.push({ doc, tested: doc.message !== undefined });
+    if (found.length === limit) break;
   }
-  return { found, next: boundary && keyOf(boundary) };
+  return { found, next: found.length === limit ? keyOf(found.at(-1)!.doc) : undefined };
 }

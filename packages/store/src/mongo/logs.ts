@@ -21,11 +21,11 @@ function toLog(doc: LogDoc): LogEntry {
 /**
  * Logs newest first, streamed from driver cursors. Over several projects the filter is `projectId: {$in}`, and
  * the server merges the (projectId, ts, _id) index ranges of those projects in order: no query sorts a project's
- * logs in memory. A text of 3+ characters is searched page by page through the trigram index (log-search.ts); a
- * shorter one is the regex on `message` down the time index, logs without `message` (written before the field
- * existed) tested here on `data`.
+ * logs in memory. A text of 3+ characters is searched page by page through the postings (log-search.ts), unless
+ * the read is a trace's or the database's older logs are not all marked yet; a shorter one is the regex on `message` down the time index, logs without `message`
+ * (written before the field existed) tested here on `data`.
  */
-export function createLogReader(c: Collections, guard: Guard, access: Access, pageSize: number): LogReader {
+export function createLogReader(c: Collections, guard: Guard, access: Access, pageSize: number, postingsComplete: () => boolean = () => true): LogReader {
   async function* logs(query: LogQuery, deadline: Deadline): AsyncGenerator<LogEntry> {
     let remaining = remainingOf(query.limit);
     if (remaining === 0) return;
@@ -42,12 +42,16 @@ export function createLogReader(c: Collections, guard: Guard, access: Access, pa
     const test = (doc: LogDoc, log: LogEntry): boolean => text === undefined
       || containsText(doc.message === undefined ? log.message : doc.message, text);
 
-    const grams = text === undefined ? [] : searchGramsOf(text);
+    // A trace's logs are few: its index and the regex serve a text better than the postings.
+    // Until this process knows every log is numbered or pending (log-indexer.ts markLegacyLogs), the regex down the
+    // time index: logs written before the postings are in neither read of the search.
+    const grams = text === undefined || query.traceId !== undefined || !postingsComplete() ? [] : searchGramsOf(text);
     if (text !== undefined && grams.length > 0) {
+      const scope = { projects, base, from: query.from, to: query.to, level: query.level };
       let after = query.cursor;
       for (;;) {
         deadline.check();
-        const page = await searchPage(c, base, text, grams, after, Math.min(pageSize, remaining), deadline);
+        const page = await searchPage(c, scope, text, grams, after, Math.min(pageSize, remaining), deadline);
         for (const { doc, tested } of page.found) {
           const log = toLog(doc);
           if (!tested && !test(doc, log)) continue;

@@ -1,6 +1,7 @@
 import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
 import { minuteOf } from '../rollups.js';
 import type { Collections } from './collections.js';
+import { dropSegmentsBefore } from './log-merge.js';
 import { completeFound, settle } from './rollup-ops.js';
 import { dropRollupsBefore } from './rollups.js';
 
@@ -9,7 +10,8 @@ const CHUNK = 1000;
 
 /**
  * Deletes telemetry older than the cut-off, as the SQLite store does: a trace record goes with all its spans
- * when its timestamp (its earliest span's) is before the cut-off; logs by their own time; idempotency keys once
+ * when its timestamp (its earliest span's) is before the cut-off; logs by their own time (and the segments of
+ * their search index whose logs are all older: log-merge.ts); idempotency keys once
  * out of their window. Returns the number of trace records and logs deleted.
  *
  * A round deletes the spans first and the records last, so a purge interrupted half-way finds the same records
@@ -38,6 +40,7 @@ export function createPurger(c: Collections, now: () => number): (cutoffMs: numb
       if (old.length < CHUNK || round === 0) break;
     }
     deleted += (await c.logs.deleteMany({ ts: { $lt: cutoff } })).deletedCount;
+    await dropSegmentsBefore(c, cutoff);
     await dropRollupsBefore(c, cutoffMs);
     await c.idempotencyKeys.deleteMany({ createdAt: { $lt: new Date(now() - IDEMPOTENCY_WINDOW_MS) } });
     return deleted;

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { Binary } from 'mongodb';
+import { unionOf } from '../log-postings.js';
+import { onlyDuplicates } from './bulk.js';
+import type { Collections, LogPostingDoc, LogSegmentDoc } from './collections.js';
+import { DUPLICATE_KEY, codeOf } from './errors.js';
+import { blockOf, dropSegment, partsOf, postingId, segmentId, segmentKey } from './log-segments.js';
+
+/**
+ * Merges of a block's segments (log-segments.ts). A search reads every searched segment's postings of its keys, so
+ * its cost grows with the number of segments: a block's segments become one when the block has filled (the
+ * project's numbers are past it) or when it holds MERGE_FANIN of them (a slow project's block fills over hours).
+ *
+ * A merge takes the block's lock (a lease in `counters`), inserts the merged segment `building` with its keys,
+ * its leaf parts (each with its time range, by which searches order their reads) and the segments it `covers`,
+ * writes the union of their postings key by key, makes it ready, and only then marks the covered segments
+ * merged: a search that lists the segments between the two sees both ready and skips the covered
+ * (searchedSegments). The covered segments' postings stay for SWEEP_AFTER_MS, for the searches that listed them
+ * before, then sweepSegments deletes them.
+ */
+
+/** Segments in one block that make a merge whatever its fill. */
+export const MERGE_FANIN = 16;
+/** How long a merge may hold its block. */
+export const MERGE_LEASE_MS = 60_000;
+/** How long the postings of merged segments stay after the merge. */
+export const SWEEP_AFTER_MS = 5 * 60_000;
+/** Postings read per command. */
+const READ_CHUNK = 1000;
+
+/** Takes the block's merge lock (false: another process holds it); the lock's value is its lease's end. */
+async function lock(c: Collections, id: string, until: number, now: number): Promise<boolean> {
+  try {
+    const taken = await c.counters.updateOne({ _id: id, seq: { $lt: now } }, { $set: { seq: until } }, { upsert: true });
+    return taken.modifiedCount + taken.upsertedCount === 1;
+  } catch (e) {
+    if (codeOf(e) === DUPLICATE_KEY) return false; // held: the upsert found no free lock and the `_id` taken
+    throw e;
+  }
+}
+
+/** The union of `segments`' postings as one segment of the block; false when it ran past its lease. */
+async function merge(c: Collections, segments: LogSegmentDoc[], now: () => number): Promise<boolean> {
+  const started = now();
+  const { projectId, block } = segments[0]!;
+  const seq = Math.min(...segments.map((s) => s.seq));
+  const end = Math.max(...segments.map((s) => s.end));
+  const key = segmentKey(seq, end, `m${randomBytes(4).toString('hex')}`);
+  const keys = [...new Set(segments.flatMap((s) => s.keys ?? []))];
+  const parts = segments.flatMap(partsOf).sort((a, b) => a.seq - b.seq);
+  const merged: LogSegmentDoc = {
+    _id: segmentId(projectId, key), projectId, block, key, seq, end,
+    minTs: new Date(Math.min(...parts.map((p) => p.minTs.getTime()))), maxTs: new Date(Math.max(...parts.map((p) => p.maxTs.getTime()))),
+    state: 'building', at: new Date(started), keys, parts, covers: segments.flatMap((s) => [s.key, ...(s.covers ?? [])]),
+  };
+  await c.logSegments.insertOne(merged);
+  const perKey = Math.max(1, Math.floor(READ_CHUNK / segments.length));
+  for (let i = 0; i < keys.length; i += perKey) {
+    const some = keys.slice(i, i + perKey);
+    const ids = some.flatMap((k) => segments.map((s) => postingId(projectId, k, block, s.key)));
+    const found = new Map<string, LogPostingDoc>((await c.logPostings.find({ _id: { $in: ids } }).toArray()).map((d) => [d._id, d]));
+    const docs = some.flatMap((k) => {
+      const postings = segments.flatMap((s) => {
+        const doc = found.get(postingId(projectId, k, block, s.key));
+        return doc === undefined ? [] : [doc.b.buffer];
+      });
+      return postings.length === 0 ? [] : [{ _id: postingId(projectId, k, block, key), b: new Binary(unionOf(postings)) }];
+    });
+    try {
+      if (docs.length > 0) await c.logPostings.insertMany(docs, { ordered: false });
+    } catch (e) {
+      if (!onlyDuplicates(e)) throw e;
+    }
+  }
+  if (now() - started > MERGE_LEASE_MS / 2) return false; // left building: swept
+  await c.logSegments.updateOne({ _id: merged._id, state: 'building' }, { $set: { state: 'ready' } });
+  await c.logSegments.updateMany({ _id: { $in: segments.map((s) => s._id) }, state: 'ready' }, { $set: { state: 'merged', at: new Date(now()) } });
+  return true;
+}
+
+/**
+ * Merges the touched blocks that call for it: past (the project's numbers beyond it) with two or more segments
+ * and none building, or with MERGE_FANIN segments.
+ */
+export async function mergeBlocks(c: Collections, touched: ReadonlyArray<{ projectId: number; block: number }>, now: () => number): Promise<void> {
+  const seen = new Set<string>();
+  for (const { projectId, block } of touched) {
+    const id = `logmerge:${projectId}|${block}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const segments = await c.logSegments.find({ projectId, block, state: { $in: ['building', 'ready'] } }, { hint: 'project_state' }).toArray();
+    const covered = new Set(segments.flatMap((s) => (s.state === 'ready' ? s.covers ?? [] : [])));
+    const ready = segments.filter((s) => s.state === 'ready' && !covered.has(s.key));
+    const building = segments.some((s) => s.state === 'building');
+    if (ready.length < 2) continue;
+    const counter = await c.counters.findOne({ _id: `logs:${projectId}` });
+    const past = counter !== null && blockOf(counter.seq) > block;
+    if (!(ready.length >= MERGE_FANIN || (past && !building))) continue;
+    const at = now();
+    if (!(await lock(c, id, at + MERGE_LEASE_MS, at))) continue;
+    try {
+      await merge(c, ready, now);
+    } finally {
+      await c.counters.updateOne({ _id: id, seq: at + MERGE_LEASE_MS }, { $set: { seq: 0 } });
+    }
+  }
+}
+
+/** Deletes what merges left: covered segments past SWEEP_AFTER_MS, and merges that stopped before their end. */
+export async function sweepSegments(c: Collections, now: () => number): Promise<void> {
+  const old = await c.logSegments.find({ state: 'merged', at: { $lt: new Date(now() - SWEEP_AFTER_MS) } }, { limit: 16, hint: 'state_at' }).toArray();
+  const stopped = await c.logSegments.find({ state: 'building', at: { $lt: new Date(now() - MERGE_LEASE_MS) }, covers: { $exists: true } },
+    { limit: 4, hint: 'state_at' }).toArray();
+  for (const segment of [...old, ...stopped]) await dropSegment(c, segment);
+}
+
+/** Retention: deletes the segments whose logs are all older than the cut-off (their postings first). */
+export async function dropSegmentsBefore(c: Collections, cutoff: Date): Promise<void> {
+  for (;;) {
+    const old = await c.logSegments.find({ maxTs: { $lt: cutoff } }, { limit: 100, hint: 'max_ts' }).toArray();
+    for (const segment of old) await dropSegment(c, segment);
+    if (old.length < 100) return;
+  }
+}

@@ -1,0 +1,83 @@
+import { Binary } from 'mongodb';
+import { BLOCK_LOGS, encodePositions, postingsAt } from '../log-postings.js';
+import { onlyDuplicates } from './bulk.js';
+import type { Collections, LogDoc, LogSegmentDoc, SegmentPart } from './collections.js';
+
+/**
+ * The `q` filter's index on MongoDB (docs/architecture.md, "Log search"): postings per (posting key, segment).
+ *
+ * - The log indexer numbers a project's logs as it takes them (`seq`, log-indexer.ts); BLOCK_LOGS consecutive
+ *   numbers are a block, and a log's position in its block is the rest of its number.
+ * - A segment is the logs of one claim (at most one block's): a `logSegments` document with its range of numbers
+ *   and the time its logs span, and one `logPostings` document per trigram and level of its logs, the positions in
+ *   the block of the logs that have it (log-postings.ts: a uint16 list, or a bitmap when dense).
+ * - A posting's `_id` is `<projectId>|<key>|<block, 8 digits>|<segment key>`, so one key's postings of a project
+ *   are one range of the `_id` index, newest block last: a search reads it backwards, a cursor per key, and
+ *   intersects the keys block by block (log-candidates.ts). Merges and deletions name postings by `_id` (`$in`). A trigram is three code points
+ *   and a level key `\u0001<level>`, neither ends in `|` + digit, so a key's prefix matches only its own postings.
+ * - Segments of a block are merged into one as the block fills (log-merge.ts); the merged segment lists the ones
+ *   it `covers`, which searches then skip, and their postings are deleted a while later.
+ */
+
+export const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+/** A segment's key: its first and end numbers, and a tag that tells two merges of the same range apart. */
+export const segmentKey = (seq: number, end: number, tag = ''): string => `${pad(seq, 12)}-${pad(end, 12)}${tag}`;
+export const segmentId = (projectId: number, key: string): string => `${projectId}|${key}`;
+export const postingId = (projectId: number, key: string, block: number, segment: string): string =>
+  `${projectId}|${key}|${pad(block, 8)}|${segment}`;
+/** The `_id` range of one key's postings in a project from block `from` to block `to - 1`. */
+export const keyRange = (projectId: number, key: string, from: number, to: number): { $gte: string; $lt: string } =>
+  ({ $gte: `${projectId}|${key}|${pad(from, 8)}`, $lt: `${projectId}|${key}|${pad(to, 8)}` });
+/** The block of a posting `_id`, and its segment key. */
+export function blockAndSegmentOf(id: string): { block: number; segment: string } {
+  const end = id.lastIndexOf('|');
+  return { block: Number(id.slice(id.lastIndexOf('|', end - 1) + 1, end)), segment: id.slice(end + 1) };
+}
+
+export const blockOf = (seq: number): number => Math.floor(seq / BLOCK_LOGS);
+
+/** Postings inserted per command. */
+const INSERT_CHUNK = 1000;
+
+/** The leaf parts of a segment: a merge's, or itself. */
+export const partsOf = (s: LogSegmentDoc): SegmentPart[] => s.parts ?? [{ seq: s.seq, end: s.end, minTs: s.minTs, maxTs: s.maxTs }];
+
+/**
+ * Writes the postings of a building segment from its logs (those numbered in its range), then makes it ready,
+ * then takes its logs out of the pending ones; in that order, so that a log is always in the pending read or in a
+ * ready segment (a search reads both: log-search.ts). Idempotent: a posting already written is kept (the same
+ * logs give the same postings), so a segment whose builder stopped can be written again (log-indexer.ts).
+ */
+export async function writeSegment(c: Collections, segment: LogSegmentDoc, logs: ReadonlyArray<Pick<LogDoc, 'seq' | 'message' | 'level' | 'ts'>>): Promise<void> {
+  const start = segment.block * BLOCK_LOGS;
+  const postings = postingsAt(logs.map((log) => ({ position: log.seq! - start, message: log.message, level: log.level })));
+  const docs = [...postings].map(([key, positions]) => ({ _id: postingId(segment.projectId, key, segment.block, segment.key), b: new Binary(encodePositions(positions)) }));
+  for (let i = 0; i < docs.length; i += INSERT_CHUNK) {
+    try {
+      await c.logPostings.insertMany(docs.slice(i, i + INSERT_CHUNK), { ordered: false });
+    } catch (e) {
+      if (!onlyDuplicates(e)) throw e;
+    }
+  }
+  const times = logs.map((log) => log.ts.getTime());
+  const span = times.length === 0 ? {} : { minTs: new Date(Math.min(...times)), maxTs: new Date(Math.max(...times)) };
+  await c.logSegments.updateOne({ _id: segment._id, state: 'building' }, { $set: { state: 'ready', keys: [...postings.keys()], ...span } });
+  await c.logs.updateMany({ projectId: segment.projectId, seq: { $gte: segment.seq, $lt: segment.end }, gramsPending: true }, { $unset: { gramsPending: '' } });
+}
+
+/** Deletes a segment's postings, then the segment. */
+export async function dropSegment(c: Collections, segment: Pick<LogSegmentDoc, '_id' | 'projectId' | 'block' | 'key' | 'keys'>): Promise<void> {
+  const ids = (segment.keys ?? []).map((key) => postingId(segment.projectId, key, segment.block, segment.key));
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK) await c.logPostings.deleteMany({ _id: { $in: ids.slice(i, i + INSERT_CHUNK) } });
+  await c.logSegments.deleteOne({ _id: segment._id });
+}
+
+/**
+ * The segments a search of a project reads: the ready ones not covered by another ready one (a merge is ready
+ * before the segments it replaces are marked merged), without their key lists.
+ */
+export async function searchedSegments(c: Collections, projectId: number, maxTimeMS: { maxTimeMS?: number }): Promise<LogSegmentDoc[]> {
+  const ready = await c.logSegments.find({ projectId, state: 'ready' }, { projection: { keys: 0 }, hint: 'project_state', ...maxTimeMS }).toArray();
+  const covered = new Set(ready.flatMap((s) => s.covers ?? []));
+  return ready.filter((s) => !covered.has(s.key));
+}
