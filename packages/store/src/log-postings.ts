@@ -109,3 +109,8 @@ export function unionOf(postings: readonly Uint8Array[]): Buffer {
   }
   return encodePositions(positionsOf(acc).reverse());
 }
+
+/** Whether a posting holds `position`. */
+export function hasPosition(bytes: Uint8Array, position: number): boolean {
+  return ((bitmapOf(bytes)[position >>> 5]! >>> (position & 31)) & 1) === 1;
+}

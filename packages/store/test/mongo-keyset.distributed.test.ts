@@ -9,6 +9,7 @@ import { HOUR, collect, cursorOf, logBatch, logEntry, makeWorld, rootSpan, spanB
 import type { World } from '../src/contract/fixtures.js';
 import { costsOf } from './mongo-explain.js';
 import type { FindCost } from './mongo-explain.js';
+import { PART_LOGS } from '../src/mongo/log-indexer.js';
 import { waitIndexed } from './mongo-wait.js';
 
 /*
@@ -86,11 +87,13 @@ async function expectDeepPageCheap<T extends { id: string; timestamp: string }>(
   expect(first.items.map((r) => r.id)).toEqual(all.slice(0, LIMIT).map((r) => r.id));
   expect(deep.items.map((r) => r.id)).toEqual(all.slice(depth + 1, depth + 1 + LIMIT).map((r) => r.id));
   if (totals) {
-    // A search of the postings fetches its candidates in as many finds as it takes: their sums are compared.
+    // A search of the postings fetches its candidates in as many finds as it takes: their sums are compared. The
+    // deep page may also fetch the candidates of the part its cursor falls in (PART_LOGS logs: those newer than
+    // the cursor are fetched, then filtered); without the cursor as its bound it would fetch ~7,600 here.
     const sum = (costs: FindCost[], k: 'keysExamined' | 'docsExamined') => costs.reduce((n, c) => n + c[k], 0);
     for (const cost of deep.costs) expect(cost.stages).not.toContain('COLLSCAN');
-    expect(sum(deep.costs, 'keysExamined')).toBeLessThanOrEqual(sum(first.costs, 'keysExamined') * 1.5 + 10);
-    expect(sum(deep.costs, 'docsExamined')).toBeLessThanOrEqual(sum(first.costs, 'docsExamined') * 1.5 + 10);
+    expect(sum(deep.costs, 'keysExamined')).toBeLessThanOrEqual(sum(first.costs, 'keysExamined') * 1.5 + PART_LOGS + 10);
+    expect(sum(deep.costs, 'docsExamined')).toBeLessThanOrEqual(sum(first.costs, 'docsExamined') * 1.5 + PART_LOGS + 10);
     return;
   }
   expect(deep.costs.length).toBe(first.costs.length);

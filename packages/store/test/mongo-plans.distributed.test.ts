@@ -444,8 +444,9 @@ describe('mongo store: writes and the purge find their documents on an index', (
     expect(await waitIndexed(db)).toBe(0);
     await expectServed(() => store.purgeTelemetryBefore(cutoff),
       ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'traces _id_', 'logs ttl',
-        // The log's search segment, its logs all past the cut-off: its postings, then itself (log-merge.ts).
-        'logSegments max_ts', 'logPostings _id_', 'logSegments _id_',
+        // The log's search segment, its logs all past the cut-off: its keys read, its postings, its keys, then
+        // itself (log-merge.ts, log-segments.ts dropSegment).
+        'logSegments max_ts', 'logSegmentKeys _id_', 'logPostings _id_', 'logSegmentKeys _id_', 'logSegments _id_',
         'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'idempotencyKeys ttl']);
     expect(await db.collection('logSegments').countDocuments({ maxTs: { $lt: new Date(cutoff) } })).toBe(0);
     expect(await db.collection('traces').countDocuments({ traceId: old })).toBe(0);

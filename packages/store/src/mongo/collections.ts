@@ -167,6 +167,9 @@ export interface LogDoc {
    * the block the rest. Absent until then.
    */
   seq?: number;
+  /** The indexer step that took the pending log (log-indexer.ts), and when: another may take it after the lease. */
+  claim?: string;
+  claimAt?: Date;
   /**
    * True from the write until the log indexer has written its segment (log-indexer.ts): every search reads the
    * pending logs on their own index (log-search.ts).
@@ -195,11 +198,19 @@ export interface LogSegmentDoc extends SegmentPart {
   /** building: its postings are being written (`at`: when, the lease); ready: searched; merged: replaced (`at`: when). */
   state: 'building' | 'ready' | 'merged';
   at: Date;
-  /** The posting keys (trigrams and levels) it wrote: set when ready, or when a merge starts. */
-  keys?: string[];
-  /** A merge's: its leaf parts, each with its own time range (a search orders by them), and the segments it replaces. */
+  /**
+   * Its parts, each with its time range (a search orders its reads by them): a segment's logs 512 at a time
+   * (absent: one part, itself), a merge's its segments' parts (at most MAX_PARTS, neighbours joined beyond). And
+   * a merge's, until they are marked merged, the segments it replaces.
+   */
   parts?: SegmentPart[];
   covers?: string[];
+}
+
+/** The posting keys (trigrams and levels) a segment wrote, a chunk of them: `_id` `<segment _id>|<chunk, 6 digits>`. */
+export interface LogSegmentKeysDoc {
+  _id: string;
+  keys: string[];
 }
 
 /** The positions of one posting key's logs in one segment (log-postings.ts); `_id` by log-segments.ts postingId. */
@@ -323,6 +334,7 @@ export interface Collections {
   logs: Collection<LogDoc>;
   logSegments: Collection<LogSegmentDoc>;
   logPostings: Collection<LogPostingDoc>;
+  logSegmentKeys: Collection<LogSegmentKeysDoc>;
   idempotencyKeys: Collection<IdempotencyKeyDoc>;
   rollups: Collection<RollupDoc>;
   rollupHours: Collection<HourRollupDoc>;
@@ -336,7 +348,7 @@ export interface Collections {
 
 export const COLLECTION_NAMES = [
   'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'invitations', 'spans', 'traces', 'logs',
-  'logSegments', 'logPostings', 'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'chunks', 'postings', 'postingLists', 'rateWindows',
+  'logSegments', 'logPostings', 'logSegmentKeys', 'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'chunks', 'postings', 'postingLists', 'rateWindows',
 ] as const satisfies readonly (keyof Collections)[];
 
 export function collectionsOf(db: Db): Collections {

@@ -6,6 +6,9 @@ import { blockAndSegmentOf, keyRange, partsOf, searchedSegments } from './log-se
 
 /** Candidates fetched per command. */
 const FETCH = 500;
+/** The parts just below a read's position that bound it as they should (late logs), and the far ones read whole. */
+const NEAR = 4;
+const MAX_OUTLIERS = 4;
 
 /** One key's postings of the searched segments, newest block first: a cursor read a block at a time. */
 class BlockStream {
@@ -55,7 +58,8 @@ export const newerLog = (a: LogDoc, b: LogDoc): number => b.ts.getTime() - a.ts.
  * are fetched newest number first, FETCH at a time, by `(projectId, seq)` with `filter` (the text as a regex, the
  * time window, the level, the application); found logs are kept sorted. The read ends when `limit` are kept and
  * the last of them is newer than every part (log-segments.ts) not yet fetched: numbers follow the order in which
- * the indexer took the logs, not their time, so the parts' time ranges bound what is left.
+ * the indexer took the logs, not their time, so the parts' time ranges bound what is left (a few far parts that
+ * hold logs stamped ahead are read whole instead: `done`). Every read from the primary (log-search.ts).
  */
 export async function searchProject(c: Collections, projectId: number, keys: readonly string[], filter: Filter<LogDoc>,
   window: { from?: number; upTo?: number }, limit: number, deadline: Deadline): Promise<LogDoc[]> {
@@ -85,9 +89,14 @@ export async function searchProject(c: Collections, projectId: number, keys: rea
     }
     return lo;
   };
+  // Parts read whole (far outliers, below): no longer bounding what is left.
+  const read = new Set<number>();
   const newestBelow = (seq: number): number => {
     const n = startingBefore(seq);
-    return n === 0 ? Number.NEGATIVE_INFINITY : below[n - 1]!;
+    if (read.size === 0) return n === 0 ? Number.NEGATIVE_INFINITY : below[n - 1]!;
+    let newest = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < n; i++) if (!read.has(i)) newest = Math.max(newest, parts[i]!.maxTs.getTime());
+    return newest;
   };
   // A candidate in a part outside the window (a block's postings span all its parts) is not fetched.
   const inWindow = (seq: number): boolean => {
@@ -98,35 +107,61 @@ export async function searchProject(c: Collections, projectId: number, keys: rea
   const blocks = [...searched.keys()];
   const [first, last] = [Math.min(...blocks), Math.max(...blocks)];
   const streams = keys.map((key) => new BlockStream(c.logPostings.find({ _id: keyRange(projectId, key, first, last + 1) },
-    { sort: { _id: -1 }, batchSize: 256, ...deadline.maxTime() }), searched));
+    { sort: { _id: -1 }, batchSize: 256, readPreference: 'primary', ...deadline.maxTime() }), searched));
   const kept: LogDoc[] = [];
-  const done = (seq: number) => kept.length >= limit && kept[limit - 1]!.ts.getTime() > newestBelow(seq);
+  const keptIds = new Set<string>();
+  const keep = (docs: LogDoc[]) => {
+    for (const doc of docs) {
+      if (keptIds.has(doc._id)) continue;
+      keptIds.add(doc._id);
+      kept.push(doc);
+    }
+    kept.sort(newerLog);
+    for (const doc of kept.splice(limit)) keptIds.delete(doc._id);
+  };
+  /**
+   * Whether nothing below `seq` can enter the page. A part far below that holds logs newer than the page's last
+   * (a client whose clock ran ahead stamped one in the future) would keep every read going down to it: when at
+   * most MAX_OUTLIERS such parts lie beyond the NEAR parts just below, those are read whole, then left out.
+   */
+  const done = async (seq: number): Promise<boolean> => {
+    if (kept.length < limit) return false;
+    const last = kept[limit - 1]!.ts.getTime();
+    if (last > newestBelow(seq)) return true;
+    const n = startingBefore(seq);
+    const far: number[] = [];
+    for (let i = 0; i < n - NEAR; i++) if (!read.has(i) && parts[i]!.maxTs.getTime() >= last) far.push(i);
+    if (far.length === 0 || far.length > MAX_OUTLIERS) return false;
+    for (const i of far) {
+      keep(await c.logs.find({ $and: [{ projectId, seq: { $gte: parts[i]!.seq, $lt: parts[i]!.end } }, filter] },
+        { sort: { ts: -1, _id: -1 }, limit, hint: 'project_seq', readPreference: 'primary', ...deadline.maxTime() }).toArray());
+      read.add(i);
+    }
+    return kept.length >= limit && kept[limit - 1]!.ts.getTime() > newestBelow(seq);
+  };
   try {
     for (;;) {
       deadline.check();
       const heads = await Promise.all(streams.map((s) => s.block()));
-      if (heads.some((h) => h === undefined)) return kept.slice(0, limit);
+      if (heads.some((h) => h === undefined)) return kept;
       const target = Math.min(...(heads as number[]));
       const together = heads.every((h) => h === target);
       const bits = await Promise.all(streams.map((s, k) => (together || heads[k]! > target ? s.take(heads[k]!, together) : undefined)));
       if (!together) {
         // Blocks above `target` lack a key: none of theirs is a candidate.
-        if (done((target + 1) * BLOCK_LOGS)) return kept.slice(0, limit);
+        if (await done((target + 1) * BLOCK_LOGS)) return kept;
         continue;
       }
       const acc = bits[0]!;
       for (const other of bits.slice(1)) intersect(acc, other!);
       const seqs = positionsOf(acc).map((p) => target * BLOCK_LOGS + p).filter(inWindow);
       for (let i = 0; i < seqs.length; i += FETCH) {
-        if (done(seqs[i]! + 1)) return kept.slice(0, limit);
+        if (await done(seqs[i]! + 1)) return kept;
         const some = seqs.slice(i, i + FETCH);
-        const found = await c.logs.find({ $and: [{ projectId, seq: { $in: some } }, filter] },
-          { sort: { ts: -1, _id: -1 }, limit, hint: 'project_seq', ...deadline.maxTime() }).toArray();
-        kept.push(...found);
-        kept.sort(newerLog);
-        kept.length = Math.min(kept.length, limit);
+        keep(await c.logs.find({ $and: [{ projectId, seq: { $in: some } }, filter] },
+          { sort: { ts: -1, _id: -1 }, limit, hint: 'project_seq', readPreference: 'primary', ...deadline.maxTime() }).toArray());
       }
-      if (done(target * BLOCK_LOGS)) return kept.slice(0, limit);
+      if (await done(target * BLOCK_LOGS)) return kept;
     }
   } finally {
     await Promise.all(streams.map((s) => s.close()));

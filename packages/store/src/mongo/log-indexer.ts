@@ -1,8 +1,9 @@
-import type { AnyBulkWriteOperation } from 'mongodb';
-import { BLOCK_LOGS } from '../log-postings.js';
-import type { Collections, LogDoc, LogSegmentDoc } from './collections.js';
+import { randomUUID } from 'node:crypto';
+import type { AnyBulkWriteOperation, Filter } from 'mongodb';
+import { BLOCK_LOGS, hasPosition, levelKey } from '../log-postings.js';
+import type { Collections, LogDoc, LogSegmentDoc, SegmentPart } from './collections.js';
 import { DUPLICATE_KEY, codeOf } from './errors.js';
-import { blockOf, segmentId, segmentKey, writeSegment } from './log-segments.js';
+import { blockOf, postingId, segmentId, segmentKey, writeSegment } from './log-segments.js';
 import { mergeBlocks, sweepSegments } from './log-merge.js';
 
 /**
@@ -12,13 +13,14 @@ import { mergeBlocks, sweepSegments } from './log-merge.js';
  * Until then a search reads the log among the pending ones, on their own index (log-search.ts), so a search is
  * exact whatever the indexer's lag.
  *
- * A step, per project of the pending logs it found:
+ * A step claims up to a chunk of pending logs (a token and a time on each, where no other step holds them), then,
+ * per project of the logs it holds:
  * 1. reserves as many numbers (`seq`) from the project's counter, and splits them at block boundaries;
- * 2. per piece, inserts a `building` segment, then claims each log by setting its number where it is still
- *    pending and unnumbered (two indexers at once: each log goes to one of them), then reads back the logs it
- *    claimed and writes the segment (log-segments.ts writeSegment: postings, ready, pending flag removed).
- * A segment left `building` by a process that stopped is written again by the next step after its lease, from
- * the logs its range numbers; a claim that outlived half the lease leaves the segment to that, rather than race it.
+ * 2. per piece, inserts a `building` segment, numbers its logs, and writes the segment (log-segments.ts
+ *    writeSegment: keys, postings, ready, pending flag removed).
+ * A segment left `building` by a process that stopped is written again by a later step after its lease, from the
+ * logs its range numbers, and a claim older than the lease may be taken by another step; a step that outlived half
+ * the lease leaves its segment to that, rather than race it.
  * Then blocks are merged (log-merge.ts) and replaced segments swept.
  */
 
@@ -41,6 +43,9 @@ export async function markLegacyLogs(c: Collections): Promise<void> {
 /** Logs indexed per step at most (a segment is at most this many logs, and a block's full merge 16 of them). */
 export const MONGO_INDEX_CHUNK = 4096;
 
+/** Logs in a part of a segment (collections.ts SegmentPart). */
+export const PART_LOGS = 512;
+
 /** How long a segment may stay `building` before another process writes it again. */
 export const SEGMENT_LEASE_MS = 60_000;
 
@@ -51,7 +56,7 @@ function messageOf(doc: Pick<LogDoc, 'message' | 'data'>): string | null {
   return typeof message === 'string' ? message : null;
 }
 
-type Pending = Pick<LogDoc, '_id' | 'projectId' | 'ts' | 'message' | 'data'>;
+type Pending = Pick<LogDoc, '_id' | 'projectId' | 'ts' | 'message' | 'data' | 'level'>;
 
 /** The first of `n` new numbers of a project's logs. */
 async function reserve(c: Collections, projectId: number, n: number): Promise<number> {
@@ -67,35 +72,44 @@ async function reserve(c: Collections, projectId: number, n: number): Promise<nu
   return after.seq - n;
 }
 
-/** Builds one segment of a project from pending logs numbered from `seq` on (all in one block). */
-async function buildSegment(c: Collections, projectId: number, seq: number, logs: Pending[], now: () => number): Promise<void> {
-  const started = now();
+/** Builds one segment of a project from logs this step claimed, numbered from `seq` on (all in one block). */
+async function buildSegment(c: Collections, projectId: number, seq: number, logs: Pending[], claim: string, started: number, now: () => number): Promise<void> {
   const times = logs.map((log) => log.ts.getTime());
   const key = segmentKey(seq, seq + logs.length);
+  // Parts of PART_LOGS logs (oldest first), each with its time range: a search fetches no candidate of a part
+  // outside its window, and stops on their bounds.
+  const parts: SegmentPart[] = [];
+  for (let i = 0; i < logs.length; i += PART_LOGS) {
+    const some = times.slice(i, i + PART_LOGS);
+    parts.push({ seq: seq + i, end: seq + i + some.length, minTs: new Date(Math.min(...some)), maxTs: new Date(Math.max(...some)) });
+  }
   const segment: LogSegmentDoc = {
     _id: segmentId(projectId, key), projectId, block: blockOf(seq), key, seq, end: seq + logs.length,
-    minTs: new Date(Math.min(...times)), maxTs: new Date(Math.max(...times)), state: 'building', at: new Date(started),
+    minTs: new Date(Math.min(...times)), maxTs: new Date(Math.max(...times)), state: 'building', at: new Date(now()),
+    ...(parts.length > 1 ? { parts } : {}),
   };
   await c.logSegments.insertOne(segment);
-  const claims: AnyBulkWriteOperation<LogDoc>[] = logs.map((log, i) => ({
+  const numbers: AnyBulkWriteOperation<LogDoc>[] = logs.map((log, i) => ({
     updateOne: {
-      filter: { _id: log._id, gramsPending: true, seq: { $exists: false } },
+      filter: { _id: log._id, claim },
       // A log written before `message` existed gets it from `data`, for the search's regex.
       update: { $set: { seq: seq + i, ...(log.message === undefined ? { message: messageOf(log) } : {}) } },
     },
   }));
-  await c.logs.bulkWrite(claims, { ordered: false });
-  if (now() - started > SEGMENT_LEASE_MS / 2) return; // another process may be writing it again by now
-  const claimed = await c.logs.find({ projectId, seq: { $gte: seq, $lt: seq + logs.length } },
-    { projection: { seq: 1, message: 1, level: 1, ts: 1 }, hint: 'project_seq' }).toArray();
-  await writeSegment(c, segment, claimed);
+  await c.logs.bulkWrite(numbers, { ordered: false });
+  if (now() - started > SEGMENT_LEASE_MS / 2) return; // another step may take these logs, or write the segment, by now
+  await writeSegment(c, segment, logs.map((log, i) => ({ ...log, seq: seq + i, message: log.message === undefined ? messageOf(log) : log.message })));
 }
 
-/** Writes again the segments whose builder has not finished them within the lease (a process that stopped). */
-async function recoverSegments(c: Collections, now: () => number): Promise<void> {
+/**
+ * Writes again the segments whose builder has not finished them within the lease (a process that stopped), from
+ * the logs numbered in their range; returns their blocks.
+ */
+async function recoverSegments(c: Collections, now: () => number): Promise<Array<{ projectId: number; block: number }>> {
   // A merge that stopped is not written again: log-merge.ts sweeps it.
   const stale = await c.logSegments.find({ state: 'building', at: { $lt: new Date(now() - SEGMENT_LEASE_MS) }, covers: { $exists: false } },
     { limit: 8, hint: 'state_at' }).toArray();
+  const recovered = [];
   for (const segment of stale) {
     // Taken by moving its lease: one process writes it.
     const taken = await c.logSegments.updateOne({ _id: segment._id, state: 'building', at: segment.at }, { $set: { at: new Date(now()) } });
@@ -103,42 +117,77 @@ async function recoverSegments(c: Collections, now: () => number): Promise<void>
     const logs = await c.logs.find({ projectId: segment.projectId, seq: { $gte: segment.seq, $lt: segment.end } },
       { projection: { seq: 1, message: 1, level: 1, ts: 1 }, hint: 'project_seq' }).toArray();
     await writeSegment(c, segment, logs);
+    recovered.push({ projectId: segment.projectId, block: segment.block });
   }
+  return recovered;
 }
 
 /**
- * Indexes up to `chunk` pending logs into segments; returns how many it found pending. Blocks that filled up, or
- * gathered many segments, are merged after.
+ * Logs left pending past the lease although numbered: their step made the segment ready, then failed to clear
+ * them. Each is cleared once the level posting of a ready segment holding its number has its position (every
+ * log has a level posting); a log that posting lacks stays pending, read by every search.
+ */
+async function clearStuck(c: Collections, now: () => number): Promise<void> {
+  const stuck = await c.logs.find({ gramsPending: true, seq: { $exists: true }, claimAt: { $lt: new Date(now() - SEGMENT_LEASE_MS) } },
+    { projection: { _id: 1, projectId: 1, seq: 1, level: 1 }, limit: 100, hint: 'grams_pending' }).toArray();
+  for (const log of stuck) {
+    const seq = log.seq!;
+    const segments = await c.logSegments.find({ projectId: log.projectId, state: 'ready', block: blockOf(seq), seq: { $lte: seq }, end: { $gt: seq } },
+      { hint: 'project_state' }).toArray();
+    for (const segment of segments) {
+      const posting = await c.logPostings.findOne({ _id: postingId(log.projectId, levelKey(log.level), segment.block, segment.key) });
+      if (posting === null || !hasPosition(posting.b.buffer, seq % BLOCK_LOGS)) continue;
+      await c.logs.updateOne({ _id: log._id, gramsPending: true }, { $unset: { gramsPending: '', claim: '', claimAt: '' } });
+      break;
+    }
+  }
+}
+
+/** Pending logs no step holds: never claimed, or claimed by a step that has not finished within the lease. */
+const unclaimed = (now: number): Filter<LogDoc> => ({
+  gramsPending: true, seq: { $exists: false }, $or: [{ claimAt: { $exists: false } }, { claimAt: { $lt: new Date(now - SEGMENT_LEASE_MS) } }],
+});
+
+/**
+ * Indexes up to `chunk` pending logs into segments; returns how many it found pending. It claims them first (one
+ * update, with a token of its own), then numbers only those it holds: two indexers at once take different logs,
+ * and no number is spent on a log another one took. Blocks that filled up, or gathered many segments, are merged
+ * after, and what merges left is swept.
  */
 export async function indexLogsStep(c: Collections, chunk = MONGO_INDEX_CHUNK, now: () => number = Date.now): Promise<number> {
-  await recoverSegments(c, now);
-  const pending = await c.logs.find({ gramsPending: true, seq: { $exists: false } },
-    { projection: { _id: 1, projectId: 1, ts: 1, message: 1, data: 1 }, limit: chunk, hint: 'grams_pending' }).toArray();
-  const byProject = new Map<number, Pending[]>();
-  for (const log of pending) {
-    const list = byProject.get(log.projectId);
-    if (list === undefined) byProject.set(log.projectId, [log]);
-    else list.push(log);
-  }
-  const touched: Array<{ projectId: number; block: number; ended: boolean }> = [];
-  for (const [projectId, logs] of byProject) {
-    // Oldest first: the numbers then follow time, and a segment's parts of a merge have narrow time ranges.
-    logs.sort((a, b) => a.ts.getTime() - b.ts.getTime() || (a._id < b._id ? -1 : 1));
-    let seq = await reserve(c, projectId, logs.length);
-    let from = 0;
-    while (from < logs.length) {
-      const block = blockOf(seq);
-      const room = (block + 1) * BLOCK_LOGS - seq;
-      const piece = logs.slice(from, from + room);
-      await buildSegment(c, projectId, seq, piece, now);
-      touched.push({ projectId, block, ended: piece.length === room });
-      seq += piece.length;
-      from += piece.length;
+  const touched: Array<{ projectId: number; block: number }> = await recoverSegments(c, now);
+  await clearStuck(c, now);
+  const started = now();
+  const found = await c.logs.find(unclaimed(started), { projection: { _id: 1 }, limit: chunk, hint: 'grams_pending' }).toArray();
+  if (found.length > 0) {
+    const claim = randomUUID();
+    const ids = found.map((log) => log._id);
+    await c.logs.updateMany({ _id: { $in: ids }, ...unclaimed(started) }, { $set: { claim, claimAt: new Date(started) } });
+    const held = await c.logs.find({ _id: { $in: ids }, claim }, { projection: { _id: 1, projectId: 1, ts: 1, message: 1, data: 1, level: 1 } }).toArray();
+    const byProject = new Map<number, Pending[]>();
+    for (const log of held) {
+      const list = byProject.get(log.projectId);
+      if (list === undefined) byProject.set(log.projectId, [log]);
+      else list.push(log);
+    }
+    for (const [projectId, logs] of byProject) {
+      // Oldest first: the numbers then follow time, and a merge's parts have narrow time ranges.
+      logs.sort((a, b) => a.ts.getTime() - b.ts.getTime() || (a._id < b._id ? -1 : 1));
+      let seq = await reserve(c, projectId, logs.length);
+      let from = 0;
+      while (from < logs.length) {
+        const block = blockOf(seq);
+        const piece = logs.slice(from, from + (block + 1) * BLOCK_LOGS - seq);
+        await buildSegment(c, projectId, seq, piece, claim, started, now);
+        touched.push({ projectId, block });
+        seq += piece.length;
+        from += piece.length;
+      }
     }
   }
   await mergeBlocks(c, touched, now);
   await sweepSegments(c, now);
-  return pending.length;
+  return found.length;
 }
 
 /**
