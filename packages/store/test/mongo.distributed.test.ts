@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
-import type { CommandStartedEvent, Db } from 'mongodb';
+import type { CommandStartedEvent, Db, Document } from 'mongodb';
 import { newId, toIso } from '@lantern/domain';
 import type { Cursor, Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
@@ -671,6 +671,31 @@ describe('mongo store: log search', () => {
     const pending = await db.collection('logs').find({ gramsPending: true }).toArray();
     expect(pending.map((l) => l._id)).toEqual(['k-9']);
     expect((await collect(store.streamLogs({ userId: w.user.id, messageContains: 'KEPT' }))).map((l) => l.id)).toEqual(['k-9', 'k-3', 'k-2', 'k-1', 'k-0']);
+  });
+
+  it('finds what a step takes on an index, whatever the backlog: the unnumbered pending logs, then the stuck ones past them', async () => {
+    const { store, database, db } = await openStore();
+    const w = await makeWorld(store);
+    expect(await waitIndexed(db)).toBe(0);
+    // A burst the indexer is behind on: 3,000 pending, unnumbered.
+    await db.collection('logs').insertMany(Array.from({ length: 3000 }, (_, i) => pendingLog(w, `p-${i}`, T0 + i, `backlog ${i}`)));
+    const watched = new MongoClient(url, { monitorCommands: true });
+    const finds: Document[] = [];
+    watched.on('commandStarted', (e) => e.commandName === 'find' && e.command.find === 'logs' && finds.push(e.command));
+    try {
+      await indexLogsStep(collectionsOf(watched.db(database)), 100);
+    } finally {
+      await watched.close();
+    }
+    const costs = await Promise.all(finds.filter((f) => f.hint === 'pending_seq').map(async (f) => {
+      const { find, filter, projection, limit, hint } = f;
+      const stats = (await db.command({ explain: { find, filter, projection, limit, hint }, verbosity: 'executionStats' })).executionStats as Document;
+      return { keys: Number(stats.totalKeysExamined), docs: Number(stats.totalDocsExamined) };
+    }));
+    // The stuck logs' range (none here) and the next chunk to claim (100 of the 2,900 left): not the backlog.
+    expect(costs).toHaveLength(2);
+    for (const cost of costs) expect(cost.keys).toBeLessThanOrEqual(110);
+    for (const cost of costs) expect(cost.docs).toBeLessThanOrEqual(110);
   });
 
   it('writes again a segment whose builder stopped, once its lease has passed', async () => {

@@ -70,7 +70,9 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { projectId: 1, seq: 1 }, name: 'project_seq', partialFilterExpression: { seq: { $exists: true } } },
     // The logs the log indexer has not reached yet (log-indexer.ts), few at any time: what it indexes next, and
     // what every search reads beside the postings, newest first (log-search.ts).
-    { key: { gramsPending: 1 }, name: 'grams_pending', partialFilterExpression: { gramsPending: true } },
+    // By number: the unnumbered ones (the null key) are the indexer's to claim, the numbered ones a step left
+    // pending (log-indexer.ts clearStuck); few either way, unless the indexer is behind a burst.
+    { key: { gramsPending: 1, seq: 1 }, name: 'pending_seq', partialFilterExpression: { gramsPending: true } },
     { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_pending_ts', partialFilterExpression: { gramsPending: true } },
   ],
   logSegments: [
@@ -164,9 +166,9 @@ async function ensureTtl(db: Db, name: string, field: string, seconds: number | 
  * Indexes of earlier versions, dropped where found: the chunks' text index, which the postings replaced (the
  * documents it indexed are processed again: ai-processing.ts requeueOutdated); the logs' multikey trigram index
  * (2.7 GB a million logs), which the log postings replaced (its logs are indexed again: log-indexer.ts
- * markLegacyLogs).
+ * markLegacyLogs), and the pending logs' index by the flag alone, which `pending_seq` replaced.
  */
-const RETIRED: Record<string, string[]> = { chunks: ['tenant_text'], logs: ['project_grams_ts'] };
+const RETIRED: Record<string, string[]> = { chunks: ['tenant_text'], logs: ['project_grams_ts', 'grams_pending'] };
 
 /**
  * Collections stored in `_id` order (clustered: MongoDB 5.3 and later), created before anything is written to

@@ -9,7 +9,7 @@ import { mergeBlocks, sweepSegments } from './log-merge.js';
 /**
  * The `q` filter's index is filled after the write, as in SQLite (docs/architecture.md, "Log search"): a log is
  * written with `gramsPending: true`, and this indexer, in the process that wrote it, takes the pending logs a
- * chunk at a time (the partial index `grams_pending`) into segments of the project's postings (log-segments.ts).
+ * chunk at a time (the partial index `pending_seq`) into segments of the project's postings (log-segments.ts).
  * Until then a search reads the log among the pending ones, on their own index (log-search.ts), so a search is
  * exact whatever the indexer's lag.
  *
@@ -128,8 +128,9 @@ async function recoverSegments(c: Collections, now: () => number): Promise<Array
  * log has a level posting); a log that posting lacks stays pending, read by every search.
  */
 async function clearStuck(c: Collections, now: () => number): Promise<void> {
-  const stuck = await c.logs.find({ gramsPending: true, seq: { $exists: true }, claimAt: { $lt: new Date(now() - SEGMENT_LEASE_MS) } },
-    { projection: { _id: 1, projectId: 1, seq: 1, level: 1 }, limit: 100, hint: 'grams_pending' }).toArray();
+  // `seq: {$gte: 0}`, not `$exists`: a range of the index, past its null key (the many unnumbered logs of a burst).
+  const stuck = await c.logs.find({ gramsPending: true, seq: { $gte: 0 }, claimAt: { $lt: new Date(now() - SEGMENT_LEASE_MS) } },
+    { projection: { _id: 1, projectId: 1, seq: 1, level: 1 }, limit: 100, hint: 'pending_seq' }).toArray();
   for (const log of stuck) {
     const seq = log.seq!;
     const segments = await c.logSegments.find({ projectId: log.projectId, state: 'ready', block: blockOf(seq), seq: { $lte: seq }, end: { $gt: seq } },
@@ -158,7 +159,7 @@ export async function indexLogsStep(c: Collections, chunk = MONGO_INDEX_CHUNK, n
   const touched: Array<{ projectId: number; block: number }> = await recoverSegments(c, now);
   await clearStuck(c, now);
   const started = now();
-  const found = await c.logs.find(unclaimed(started), { projection: { _id: 1 }, limit: chunk, hint: 'grams_pending' }).toArray();
+  const found = await c.logs.find(unclaimed(started), { projection: { _id: 1 }, limit: chunk, hint: 'pending_seq' }).toArray();
   if (found.length > 0) {
     const claim = randomUUID();
     const ids = found.map((log) => log._id);
