@@ -569,7 +569,7 @@ describe('mongo store: log search', () => {
     const c = collectionsOf(db);
     await Promise.all([indexLogsStep(c, 700), indexLogsStep(c, 700)]);
     while ((await indexLogsStep(c, 700)) > 0);
-    expect(await db.collection('logs').countDocuments({ $or: [{ gramsPending: true }, { claim: { $exists: true } }] })).toBe(0);
+    expect(await db.collection('logs').countDocuments({ gramsPending: true })).toBe(0);
     const seqs = (await db.collection('logs').find({}, { projection: { seq: 1 } }).toArray()).map((l) => l['seq'] as number);
     expect(seqs.sort((a, b) => a - b)).toEqual(Array.from({ length: 1200 }, (_, i) => i));
     const logs = await collect(store.streamLogs({ userId: w.user.id, messageContains: 'LOG 1' }));
@@ -655,7 +655,7 @@ describe('mongo store: log search', () => {
     expect(fetches.map((e) => (e.command.filter.$and[0].seq.$in ? 'candidates' : 'part'))).toEqual(['candidates', 'part']);
   });
 
-  it('clears past the lease the pending flag a ready segment\'s step left, only for a log its postings hold', async () => {
+  it('clears the pending flag a ready segment\'s step left, only for a log its postings hold', async () => {
     const { store, db } = await openStore();
     const w = await makeWorld(store);
     expect(await waitIndexed(db)).toBe(0);
@@ -663,17 +663,16 @@ describe('mongo store: log search', () => {
     await db.collection('logs').insertMany(Array.from({ length: 4 }, (_, i) => pendingLog(w, `k-${i}`, T0 + i, `kept ${i}`)));
     await indexLogsStep(c);
     // The step's clearing failed for k-1; and k-9, numbered inside the segment's range, is in none of its postings.
-    const old = new Date(Date.now() - 2 * SEGMENT_LEASE_MS);
-    await db.collection('logs').updateOne({ _id: 'k-1' as never }, { $set: { gramsPending: true, claim: 'x', claimAt: old } });
+    await db.collection('logs').updateOne({ _id: 'k-1' as never }, { $set: { gramsPending: true } });
     await db.collection('logSegments').updateOne({}, { $set: { end: 10 } });
-    await db.collection('logs').insertOne({ ...pendingLog(w, 'k-9', T0 + 9, 'kept 9'), seq: 9, claim: 'x', claimAt: old });
+    await db.collection('logs').insertOne({ ...pendingLog(w, 'k-9', T0 + 9, 'kept 9'), seq: 9 });
     await indexLogsStep(c);
     const pending = await db.collection('logs').find({ gramsPending: true }).toArray();
     expect(pending.map((l) => l._id)).toEqual(['k-9']);
     expect((await collect(store.streamLogs({ userId: w.user.id, messageContains: 'KEPT' }))).map((l) => l.id)).toEqual(['k-9', 'k-3', 'k-2', 'k-1', 'k-0']);
   });
 
-  it('finds what a step takes on an index, whatever the backlog: the unnumbered pending logs, then the stuck ones past them', async () => {
+  it('finds what a step takes on an index, whatever the backlog', async () => {
     const { store, database, db } = await openStore();
     const w = await makeWorld(store);
     expect(await waitIndexed(db)).toBe(0);
@@ -692,8 +691,8 @@ describe('mongo store: log search', () => {
       const stats = (await db.command({ explain: { find, filter, projection, limit, hint }, verbosity: 'executionStats' })).executionStats as Document;
       return { keys: Number(stats.totalKeysExamined), docs: Number(stats.totalDocsExamined) };
     }));
-    // The stuck logs' range (none here) and the next chunk to claim (100 of the 2,900 left): not the backlog.
-    expect(costs).toHaveLength(2);
+    // The next chunk (100 of the 3,000), at the index's null key: not the backlog.
+    expect(costs).toHaveLength(1);
     for (const cost of costs) expect(cost.keys).toBeLessThanOrEqual(110);
     for (const cost of costs) expect(cost.docs).toBeLessThanOrEqual(110);
   });

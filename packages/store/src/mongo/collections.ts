@@ -167,9 +167,6 @@ export interface LogDoc {
    * the block the rest. Absent until then.
    */
   seq?: number;
-  /** The indexer step that took the pending log (log-indexer.ts), and when: another may take it after the lease. */
-  claim?: string;
-  claimAt?: Date;
   /**
    * True from the write until the log indexer has written its segment (log-indexer.ts): every search reads the
    * pending logs on their own index (log-search.ts).

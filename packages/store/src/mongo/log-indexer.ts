@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type { AnyBulkWriteOperation, Filter } from 'mongodb';
+import type { AnyBulkWriteOperation } from 'mongodb';
 import { BLOCK_LOGS, hasPosition, levelKey } from '../log-postings.js';
-import type { Collections, LogDoc, LogSegmentDoc, SegmentPart } from './collections.js';
+import type { Collections, LogDoc, LogPostingDoc, LogSegmentDoc, SegmentPart } from './collections.js';
 import { DUPLICATE_KEY, codeOf } from './errors.js';
-import { blockOf, postingId, segmentId, segmentKey, writeSegment } from './log-segments.js';
+import { blockOf, lock, postingId, segmentId, segmentKey, unlock, writeSegment } from './log-segments.js';
 import { mergeBlocks, sweepSegments } from './log-merge.js';
 
 /**
@@ -13,14 +12,12 @@ import { mergeBlocks, sweepSegments } from './log-merge.js';
  * Until then a search reads the log among the pending ones, on their own index (log-search.ts), so a search is
  * exact whatever the indexer's lag.
  *
- * A step claims up to a chunk of pending logs (a token and a time on each, where no other step holds them), then,
- * per project of the logs it holds:
+ * A step takes up to a chunk of pending logs, then, per project of those logs, under the project's lock:
  * 1. reserves as many numbers (`seq`) from the project's counter, and splits them at block boundaries;
- * 2. per piece, inserts a `building` segment, numbers its logs, and writes the segment (log-segments.ts
- *    writeSegment: keys, postings, ready, pending flag removed).
+ * 2. per piece, inserts a `building` segment, numbers its logs (where still pending and unnumbered), and writes
+ *    the segment (log-segments.ts writeSegment: keys, postings, ready, pending flag removed).
  * A segment left `building` by a process that stopped is written again by a later step after its lease, from the
- * logs its range numbers, and a claim older than the lease may be taken by another step; a step that outlived half
- * the lease leaves its segment to that, rather than race it.
+ * logs its range numbers; a step that outlived half the lease leaves its segment to that, rather than race it.
  * Then blocks are merged (log-merge.ts) and replaced segments swept.
  */
 
@@ -72,8 +69,8 @@ async function reserve(c: Collections, projectId: number, n: number): Promise<nu
   return after.seq - n;
 }
 
-/** Builds one segment of a project from logs this step claimed, numbered from `seq` on (all in one block). */
-async function buildSegment(c: Collections, projectId: number, seq: number, logs: Pending[], claim: string, started: number, now: () => number): Promise<void> {
+/** Builds one segment of a project from pending logs, numbered from `seq` on (all in one block), under the project's lock. */
+async function buildSegment(c: Collections, projectId: number, seq: number, logs: Pending[], started: number, now: () => number): Promise<void> {
   const times = logs.map((log) => log.ts.getTime());
   const key = segmentKey(seq, seq + logs.length);
   // Parts of PART_LOGS logs (oldest first), each with its time range: a search fetches no candidate of a part
@@ -91,13 +88,13 @@ async function buildSegment(c: Collections, projectId: number, seq: number, logs
   await c.logSegments.insertOne(segment);
   const numbers: AnyBulkWriteOperation<LogDoc>[] = logs.map((log, i) => ({
     updateOne: {
-      filter: { _id: log._id, claim },
+      filter: { _id: log._id, gramsPending: true, seq: { $exists: false } },
       // A log written before `message` existed gets it from `data`, for the search's regex.
       update: { $set: { seq: seq + i, ...(log.message === undefined ? { message: messageOf(log) } : {}) } },
     },
   }));
   await c.logs.bulkWrite(numbers, { ordered: false });
-  if (now() - started > SEGMENT_LEASE_MS / 2) return; // another step may take these logs, or write the segment, by now
+  if (now() - started > SEGMENT_LEASE_MS / 2) return; // another step may hold the project's lock, or write the segment, by now
   await writeSegment(c, segment, logs.map((log, i) => ({ ...log, seq: seq + i, message: log.message === undefined ? messageOf(log) : log.message })));
 }
 
@@ -123,72 +120,80 @@ async function recoverSegments(c: Collections, now: () => number): Promise<Array
 }
 
 /**
- * Logs left pending past the lease although numbered: their step made the segment ready, then failed to clear
- * them. Each is cleared once the level posting of a ready segment holding its number has its position (every
- * log has a level posting); a log that posting lacks stays pending, read by every search.
+ * Logs left pending although numbered: their step made the segment ready, then failed to clear them (or is about
+ * to). Each is cleared once the level posting of a ready segment holding its number has its position (every log
+ * has a level posting); a log that posting lacks stays pending, read by every search. Looked for when a step
+ * finds the indexer caught up.
  */
-async function clearStuck(c: Collections, now: () => number): Promise<void> {
+async function clearStuck(c: Collections): Promise<void> {
   // `seq: {$gte: 0}`, not `$exists`: a range of the index, past its null key (the many unnumbered logs of a burst).
-  const stuck = await c.logs.find({ gramsPending: true, seq: { $gte: 0 }, claimAt: { $lt: new Date(now() - SEGMENT_LEASE_MS) } },
+  const stuck = await c.logs.find({ gramsPending: true, seq: { $gte: 0 } },
     { projection: { _id: 1, projectId: 1, seq: 1, level: 1 }, limit: 100, hint: 'pending_seq' }).toArray();
+  const segmentsOf = new Map<string, Promise<LogSegmentDoc[]>>();
+  const postings = new Map<string, Promise<LogPostingDoc | null>>();
+  const cleared: string[] = [];
   for (const log of stuck) {
     const seq = log.seq!;
-    const segments = await c.logSegments.find({ projectId: log.projectId, state: 'ready', block: blockOf(seq), seq: { $lte: seq }, end: { $gt: seq } },
-      { hint: 'project_state' }).toArray();
-    for (const segment of segments) {
-      const posting = await c.logPostings.findOne({ _id: postingId(log.projectId, levelKey(log.level), segment.block, segment.key) });
+    const at = `${log.projectId}|${blockOf(seq)}`;
+    if (!segmentsOf.has(at)) segmentsOf.set(at, c.logSegments.find({ projectId: log.projectId, state: 'ready', block: blockOf(seq) }, { hint: 'project_state' }).toArray());
+    for (const segment of (await segmentsOf.get(at)!).filter((s) => s.seq <= seq && seq < s.end)) {
+      const id = postingId(log.projectId, levelKey(log.level), segment.block, segment.key);
+      if (!postings.has(id)) postings.set(id, c.logPostings.findOne({ _id: id }));
+      const posting = await postings.get(id)!;
       if (posting === null || !hasPosition(posting.b.buffer, seq % BLOCK_LOGS)) continue;
-      await c.logs.updateOne({ _id: log._id, gramsPending: true }, { $unset: { gramsPending: '', claim: '', claimAt: '' } });
+      cleared.push(log._id);
       break;
     }
   }
+  if (cleared.length > 0) await c.logs.updateMany({ _id: { $in: cleared }, gramsPending: true }, { $unset: { gramsPending: '' } });
 }
 
-/** Pending logs no step holds: never claimed, or claimed by a step that has not finished within the lease. */
-const unclaimed = (now: number): Filter<LogDoc> => ({
-  gramsPending: true, seq: { $exists: false }, $or: [{ claimAt: { $exists: false } }, { claimAt: { $lt: new Date(now - SEGMENT_LEASE_MS) } }],
-});
-
 /**
- * Indexes up to `chunk` pending logs into segments; returns how many it found pending. It claims them first (one
- * update, with a token of its own), then numbers only those it holds: two indexers at once take different logs,
- * and no number is spent on a log another one took. Blocks that filled up, or gathered many segments, are merged
- * after, and what merges left is swept.
+ * Indexes up to `chunk` pending logs into segments; returns how many it indexed (those of projects another
+ * process holds are not counted: its loop goes on with them, this one stops until the next kick). A project's logs are
+ * numbered under its lock (log-segments.ts lock: a lease in `counters`), so that two indexers never number the
+ * same logs (no number is spent on a log another one took) while several projects are indexed at once; the logs
+ * of a project whose lock another process holds are left to it. Blocks that filled up, or gathered many
+ * segments, are merged after, and what merges left is swept.
  */
 export async function indexLogsStep(c: Collections, chunk = MONGO_INDEX_CHUNK, now: () => number = Date.now): Promise<number> {
   const touched: Array<{ projectId: number; block: number }> = await recoverSegments(c, now);
-  await clearStuck(c, now);
   const started = now();
-  const found = await c.logs.find(unclaimed(started), { projection: { _id: 1 }, limit: chunk, hint: 'pending_seq' }).toArray();
-  if (found.length > 0) {
-    const claim = randomUUID();
-    const ids = found.map((log) => log._id);
-    await c.logs.updateMany({ _id: { $in: ids }, ...unclaimed(started) }, { $set: { claim, claimAt: new Date(started) } });
-    const held = await c.logs.find({ _id: { $in: ids }, claim }, { projection: { _id: 1, projectId: 1, ts: 1, message: 1, data: 1, level: 1 } }).toArray();
-    const byProject = new Map<number, Pending[]>();
-    for (const log of held) {
-      const list = byProject.get(log.projectId);
-      if (list === undefined) byProject.set(log.projectId, [log]);
-      else list.push(log);
-    }
-    for (const [projectId, logs] of byProject) {
-      // Oldest first: the numbers then follow time, and a merge's parts have narrow time ranges.
+  const found = await c.logs.find({ gramsPending: true, seq: { $exists: false } },
+    { projection: { _id: 1, projectId: 1, ts: 1, message: 1, data: 1, level: 1 }, limit: chunk, hint: 'pending_seq' }).toArray();
+  const byProject = new Map<number, Pending[]>();
+  for (const log of found) {
+    const list = byProject.get(log.projectId);
+    if (list === undefined) byProject.set(log.projectId, [log]);
+    else list.push(log);
+  }
+  let indexed = 0;
+  for (const [projectId, logs] of byProject) {
+    const id = `logindex:${projectId}`;
+    const until = started + SEGMENT_LEASE_MS;
+    if (!(await lock(c, id, until, started))) continue;
+    indexed += logs.length;
+    try {
+      // Oldest first: the numbers then follow time, and a segment's parts have narrow time ranges.
       logs.sort((a, b) => a.ts.getTime() - b.ts.getTime() || (a._id < b._id ? -1 : 1));
       let seq = await reserve(c, projectId, logs.length);
       let from = 0;
       while (from < logs.length) {
         const block = blockOf(seq);
         const piece = logs.slice(from, from + (block + 1) * BLOCK_LOGS - seq);
-        await buildSegment(c, projectId, seq, piece, claim, started, now);
+        await buildSegment(c, projectId, seq, piece, started, now);
         touched.push({ projectId, block });
         seq += piece.length;
         from += piece.length;
       }
+    } finally {
+      await unlock(c, id, until);
     }
   }
+  if (found.length < chunk) await clearStuck(c);
   await mergeBlocks(c, touched, now);
   await sweepSegments(c, now);
-  return found.length;
+  return indexed;
 }
 
 /**

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Binary } from 'mongodb';
 import { unionOf } from '../log-postings.js';
 import type { Collections, LogPostingDoc, LogSegmentDoc, SegmentPart } from './collections.js';
-import { DUPLICATE_KEY, codeOf } from './errors.js';
-import { blockOf, dropSegment, insertKept, keysOf, partsOf, postingId, segmentId, segmentKey, writeKeys } from './log-segments.js';
+import { blockOf, dropSegment, insertKept, keysOf, lock, partsOf, postingId, segmentId, segmentKey, unlock, writeKeys } from './log-segments.js';
 
 /**
  * Merges of a block's segments (log-segments.ts). A search reads every searched segment's postings of its keys, so
@@ -28,17 +27,6 @@ export const MERGE_LEASE_MS = 60_000;
 export const SWEEP_AFTER_MS = 5 * 60_000;
 /** Postings read per command. */
 const READ_CHUNK = 1000;
-
-/** Takes the block's merge lock (false: another process holds it); the lock's value is its lease's end. */
-async function lock(c: Collections, id: string, until: number, now: number): Promise<boolean> {
-  try {
-    const taken = await c.counters.updateOne({ _id: id, seq: { $lt: now } }, { $set: { seq: until } }, { upsert: true });
-    return taken.modifiedCount + taken.upsertedCount === 1;
-  } catch (e) {
-    if (codeOf(e) === DUPLICATE_KEY) return false; // held: the upsert found no free lock and the `_id` taken
-    throw e;
-  }
-}
 
 /** Parts a merged segment keeps at most: neighbours are joined beyond (their time ranges widened, still true). */
 export const MAX_PARTS = 64;
@@ -129,7 +117,7 @@ export async function mergeBlocks(c: Collections, touched: ReadonlyArray<{ proje
     try {
       await merge(c, chosen, now);
     } finally {
-      await c.counters.updateOne({ _id: id, seq: at + MERGE_LEASE_MS }, { $set: { seq: 0 } });
+      await unlock(c, id, at + MERGE_LEASE_MS);
     }
   }
 }

@@ -1,6 +1,7 @@
 import { Binary } from 'mongodb';
 import { BLOCK_LOGS, encodePositions, postingsAt } from '../log-postings.js';
 import { onlyDuplicates } from './bulk.js';
+import { DUPLICATE_KEY, codeOf } from './errors.js';
 import type { Collection, OptionalUnlessRequiredId } from 'mongodb';
 import type { Collections, LogDoc, LogSegmentDoc, SegmentPart } from './collections.js';
 
@@ -87,7 +88,7 @@ export async function writeSegment(c: Collections, segment: LogSegmentDoc, logs:
   if (made.modifiedCount === 0 && (await c.logSegments.findOne({ _id: segment._id, state: { $ne: 'building' } })) === null) return;
   const ids = logs.map((log) => log._id);
   for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-    await c.logs.updateMany({ _id: { $in: ids.slice(i, i + INSERT_CHUNK) }, gramsPending: true }, { $unset: { gramsPending: '', claim: '', claimAt: '' } });
+    await c.logs.updateMany({ _id: { $in: ids.slice(i, i + INSERT_CHUNK) }, gramsPending: true }, { $unset: { gramsPending: '' } });
   }
 }
 
@@ -107,4 +108,23 @@ export async function searchedSegments(c: Collections, projectId: number, maxTim
   const ready = await c.logSegments.find({ projectId, state: 'ready' }, { hint: 'project_state', readPreference: 'primary', ...maxTimeMS }).toArray();
   const covered = new Set(ready.flatMap((s) => s.covers ?? []));
   return ready.filter((s) => !covered.has(s.key));
+}
+
+/**
+ * Takes a lock of the indexer (a project's numbering, a block's merge): a document of `counters` whose value is
+ * the end of its lease. False when another process holds it; a lease past its end is free.
+ */
+export async function lock(c: Collections, id: string, until: number, now: number): Promise<boolean> {
+  try {
+    const taken = await c.counters.updateOne({ _id: id, seq: { $lt: now } }, { $set: { seq: until } }, { upsert: true });
+    return taken.modifiedCount + taken.upsertedCount === 1;
+  } catch (e) {
+    if (codeOf(e) === DUPLICATE_KEY) return false; // held: the upsert found no free lock and the `_id` taken
+    throw e;
+  }
+}
+
+/** Gives a lock back, if it is still the one taken (the same lease end). */
+export async function unlock(c: Collections, id: string, until: number): Promise<void> {
+  await c.counters.updateOne({ _id: id, seq: until }, { $set: { seq: 0 } });
 }
