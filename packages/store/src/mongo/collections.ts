@@ -175,7 +175,7 @@ export interface LogDoc {
   data: string;
 }
 
-/** A leaf part of a log segment: a claim's range of `seq` and the time its logs span. */
+/** A part of a log segment: a range of `seq` (up to 512 logs of one step) and the time its logs span. */
 export interface SegmentPart {
   seq: number;
   end: number;

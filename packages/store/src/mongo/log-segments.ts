@@ -10,14 +10,15 @@ import type { Collections, LogDoc, LogSegmentDoc, SegmentPart } from './collecti
  *
  * - The log indexer numbers a project's logs as it takes them (`seq`, log-indexer.ts); BLOCK_LOGS consecutive
  *   numbers are a block, and a log's position in its block is the rest of its number.
- * - A segment is the logs of one claim (at most one block's): a `logSegments` document with its range of numbers
- *   and the time its logs span, its posting keys in `logSegmentKeys` (chunks: a block of varied text has many),
- *   and one `logPostings` document per trigram and level of its logs, the positions in the block of the logs
- *   that have it (log-postings.ts: a uint16 list, or a bitmap when dense).
+ * - A segment is the logs of one project in one indexer step (at most one block's): a `logSegments` document
+ *   with its range of numbers and the time its logs span, its posting keys in `logSegmentKeys` (chunks: a block
+ *   of varied text has many), and one `logPostings` document per trigram and level of its logs, the positions in
+ *   the block of the logs that have it (log-postings.ts: a uint16 list, or a bitmap when dense).
  * - A posting's `_id` is `<projectId>|<key>|<block, 8 digits>|<segment key>`, so one key's postings of a project
  *   are one range of the `_id` index, newest block last: a search reads it backwards, a cursor per key, and
- *   intersects the keys block by block (log-candidates.ts). Merges and deletions name postings by `_id` (`$in`). A trigram is three code points
- *   and a level key `\u0001<level>`, neither ends in `|` + digit, so a key's prefix matches only its own postings.
+ *   intersects the keys block by block (log-candidates.ts). Merges and deletions name postings by `_id` (`$in`).
+ *   A trigram is three code points and a level key `\u0001<level>`, neither ends in `|` + digit, so a key's
+ *   prefix matches only its own postings.
  * - Segments of a block are merged into one as the block fills (log-merge.ts); the merged segment lists the ones
  *   it `covers`, which searches then skip, and their postings are deleted a while later.
  */
