@@ -16,6 +16,7 @@ import { newOpId } from '../src/mongo/rollups.js';
 import { MONGO_INDEX_CHUNK, SEGMENT_LEASE_MS, indexLogsStep } from '../src/mongo/log-indexer.js';
 import { MERGE_FANIN, SWEEP_AFTER_MS } from '../src/mongo/log-merge.js';
 import { BLOCK_LOGS } from '../src/log-postings.js';
+import { writeSegment } from '../src/mongo/log-segments.js';
 import { searchGramsOf, searchPage } from '../src/mongo/log-search.js';
 import { waitIndexed } from './mongo-wait.js';
 import type { MongoStoreOptions } from '@lantern/store/mongo';
@@ -695,6 +696,23 @@ describe('mongo store: log search', () => {
     expect(costs).toHaveLength(1);
     for (const cost of costs) expect(cost.keys).toBeLessThanOrEqual(110);
     for (const cost of costs) expect(cost.docs).toBeLessThanOrEqual(110);
+  });
+
+  it('clears the pending flag only of the logs a segment numbered: one another step numbered meanwhile waits for that step', async () => {
+    const { store, db } = await openStore();
+    const w = await makeWorld(store);
+    expect(await waitIndexed(db)).toBe(0);
+    const c = collectionsOf(db);
+    // This step read a and b unnumbered and gave them 0 and 1; another step numbered b 5 first, its segment not ready.
+    await db.collection('logs').insertMany([{ ...pendingLog(w, 'a', T0, 'race a'), seq: 0 }, { ...pendingLog(w, 'b', T0 + 1, 'race b'), seq: 5 }]);
+    const key = '000000000000-000000000002';
+    const segment = { _id: `${w.project.id}|${key}`, projectId: w.project.id, block: 0, key, seq: 0, end: 2,
+      minTs: new Date(T0), maxTs: new Date(T0 + 1), state: 'building' as const, at: new Date() };
+    await db.collection('logSegments').insertOne(segment as never);
+    const logs = await c.logs.find({ _id: { $in: ['a', 'b'] } }).sort({ _id: 1 }).toArray();
+    await writeSegment(c, segment, logs.map((log, i) => ({ ...log, seq: i })));
+    expect((await db.collection('logs').find({ gramsPending: true }).toArray()).map((l) => l._id)).toEqual(['b']);
+    expect((await collect(store.streamLogs({ userId: w.user.id, messageContains: 'RACE' }))).map((l) => l.id)).toEqual(['b', 'a']);
   });
 
   it('writes again a segment whose builder stopped, once its lease has passed', async () => {

@@ -87,9 +87,11 @@ export async function writeSegment(c: Collections, segment: LogSegmentDoc, logs:
   const span = times.length === 0 ? {} : { minTs: new Date(Math.min(...times)), maxTs: new Date(Math.max(...times)) };
   const made = await c.logSegments.updateOne({ _id: segment._id, state: 'building' }, { $set: { state: 'ready', ...span } });
   if (made.modifiedCount === 0 && (await c.logSegments.findOne({ _id: segment._id, state: { $ne: 'building' } })) === null) return;
+  // Only those numbered in its range: a log another step numbered meanwhile waits for that step's segment.
   const ids = logs.map((log) => log._id);
   for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-    await c.logs.updateMany({ _id: { $in: ids.slice(i, i + INSERT_CHUNK) }, gramsPending: true }, { $unset: { gramsPending: '' } });
+    await c.logs.updateMany({ _id: { $in: ids.slice(i, i + INSERT_CHUNK) }, gramsPending: true, seq: { $gte: segment.seq, $lt: segment.end } },
+      { $unset: { gramsPending: '' } });
   }
 }
 
