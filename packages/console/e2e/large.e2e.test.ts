@@ -107,7 +107,7 @@ describe('console with large data', () => {
     const root = span(traceId, t0, { durationMs: 100, requestURL: '/checkout' });
     const call = span(traceId, t0 + 10, { parentSpanId: root.spanId, requestMethod: 'external:payments', durationMs: 60 });
     // The payments service's clock is 500 ms behind: as recorded, its request starts before the call that made it.
-    const callee = span(traceId, t0 + 15 - 500, { parentSpanId: call.spanId, requestMethod: 'controller:POST', requestURL: '/charge', durationMs: 40 });
+    const callee = span(traceId, t0 + 15 - 500, { parentSpanId: call.spanId, requestMethod: 'controller:POST', requestURL: '/charge', route: '/charge', durationMs: 40 });
     await ingest(server, account, [root, call]);
     await ingest(server, { ...account, apiKey: key2.key }, [callee]);
     await waitForTrace(server.url, account, traceId, 3);
@@ -120,6 +120,8 @@ describe('console with large data', () => {
     await expect(rows.evaluateAll((els) => els.map((el) => Number(el.getAttribute('data-depth'))))).resolves.toEqual([0, 1, 2]);
     // Named once the workspace has read the new application's name (it reads again on its own).
     await rows.nth(2).filter({ hasText: 'payments' }).waitFor();
+    // A controller span named by its method alone carries its route (the Node library's `route`).
+    await rows.nth(2).filter({ hasText: 'POST /charge' }).waitFor();
     await rows.nth(2).click();
     await page.getByTestId('span-skew-note').filter({ hasText: 'Clock skew adjusted' }).waitFor();
     await screenshot(page, 'large-trace-two-applications');

@@ -79,6 +79,17 @@ describe('labels and values', () => {
     expect(spanLabel(otel())).toBe('GET /users/:id');
     expect(spanLabel(lantern())).toBe('GET');
     expect(spanLabel(lantern({ name: '' }))).toBe('GET');
+  });
+
+  it('labels a server span named by its method alone with its route too, from Lantern\'s route or http.route', () => {
+    expect(spanLabel(lantern({ requestMethod: 'controller:POST', route: '/charge' }))).toBe('POST /charge');
+    const bare = otel({ name: 'POST', attributes: [{ key: 'http.route', value: '/orders/:id' }] });
+    expect(spanLabel(bare)).toBe('POST /orders/:id');
+    // Already named with its route, or not a server span, or no route: as it is.
+    expect(spanLabel(otel({ attributes: [{ key: 'http.route', value: '/users/:id' }] }))).toBe('GET /users/:id');
+    expect(spanLabel(otel({ name: 'POST', kind: 'client', requestMethod: 'external:api', attributes: [{ key: 'http.route', value: '/x' }] }))).toBe('POST');
+    expect(spanLabel(lantern({ requestMethod: 'service:loadCart', route: '/cart' }))).toBe('loadCart');
+    expect(spanLabel(lantern({ requestMethod: 'controller:POST' }))).toBe('POST');
     expect(spanService(otel())).toBe('checkout');
     expect(spanService(lantern())).toBeUndefined();
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Span, TraceRecord } from '../src/api/types';
-import { allCollapsible, layoutTrace, skewAdjustment, visibleRows } from '../src/lib/waterfall';
+import { SKEW_TOLERANCE_MS, allCollapsible, layoutTrace, skewAdjustment, visibleRows } from '../src/lib/waterfall';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 const TRACE = '11111111-1111-4111-8111-111111111111';
@@ -154,10 +154,25 @@ describe('layoutTrace: clock skew between applications', () => {
     expect(ids(layout.rows)).toEqual(['p', 'remote', 'local']);
   });
 
-  it('skewAdjustment is 0 inside, centres when it fits, else aligns starts', () => {
+  it('leaves a child of another application that overhangs its parent by at most the tolerance where its clock puts it', () => {
+    const layout = layoutTrace([
+      record(1, [{ id: 'p', at: 0, dur: 100 }]),
+      record(2, [{ id: 'early', parent: 'p', at: -2, dur: 20 }, { id: 'late', parent: 'p', at: 90, dur: 10 + SKEW_TOLERANCE_MS }]),
+      record(3, [{ id: 'past', parent: 'p', at: 90, dur: 11 + SKEW_TOLERANCE_MS }]),
+    ]);
+    const skew = Object.fromEntries(layout.rows.map((r) => [r.spanId, r.skewMs]));
+    // `past` (90 + 16 = 6 ms past the end) is centred: (100 - 16) / 2 = 42.
+    expect(skew).toEqual({ p: 0, early: 0, late: 0, past: 42 - 90 });
+    expect(layout.skewedCount).toBe(1);
+  });
+
+  it('skewAdjustment is 0 inside and within the tolerance, centres when it fits, else aligns starts', () => {
     expect(skewAdjustment(0, 100, 10, 10)).toBe(0);
-    expect(skewAdjustment(0, 100, 95, 10)).toBe(45 - 95);
-    expect(skewAdjustment(0, 100, -5, 200)).toBe(5);
+    expect(skewAdjustment(0, 100, 95, 10)).toBe(0); // 5 ms past the end: the tolerance
+    expect(skewAdjustment(0, 100, -SKEW_TOLERANCE_MS, 10)).toBe(0);
+    expect(skewAdjustment(0, 100, 96, 10)).toBe(45 - 96);
+    expect(skewAdjustment(0, 100, -6, 10)).toBe(51);
+    expect(skewAdjustment(0, 100, -6, 200)).toBe(6);
   });
 });
 
@@ -199,8 +214,9 @@ describe('layoutTrace: 10,000 spans', () => {
       const p = layout.rows[pos.get(r.parentSpanId)!]!;
       if (!(p.index < r.index && r.index < p.subtreeEnd)) wrong.push(`${r.spanId} outside its parent's subtree`);
       if (r.depth !== p.depth + 1) wrong.push(`${r.spanId} at depth ${r.depth} under depth ${p.depth}`);
-      // children of another application were moved into their parent
-      if (r.applicationId !== p.applicationId && (r.startMs < p.startMs || r.startMs + r.durationMs > p.startMs + p.durationMs)) wrong.push(`${r.spanId} outside its parent in time`);
+      // children of another application were moved into their parent, or lie outside it by at most the tolerance
+      if (r.applicationId !== p.applicationId && (r.startMs < p.startMs - SKEW_TOLERANCE_MS
+        || r.startMs + r.durationMs > p.startMs + p.durationMs + SKEW_TOLERANCE_MS)) wrong.push(`${r.spanId} outside its parent in time`);
     }
     expect(wrong).toEqual([]);
     expect(visibleRows(layout, new Set(['s0']))).toHaveLength(1);

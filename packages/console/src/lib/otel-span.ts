@@ -49,9 +49,23 @@ export function isKeyValueList(v: unknown): v is KeyValue[] {
   return Array.isArray(v) && v.every((e) => isObject(e) && typeof e['key'] === 'string' && 'value' in e);
 }
 
-/** The span's OpenTelemetry name, else the name part of its `requestMethod`: what the waterfall labels it with. */
+/** A string attribute of an OpenTelemetry span (its `attributes` list), when it has one. */
+function attribute(span: Span, key: string): string | undefined {
+  const list = span['attributes'];
+  if (!isKeyValueList(list)) return undefined;
+  return text(list.find((kv) => kv.key === key)?.value);
+}
+
+/**
+ * What the waterfall labels a span with: its OpenTelemetry name, else the name part of its `requestMethod`. A
+ * server span named by its method alone gets its route after it: Lantern's `route` (set by the Node library's
+ * Express middleware) or OpenTelemetry's `http.route` (a `POST` becomes `POST /charge`).
+ */
 export function spanLabel(span: Span): string {
-  return text(span['name']) ?? spanName(typeof span.requestMethod === 'string' ? span.requestMethod : '');
+  const label = text(span['name']) ?? spanName(typeof span.requestMethod === 'string' ? span.requestMethod : '');
+  const server = span['kind'] === 'server' || (typeof span.requestMethod === 'string' && span.requestMethod.startsWith('controller:'));
+  const route = text(span['route']) ?? attribute(span, 'http.route');
+  return server && route !== undefined && !label.includes(' ') && !label.includes('/') ? `${label} ${route}` : label;
 }
 
 /** The span's `serviceName` (resource attribute service.name), when it has one. */

@@ -8,8 +8,8 @@
  * - A cycle of parent links is broken at one of its spans, shown at top level and flagged `cycle`.
  * - A repeated `spanId` is laid out once (the first seen); the others are counted in `duplicateCount`.
  * - Clock skew: a child span of another application than its parent that starts before the parent or ends after
- *   it is moved, with its subtree, into the parent (Jaeger-style): centred when it fits, else at the parent's
- *   start. The row records its own adjustment (`skewMs`) and the total shift it was drawn with (`shiftMs`).
+ *   it by more than SKEW_TOLERANCE_MS is moved, with its subtree, into the parent (Jaeger-style): centred when it
+ *   fits, else at the parent's start. The row records its own adjustment (`skewMs`) and the total shift it was drawn with (`shiftMs`).
  * - A span is an error when its status is 5xx, it has an `error` field, or its OpenTelemetry status is ERROR.
  */
 import type { Span, TraceRecord } from '../api/types';
@@ -116,10 +116,21 @@ function collect(records: readonly TraceRecord[]): { nodes: Node[]; duplicates: 
   return { nodes, duplicates };
 }
 
-/** Jaeger-style: where a child of another application's span must move to lie within it (0 if it already does). */
+/**
+ * How far (ms) a child of another application may lie outside its parent and be drawn where its own clock puts
+ * it: timestamps and durations are whole milliseconds taken on two hosts, so an overhang of a few is noise, not
+ * skew (on a demo machine a third of the traces were "adjusted" for 1-2 ms).
+ */
+export const SKEW_TOLERANCE_MS = 5;
+
+/**
+ * Jaeger-style: where a child of another application's span must move to lie within it; 0 when it already does,
+ * or lies outside by at most SKEW_TOLERANCE_MS at either end.
+ */
 export function skewAdjustment(parentStart: number, parentDuration: number, childStart: number, childDuration: number): number {
   const parentEnd = parentStart + parentDuration;
-  if (childStart >= parentStart && childStart + childDuration <= parentEnd) return 0;
+  const overhang = Math.max(parentStart - childStart, childStart + childDuration - parentEnd, 0);
+  if (overhang <= SKEW_TOLERANCE_MS) return 0;
   const target = childDuration <= parentDuration ? parentStart + (parentDuration - childDuration) / 2 : parentStart;
   return target - childStart;
 }
