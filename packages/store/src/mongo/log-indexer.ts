@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
 import { BLOCK_LOGS, hasPosition, levelKey } from '../log-postings.js';
 import type { Collections, LogDoc, LogPostingDoc, LogSegmentDoc, SegmentPart } from './collections.js';
-import { DUPLICATE_KEY, codeOf } from './errors.js';
+import { increment } from './counters.js';
 import { blockOf, lock, postingId, segmentId, segmentKey, unlock, writeSegment } from './log-segments.js';
 import { mergeBlocks, sweepSegments } from './log-merge.js';
 
@@ -56,18 +56,7 @@ function messageOf(doc: Pick<LogDoc, 'message' | 'data'>): string | null {
 type Pending = Pick<LogDoc, '_id' | 'projectId' | 'ts' | 'message' | 'data' | 'level'>;
 
 /** The first of `n` new numbers of a project's logs. */
-async function reserve(c: Collections, projectId: number, n: number): Promise<number> {
-  const take = () => c.counters.findOneAndUpdate({ _id: `logs:${projectId}` }, { $inc: { seq: n } }, { upsert: true, returnDocument: 'after' });
-  let after;
-  try {
-    after = await take();
-  } catch (e) {
-    if (codeOf(e) !== DUPLICATE_KEY) throw e;
-    after = await take(); // two first uses at once: the loser's upsert retried
-  }
-  if (after === null) throw new Error('the log counter was not returned by its upsert');
-  return after.seq - n;
-}
+const reserve = async (c: Collections, projectId: number, n: number): Promise<number> => (await increment(c.counters, `logs:${projectId}`, n)) - n;
 
 /** Builds one segment of a project from pending logs, numbered from `seq` on (all in one block), under the project's lock. */
 async function buildSegment(c: Collections, projectId: number, seq: number, logs: Pending[], started: number, now: () => number): Promise<void> {
@@ -86,16 +75,17 @@ async function buildSegment(c: Collections, projectId: number, seq: number, logs
     ...(parts.length > 1 ? { parts } : {}),
   };
   await c.logSegments.insertOne(segment);
+  const messages = logs.map(messageOf);
   const numbers: AnyBulkWriteOperation<LogDoc>[] = logs.map((log, i) => ({
     updateOne: {
       filter: { _id: log._id, gramsPending: true, seq: { $exists: false } },
       // A log written before `message` existed gets it from `data`, for the search's regex.
-      update: { $set: { seq: seq + i, ...(log.message === undefined ? { message: messageOf(log) } : {}) } },
+      update: { $set: { seq: seq + i, ...(log.message === undefined ? { message: messages[i] } : {}) } },
     },
   }));
   await c.logs.bulkWrite(numbers, { ordered: false });
   if (now() - started > SEGMENT_LEASE_MS / 2) return; // another step may hold the project's lock, or write the segment, by now
-  await writeSegment(c, segment, logs.map((log, i) => ({ ...log, seq: seq + i, message: log.message === undefined ? messageOf(log) : log.message })));
+  await writeSegment(c, segment, logs.map((log, i) => ({ ...log, seq: seq + i, message: messages[i] })));
 }
 
 /**
