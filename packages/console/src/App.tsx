@@ -12,7 +12,9 @@ import { SetupPage, setupNeeded } from './pages/Setup';
 import { SignInPage, SignUpPage } from './pages/SignIn';
 import { TracesPage } from './pages/Traces';
 import { TraceViewPage } from './pages/TraceView';
-import { href, navigate, useRoute, type Route } from './router';
+import { isScopedPath, parseScope, scopeMissing, scopeParams, type ViewScope } from './lib/view-scope';
+import { hrefInScope, navigate, useRoute, type Route } from './router';
+import { TimePrefsProvider, ZoneSwitch } from './time-prefs';
 import { getToken, onTokenChange, setToken } from './session';
 import { useWorkspace, WorkspaceProvider, type Workspace } from './workspace';
 
@@ -42,7 +44,9 @@ function SignedIn() {
   if (!user) return <main className="page"><Loading what="your account" /></main>;
   return (
     <WorkspaceProvider user={user}>
-      <Shell />
+      <TimePrefsProvider>
+        <Shell />
+      </TimePrefsProvider>
     </WorkspaceProvider>
   );
 }
@@ -61,62 +65,96 @@ function Shell() {
   return (
     <div className="shell">
       <header className="topbar">
-        <a className="brand" href={href('/traces')}>Lantern</a>
+        <a className="brand" href={hrefInScope('/traces', route.params)}>Lantern</a>
         <nav>
           {NAV.map(([path, label]) => (
-            <a key={path} href={href(path)} className={route.path.startsWith(path) ? 'active' : undefined}>{label}</a>
+            <a key={path} href={hrefInScope(path, route.params)} className={route.path.startsWith(path) ? 'active' : undefined}>{label}</a>
           ))}
         </nav>
         <Switchers />
+        <ZoneSwitch />
         <span className="user" title={ws.user.email}>{ws.user.name}</span>
         <button type="button" className="link" data-testid="sign-out" onClick={signOut}>Sign out</button>
       </header>
       <main className="page">
         <ErrorBoundary key={route.path}>
-          <ProjectOfLink route={route} ws={ws}>{pageFor(route, ws)}</ProjectOfLink>
+          <ScopeOfLink route={route} ws={ws}>{pageFor(route, ws)}</ScopeOfLink>
         </ErrorBoundary>
       </main>
     </div>
   );
 }
 
+/** The scope of the workspace as a URL carries it: every application of a project is `all`. */
+function workspaceScope(ws: Workspace): ViewScope {
+  return {
+    organizationId: ws.organization?.id,
+    projectId: ws.project?.id,
+    applicationId: ws.application?.id ?? (ws.project ? 'all' : undefined),
+  };
+}
+
 /**
- * A link that names a project (`?project=<id>`, as trace links do) opens in that project: the workspace switches to
- * it first, or says that the project is not visible to this user. Once there (or once told it is not visible),
- * choosing another project in the top bar drops the parameter instead of switching back.
+ * The URL is the view: its organization, project and application (lib/view-scope.ts) lead, and the workspace
+ * follows them. A link to a project switches to it first, or says that the project is not visible to this user;
+ * the top bar's switchers change the URL (a history entry), and this then switches the workspace. A URL without
+ * a scope (a nav link, an old bookmark) gets the workspace's written in, in place.
  */
-function ProjectOfLink({ route, ws, children }: { route: Route; ws: Workspace; children: ReactNode }) {
-  const wanted = Number(route.params.get('project')) || undefined;
+function ScopeOfLink({ route, ws, children }: { route: Route; ws: Workspace; children: ReactNode }) {
+  const url = parseScope(route.params);
+  const wanted = url.projectId;
+  const wantedOrg = wanted === undefined ? url.organizationId : undefined;
   const link = wanted ? `${route.path}?${route.params.toString()}` : '';
   const [missing, setMissing] = useState<{ link: string; error?: unknown; projectId?: number }>();
   const [attempt, setAttempt] = useState(0);
   const asked = useRef('');
   const arrived = useRef('');
-  const { loaded, project, showProject, error: workspaceError } = ws;
-  const dropParameter = () => navigate(route.path, Object.fromEntries([...route.params].filter(([k]) => k !== 'project')), true);
+  const { loaded, project, organization, application, applications, showProject, error: workspaceError } = ws;
+  const scoped = isScopedPath(route.path);
+  const followWorkspace = () => navigate(route.path, { ...Object.fromEntries(route.params), ...scopeParams(workspaceScope(ws)) }, true);
+  const orgMissing = wantedOrg !== undefined && loaded && !ws.organizations.some((o) => o.id === wantedOrg);
   useEffect(() => {
     if (!wanted) {
       // The same link opened again later is a new request to switch.
       asked.current = arrived.current = '';
+    }
+    if (!loaded || workspaceError || !scoped) return;
+    if (wanted) {
+      if (project?.id === wanted) {
+        arrived.current = link;
+      } else if (arrived.current === link || (missing?.link === link && project?.id !== missing.projectId)) {
+        // The workspace moved on by itself (a project created on the setup page): the URL follows it.
+        return followWorkspace();
+      } else {
+        if (asked.current !== link) {
+          asked.current = link;
+          const from = project?.id;
+          showProject(wanted).then(
+            (found) => { if (!found) setMissing({ link, projectId: from }); },
+            (error: unknown) => setMissing({ link, error, projectId: from }),
+          );
+        }
+        return;
+      }
+    } else if (wantedOrg !== undefined && organization?.id !== wantedOrg) {
+      if (!orgMissing) ws.selectOrganization(wantedOrg);
       return;
     }
-    if (!loaded || workspaceError) return;
-    if (project?.id === wanted) {
-      arrived.current = link;
-    } else if (arrived.current === link || (missing?.link === link && project?.id !== missing.projectId)) {
-      dropParameter();
-    } else if (asked.current !== link) {
-      asked.current = link;
-      const from = project?.id;
-      showProject(wanted).then(
-        (found) => { if (!found) setMissing({ link, projectId: from }); },
-        (error: unknown) => setMissing({ link, error, projectId: from }),
-      );
+    const app = url.applicationId;
+    if (typeof app === 'number' && application?.id !== app && applications.some((a) => a.id === app)) return ws.selectApplication(app);
+    if (app === 'all' && application) return ws.selectApplication(undefined);
+    const current = workspaceScope(ws);
+    if (scopeMissing(url, current) || (url.organizationId !== undefined && current.organizationId !== undefined && url.organizationId !== current.organizationId)) {
+      // Filled in place: an application the workspace does not know (another project's) stays as the URL has it.
+      const known = typeof app !== 'number' || applications.some((a) => a.id === app);
+      navigate(route.path, { ...Object.fromEntries(route.params), ...scopeParams({ ...current, ...(known ? {} : { applicationId: app }) }) }, true);
     }
-    // showProject changes with every workspace render; the link, the project and a retry decide.
+    // showProject and the selectors change with every workspace render; the URL, the selection and a retry decide.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [loaded, wanted, link, project?.id, workspaceError, attempt]);
-  if (!wanted || !loaded || project?.id === wanted || arrived.current === link) return <>{children}</>;
+  }, [loaded, link, route.path, route.params, project?.id, organization?.id, application?.id, applications, workspaceError, attempt, scoped, orgMissing]);
+  if (!scoped || !loaded) return <>{children}</>;
+  if (orgMissing) return <ErrorBanner error={new Error(`This link is to organization ${wantedOrg}, which does not exist or is not yours.`)} />;
+  if (!wanted || project?.id === wanted || arrived.current === link) return <>{children}</>;
   if (workspaceError) return <ErrorBanner error={workspaceError} onRetry={() => void ws.refresh().catch(() => undefined)} />;
   if (missing?.link !== link) return <Loading what="the linked project" />;
   if (missing.error) {

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { SCOPE_KEYS } from './lib/view-scope';
 
 /**
  * Hash routes (`#/traces?status=5xx`): the console lives at `/` beside the API's own paths, so its pages never
@@ -33,6 +34,35 @@ export function navigate(path: string, params?: Record<string, string | number |
   if (replace) history.replaceState(null, '', target);
   else history.pushState(null, '', target);
   window.dispatchEvent(new HashChangeEvent('hashchange'));
+}
+
+/** The organization, project and application params of `params` (the view's scope, lib/view-scope.ts). */
+export function scopeOf(params: URLSearchParams): Record<string, string | undefined> {
+  return Object.fromEntries(SCOPE_KEYS.map((k) => [k, params.get(k) ?? undefined]));
+}
+
+/** A link to another page of the same organization, project and application as the page in view. */
+export function hrefInScope(path: string, current: URLSearchParams, params?: Record<string, string | number | undefined | null>): string {
+  return href(path, { ...scopeOf(current), ...params });
+}
+
+/** How a change of view enters the history: a new entry (Back returns), in place, or as typing (see below). */
+export type HistoryMode = 'push' | 'replace' | 'typing';
+
+/** A pause in typing longer than this starts a new history entry. */
+const TYPING_PAUSE_MS = 3000;
+let lastTyping = { path: '', at: 0 };
+
+/**
+ * A change of the page's view (a filter, the window, the selected span): keeps the scope of the URL in view
+ * (organization, project, application) unless `params` sets it. 'typing' pushes the first change of a burst of
+ * typing and replaces the next ones, so Back skips the half-typed texts but returns to the view before.
+ */
+export function navigateView(path: string, params: Record<string, string | number | undefined | null>, mode: HistoryMode = 'push'): void {
+  const now = Date.now();
+  const replace = mode === 'replace' || (mode === 'typing' && lastTyping.path === path && now - lastTyping.at < TYPING_PAUSE_MS);
+  lastTyping = mode === 'typing' ? { path, at: now } : { path: '', at: 0 };
+  navigate(path, { ...scopeOf(parseHash(location.hash).params), ...params }, replace);
 }
 
 export function useRoute(): Route {

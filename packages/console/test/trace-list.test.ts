@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Span, TraceRecord } from '../src/api/types';
 import {
-  addRecordSummaries, addTraceRecords, EMPTY_TRACE_LIST, isFiltered, parseTraceParams, rootSpan, summariseRecord, toTraceFilter, traceParamsToHash,
+  addRecordSummaries, addTraceRecords, clearedFilters, EMPTY_TRACE_LIST, isFiltered, onlyTyped, parseTraceParams, rootSpan, summariseRecord, toTraceFilter, traceParamsToHash,
 } from '../src/lib/trace-list';
 
 const T = '2026-11-22T10:00:00.000Z';
@@ -104,9 +104,21 @@ describe('trace list params', () => {
     expect(parseTraceParams(new URLSearchParams('applicationId=all'), 7).applicationId).toBeUndefined();
     expect(parseTraceParams(new URLSearchParams('applicationId=3'), 7).applicationId).toBe(3);
     const junk = parseTraceParams(new URLSearchParams('range=3y&status=9xx&minDurationMs=-4&applicationId=x'));
-    expect(junk).toEqual({ range: { name: 'all' }, applicationId: undefined, status: '', minDurationMs: undefined, url: '' });
+    // One default window on every page: the last hour.
+    expect(junk).toEqual({ range: { name: '1h' }, applicationId: undefined, status: '', minDurationMs: undefined, url: '' });
     expect(isFiltered(junk)).toBe(false);
     expect(isFiltered(p)).toBe(true);
+    expect(isFiltered({ ...junk, range: { name: '15m' } })).toBe(false);
+    expect(clearedFilters(p)).toEqual({ ...junk, range: p.range });
+  });
+
+  it('tells a burst of typing from a change of the other filters', () => {
+    const p = parseTraceParams(new URLSearchParams('range=1h&status=5xx&url=/ca'));
+    expect(onlyTyped(p, { ...p, url: '/car' })).toBe(true);
+    expect(onlyTyped(p, { ...p, minDurationMs: 20 })).toBe(true);
+    expect(onlyTyped(p, { ...p, status: '4xx' })).toBe(false);
+    expect(onlyTyped(p, { ...p, url: '/car', range: { name: '15m' } })).toBe(false);
+    expect(onlyTyped(p, { ...p })).toBe(false);
   });
 
   it('round-trips through the hash and becomes the API filter', () => {
@@ -115,6 +127,7 @@ describe('trace list params', () => {
     expect(again).toEqual(p);
     const now = Date.parse(T);
     expect(toTraceFilter(p, now)).toEqual({ from: '2026-11-22T09:45:00.000Z', to: T, applicationId: 2, status: '404', url: 'x' });
-    expect(toTraceFilter(parseTraceParams(new URLSearchParams('')), now)).toEqual({});
+    expect(toTraceFilter(parseTraceParams(new URLSearchParams('range=all')), now)).toEqual({});
+    expect(toTraceFilter(parseTraceParams(new URLSearchParams('')), now)).toEqual({ from: '2026-11-22T09:00:00.000Z', to: T });
   });
 });

@@ -34,10 +34,12 @@ export interface ContextOptions {
   token?: string;
   /** `lantern.selection`: the organization and project the console opens on. */
   selection?: { organizationId: number; projectId: number; applicationId?: number };
+  /** The browser's time zone (IANA), e.g. 'Asia/Kolkata': the console's "local" zone. The machine's when absent. */
+  timezoneId?: string;
 }
 
 /** A fresh context (its own storage, 1280x800), optionally signed in. */
-export async function newContext(browser: Browser, { baseURL, token, selection }: ContextOptions): Promise<BrowserContext> {
+export async function newContext(browser: Browser, { baseURL, token, selection, timezoneId }: ContextOptions): Promise<BrowserContext> {
   const localStorage = [
     ...(token ? [{ name: 'lantern.token', value: token }] : []),
     ...(selection ? [{ name: 'lantern.selection', value: JSON.stringify(selection) }] : []),
@@ -45,6 +47,7 @@ export async function newContext(browser: Browser, { baseURL, token, selection }
   return browser.newContext({
     baseURL,
     viewport: { width: 1280, height: 800 },
+    ...(timezoneId ? { timezoneId } : {}),
     storageState: { cookies: [], origins: localStorage.length ? [{ origin: new URL(baseURL).origin, localStorage }] : [] },
   });
 }

@@ -11,11 +11,11 @@ import { useEffect, useRef, useState } from 'react';
 import * as client from '../api/client';
 import type { ApiKey, Application } from '../api/types';
 import { useAsync } from '../use-async';
-import { formatTimestamp } from '../lib/format';
 import { ErrorBanner, Loading } from './Feedback';
 import { ConfirmAction } from './ConfirmAction';
 import { NameForm } from './NameForm';
 import { NewKeyBox } from './NewKeyBox';
+import { useTimePrefs } from '../time-prefs';
 
 /** The list answers revoked keys too, with the time of revocation (null while the key works). */
 type KeyRow = ApiKey & { revokedAt?: string | null };
@@ -75,13 +75,14 @@ function KeyTable({ keys, onRevoked }: { keys: KeyRow[]; onRevoked(): void }) {
 }
 
 function KeyTableRow({ apiKey, onRevoked }: { apiKey: KeyRow; onRevoked(): void }) {
+  const { time } = useTimePrefs();
   const revoked = Boolean(apiKey.revokedAt);
   return (
     <tr data-testid="key-row" data-key-id={apiKey.id} data-revoked={revoked ? 'true' : undefined} className={revoked ? 'revoked' : undefined}>
       <td>{apiKey.name}</td>
       <td><code title="Only the beginning of the key is kept visible">{apiKey.prefix}…</code></td>
-      <td title={apiKey.createdAt}>{formatTimestamp(apiKey.createdAt)}</td>
-      <td>{revoked ? <span title={apiKey.revokedAt ?? undefined}>Revoked {formatTimestamp(apiKey.revokedAt)}</span> : 'Active'}</td>
+      <td title={apiKey.createdAt}>{time(apiKey.createdAt)}</td>
+      <td>{revoked ? <span title={apiKey.revokedAt ?? undefined}>Revoked {time(apiKey.revokedAt)}</span> : 'Active'}</td>
       <td className="actions">
         {revoked ? null : (
           <ConfirmAction

@@ -22,7 +22,13 @@ function Stat({ label, value, tone }: { label: string; value: string; tone?: str
 }
 
 /** One application's request metrics in the window: totals, then per bucket requests, error rate and latency. */
-export function AppMetricsCard({ app, name, bucketMs }: { app: ApplicationMetrics; name: string; bucketMs: number }) {
+export function AppMetricsCard({ app, name, bucketMs, onZoom }: {
+  app: ApplicationMetrics;
+  name: string;
+  bucketMs: number;
+  /** A drag across a chart chose this window (epoch ms). */
+  onZoom?(from: number, to: number): void;
+}) {
   const { series } = app;
   const times = series.map((p) => p.timestamp);
   const per = formatBucket(bucketMs);
@@ -53,9 +59,9 @@ export function AppMetricsCard({ app, name, bucketMs }: { app: ApplicationMetric
         <Stat label="p99" value={formatDuration(app.p99Ms)} />
       </div>
       <div className="charts">
-        <LineChart title={`Requests per ${per}`} kind="bar" integer series={[requests]} times={times} format={(v) => formatCount(v, true)} />
-        <LineChart title={`Error rate (5xx) per ${per}`} series={[errorRate]} times={times} format={formatPercent} detail={errorsOf} />
-        <LineChart title={`Latency per ${per}`} series={latency} times={times} format={formatDuration} />
+        <LineChart title={`Requests per ${per}`} kind="bar" integer series={[requests]} times={times} format={(v) => formatCount(v, true)} bucketMs={bucketMs} onZoom={onZoom} />
+        <LineChart title={`Error rate (5xx) per ${per}`} series={[errorRate]} times={times} format={formatPercent} detail={errorsOf} bucketMs={bucketMs} onZoom={onZoom} />
+        <LineChart title={`Latency per ${per}`} series={latency} times={times} format={formatDuration} bucketMs={bucketMs} onZoom={onZoom} />
       </div>
     </section>
   );

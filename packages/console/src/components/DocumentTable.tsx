@@ -14,9 +14,10 @@ import type { DocumentRecord } from '../api/types';
 import { ApiError } from '../api/errors';
 import { failureTitle, isPending } from '../lib/documents';
 import { mediaType } from '../lib/form-rules';
-import { formatBytes, formatCount, formatTimestamp } from '../lib/format';
+import { formatBytes, formatCount } from '../lib/format';
 import { ConfirmAction } from './ConfirmAction';
 import { ErrorBanner } from './Feedback';
+import { useTimePrefs } from '../time-prefs';
 
 export interface DocumentTableProps {
   docs: DocumentRecord[];
@@ -50,6 +51,7 @@ const count = (n: number | undefined) =>
   (n === undefined ? <><span className="muted" aria-hidden="true">–</span><span className="sr-only">none</span></> : formatCount(n));
 
 function DocumentRow({ doc, onReprocessed, onDeleted }: { doc: DocumentRecord } & Omit<DocumentTableProps, 'docs'>) {
+  const { time } = useTimePrefs();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const pending = isPending(doc.status);
@@ -80,7 +82,7 @@ function DocumentRow({ doc, onReprocessed, onDeleted }: { doc: DocumentRecord } 
       </td>
       <td className="num" data-testid="doc-pages">{count(doc.pages)}</td>
       <td className="num" data-testid="doc-chunks">{count(doc.chunks)}</td>
-      <td title={doc.createdAt}>{formatTimestamp(doc.createdAt)}</td>
+      <td title={doc.createdAt}>{time(doc.createdAt)}</td>
       <td className="actions">
         <button
           type="button"

@@ -1,13 +1,16 @@
 // Latency scatter of the loaded traces in plain SVG: start time on x, root span duration on y (log scale), one
-// dot per trace coloured by status class. A dot is a link to its trace.
+// dot per trace coloured by status class. A dot is a link to its trace; a drag across the plot zooms the page's
+// time range to the window dragged (`onZoom`).
 //
 // data-testid: latency-chart (the <figure>), latency-point (each dot's link, data-trace-id)
 import { memo, useLayoutEffect, useRef, useState, type RefObject } from 'react';
-import { formatDuration, formatTimestamp, spanName, statusClass } from '../lib/format';
+import { formatDuration, spanName, statusClass } from '../lib/format';
 import { extent } from '../lib/chart';
 import { logTicks, scaleLog, timeTicks } from '../lib/scale';
 import { STATUS_CLASSES, type TraceSummary } from '../lib/trace-list';
 import { traceHref } from '../router';
+import { useTimePrefs } from '../time-prefs';
+import { useDragZoom } from './drag-zoom';
 
 /** Dots drawn at most (the newest): enough to see the shape, few enough to keep the page responsive. */
 export const MAX_POINTS = 3000;
@@ -32,23 +35,32 @@ function useWidth(fallback: number): [RefObject<HTMLElement | null>, number] {
   return [ref, width];
 }
 
-export const LatencyChart = memo(function LatencyChart({ rows, projectId, now }: { rows: TraceSummary[]; projectId: number; now: number }) {
+export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, onZoom }: {
+  rows: TraceSummary[];
+  projectId: number;
+  now: number;
+  /** A drag across the plot chose this window (epoch ms). */
+  onZoom?(from: number, to: number): void;
+}) {
   const [ref, W] = useWidth(800);
+  const { time } = useTimePrefs();
   const points = rows.slice(0, MAX_POINTS).filter((r) => typeof r.durationMs === 'number');
-  if (!points.length) return <figure ref={ref} className="latency-chart" hidden />;
   const [t0, t1] = extent(points.map((p) => p.startMs)) ?? [now, now];
   const pad = Math.max((t1 - t0) * 0.02, 1000);
   const from = t0 - pad;
   const to = t1 + pad;
+  const plotW = W - PAD.left - PAD.right;
+  const zoom = useDragZoom(W, PAD.left, W - PAD.right, (px) => from + ((px - PAD.left) / plotW) * (to - from), onZoom);
+  if (!points.length) return <figure ref={ref} className="latency-chart" hidden />;
   const [d0, d1] = extent(points.map((p) => p.durationMs!)) ?? [1, 1];
   const yTicks = logTicks(d0, d1);
-  const x = (v: number) => PAD.left + ((v - from) / (to - from)) * (W - PAD.left - PAD.right);
+  const x = (v: number) => PAD.left + ((v - from) / (to - from)) * plotW;
   const y = scaleLog(yTicks[0]!, yTicks[yTicks.length - 1]!, H - PAD.bottom, PAD.top);
   const xTicks = timeTicks(from, to, Math.max(2, Math.floor(W / 140)));
 
   return (
     <figure ref={ref} className="latency-chart" data-testid="latency-chart" data-point-count={points.length}>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Duration of ${points.length} traces over time`}>
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Duration of ${points.length} traces over time`} className={onZoom ? 'zoomable' : undefined} {...zoom.handlers}>
         <g className="axis">
           {yTicks.map((t) => (
             <g key={`y${t}`}>
@@ -57,7 +69,7 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now }:
             </g>
           ))}
           {xTicks.map((t) => (
-            <text key={`x${t}`} x={x(t)} y={H - 6} textAnchor="middle">{formatTimestamp(new Date(t).toISOString(), now)}</text>
+            <text key={`x${t}`} x={x(t)} y={H - 6} textAnchor="middle">{time(new Date(t).toISOString(), now)}</text>
           ))}
         </g>
         <g className="points">
@@ -66,17 +78,18 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now }:
               <circle cx={x(p.startMs)} cy={y(p.durationMs!)} r={3.5} className={`dot status-${statusClass(p.status) || 'none'}`}>
                 <title>
                   {`${p.root ? spanName(p.root.requestMethod ?? '') : p.traceId} ${p.root?.requestURL ?? ''}\n`}
-                  {`${formatDuration(p.durationMs)} · ${p.status ?? 'no status'} · ${formatTimestamp(new Date(p.startMs).toISOString(), now)}`}
+                  {`${formatDuration(p.durationMs)} · ${p.status ?? 'no status'} · ${time(new Date(p.startMs).toISOString(), now)}`}
                 </title>
               </circle>
             </a>
           ))}
         </g>
+        {zoom.band ? <rect className="zoom-band" data-testid="zoom-band" x={zoom.band.x} y={PAD.top} width={zoom.band.width} height={H - PAD.top - PAD.bottom} /> : null}
       </svg>
       <figcaption>
         {STATUS_CLASSES.map((c) => <span key={c} className="legend"><i className={`swatch status-${c}`} />{c}</span>)}
         <span className="muted">
-          {rows.length > MAX_POINTS ? `Newest ${MAX_POINTS} of ${rows.length} loaded traces` : `${points.length} traces`}; duration on a log scale
+          {rows.length > MAX_POINTS ? `Newest ${MAX_POINTS} of ${rows.length} loaded traces` : `${points.length} trace${points.length === 1 ? '' : 's'}`}; duration on a log scale{onZoom ? '; drag across the chart to zoom in' : ''}
         </span>
       </figcaption>
     </figure>

@@ -3,7 +3,8 @@
 // data-testid: metrics-chart (the <figure>; data-series: the keys of the series it draws, space-separated, e.g.
 // "p50Ms p95Ms p99Ms"), metrics-chart-legend (the legend of a chart of several series)
 import { band, bars, extent, hasValues, labelIndices, linePath, lonePoints, niceTicks, scaleLinear, type Value } from '../lib/chart';
-import { formatTimestamp } from '../lib/format';
+import { useTimePrefs } from '../time-prefs';
+import { useDragZoom } from './drag-zoom';
 
 const W = 300;
 const H = 112;
@@ -33,7 +34,7 @@ const DASH = '5 4';
  * (of the first series) or as lines that break where a value is null. Several series share one y axis and get a
  * legend. The y axis starts at 0; hovering a bucket shows its time and the value of each series.
  */
-export function LineChart({ title, series, times, kind = 'line', format, integer = false, detail }: {
+export function LineChart({ title, series, times, kind = 'line', format, integer = false, detail, bucketMs: bucketWidth, onZoom }: {
   title: string;
   series: readonly ChartSeries[];
   times: readonly string[];
@@ -44,15 +45,27 @@ export function LineChart({ title, series, times, kind = 'line', format, integer
   integer?: boolean;
   /** More about bucket `i` for its tooltip ("1 of 2 requests"). */
   detail?(i: number): string | undefined;
+  /** The width of a bucket (ms); from the first two times when absent. */
+  bucketMs?: number;
+  /** A drag across the plot chose this window (epoch ms, whole buckets). */
+  onZoom?(from: number, to: number): void;
 }) {
   const n = times.length;
+  const { time: formatTime } = useTimePrefs();
+  const t0 = Date.parse(times[0] ?? '');
+  const bucketMs = bucketWidth ?? (n > 1 ? Date.parse(times[1]!) - t0 : NaN);
+  const zoomable = onZoom && Number.isFinite(t0) && bucketMs > 0;
+  // Buckets are equal bands: x maps to time linearly, and the window dragged snaps out to whole buckets.
+  const zoom = useDragZoom(W, PAD.left, W - PAD.right, (px) => t0 + ((px - PAD.left) / PLOT_W) * n * bucketMs, zoomable ? (from, to) => {
+    onZoom(t0 + Math.floor((from - t0) / bucketMs) * bucketMs, t0 + Math.ceil((to - t0) / bucketMs) * bucketMs);
+  } : undefined);
   const drawn = kind === 'bar' ? series.slice(0, 1) : series;
   const several = drawn.length > 1;
   const axis = niceTicks(0, extent([], ...drawn.map((s) => s.values))?.[1] ?? 0, 3, integer);
   const y = scaleLinear([axis.min, axis.max], [PAD.top + PLOT_H, PAD.top]);
   const now = Date.now();
   // "07:40" today, "11-16 07:40" another day: the year would crowd the axis.
-  const time = (i: number) => formatTimestamp(times[i], now, { minutes: true }).replace(/^\d{4}-/, '');
+  const time = (i: number) => formatTime(times[i], now, { minutes: true }).replace(/^\d{4}-/, '');
   const slot = (i: number) => band(i, n, PLOT_W);
   const hasData = drawn.some((s) => hasValues(s.values));
   const shown = (v: Value) => (typeof v === 'number' && Number.isFinite(v) ? format(v) : 'no data');
@@ -62,7 +75,7 @@ export function LineChart({ title, series, times, kind = 'line', format, integer
       ? 'no data'
       : several ? drawn.map((s, k) => `${s.label} ${shown(values[k])}`).join(', ') : shown(values[0]);
     const more = detail?.(i);
-    return `${formatTimestamp(times[i], now)}: ${text}${more ? ` (${more})` : ''}`;
+    return `${formatTime(times[i], now)}: ${text}${more ? ` (${more})` : ''}`;
   };
   const tone = drawn.length === 1 ? ` chart-${drawn[0]!.tone}` : '';
 
@@ -80,7 +93,7 @@ export function LineChart({ title, series, times, kind = 'line', format, integer
           </span>
         ) : null}
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${title}${several ? ` (${drawn.map((s) => s.label).join(', ')})` : ''}, ${n} buckets`}>
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${title}${several ? ` (${drawn.map((s) => s.label).join(', ')})` : ''}, ${n} buckets`} className={zoomable ? 'zoomable' : undefined} {...zoom.handlers}>
         {axis.ticks.map((t) => (
           <g key={t} className="chart-grid">
             <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} />
@@ -113,6 +126,7 @@ export function LineChart({ title, series, times, kind = 'line', format, integer
             </rect>
           ))}
         </g>
+        {zoom.band ? <rect className="zoom-band" data-testid="zoom-band" x={zoom.band.x} y={PAD.top} width={zoom.band.width} height={PLOT_H} /> : null}
         {!hasData ? <text className="chart-none" x={PAD.left + PLOT_W / 2} y={PAD.top + PLOT_H / 2} textAnchor="middle">no data</text> : null}
       </svg>
     </figure>

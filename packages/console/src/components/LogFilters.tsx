@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import type { Application } from '../api/types';
 import { syncDraft } from '../lib/draft';
 import { LOG_LEVELS, type LogLevel } from '../lib/log-list';
 import type { TimeRange } from '../lib/time-range';
@@ -16,11 +17,15 @@ export interface LogFilterValues {
 }
 
 /**
- * The Logs page's filter bar: level (the API matches one level exactly), message text (applied after a short
+ * The Logs page's filter bar: level (the API matches one level exactly), application, message text (applied after a short
  * pause in typing, or on Enter), time range, the trace a link narrowed to, and the live-tail switch.
  */
-export function LogFilters({ values, onChange, live, onLive, liveDisabled }: {
+export function LogFilters({ values, onChange, live, onLive, liveDisabled, applications, applicationId, onApplication }: {
   values: LogFilterValues;
+  applications: readonly Application[];
+  /** The application in view; undefined: every one. */
+  applicationId: number | undefined;
+  onApplication(id: number | undefined): void;
   onChange(patch: Partial<LogFilterValues>): void;
   live: boolean;
   onLive(on: boolean): void;
@@ -50,6 +55,14 @@ export function LogFilters({ values, onChange, live, onLive, liveDisabled }: {
         >
           <option value="">All levels</option>
           {LOG_LEVELS.map((l) => <option key={l} value={l}>{l}</option>)}
+        </select>
+      </label>
+      <label className="filter">
+        <span>Application</span>
+        <select data-testid="filter-application" value={applicationId ?? ''} onChange={(e) => onApplication(e.target.value ? Number(e.target.value) : undefined)}>
+          <option value="">All applications</option>
+          {applications.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
+          {applicationId !== undefined && !applications.some((a) => a.id === applicationId) ? <option value={applicationId}>Application {applicationId}</option> : null}
         </select>
       </label>
       <label className="filter filter-grow">

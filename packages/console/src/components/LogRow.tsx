@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import type { LogEntry } from '../api/types';
-import { formatTimestamp } from '../lib/format';
 import { traceHref } from '../router';
+import { useTimePrefs } from '../time-prefs';
 
 /** The fields a row shows itself; the others appear in the expanded details. */
 const SHOWN = new Set(['id', 'projectId', 'applicationId', 'level', 'message', 'timestamp', 'traceId']);
@@ -22,9 +22,10 @@ export const LogRow = memo(function LogRow({ log, appName, expanded, onToggle }:
   expanded: boolean;
   onToggle(id: string): void;
 }) {
+  const { time } = useTimePrefs();
   return (
     <li className={`log-row level-${log.level}${expanded ? ' expanded' : ''}`} data-testid="log-row" data-level={log.level} data-log-id={log.id}>
-      <time className="log-time" dateTime={log.timestamp} title={log.timestamp}>{formatTimestamp(log.timestamp, Date.now(), { ms: true })}</time>
+      <time className="log-time" dateTime={log.timestamp} title={log.timestamp}>{time(log.timestamp, Date.now(), { ms: true })}</time>
       <span className="log-level">{log.level}</span>
       <span className="log-app" title={appName}>{appName}</span>
       <button type="button" className="log-message" aria-expanded={expanded} onClick={() => onToggle(log.id)} title={expanded ? undefined : 'Show details'}>

@@ -10,6 +10,7 @@ import type { WaterfallRow } from '../lib/waterfall';
 import { formatDuration } from '../lib/format';
 import { otelView, scopeText, spanLabel, spanService } from '../lib/otel-span';
 import { EventList, KeyValueTable, LinkList, Section } from './OtelSections';
+import { useTimePrefs } from '../time-prefs';
 
 export interface SpanDetailsProps {
   row: WaterfallRow;
@@ -32,6 +33,7 @@ function fieldText(v: unknown): string {
 }
 
 export function SpanDetails({ row, applicationName, parentApplicationName, projectId, onClose }: SpanDetailsProps) {
+  const { time, short } = useTimePrefs();
   const { span } = row;
   const status = span.responseStatus;
   const otel = useMemo(() => otelView(span), [span]);
@@ -52,7 +54,10 @@ export function SpanDetails({ row, applicationName, parentApplicationName, proje
         {service ? <><dt>Service</dt><dd data-testid="span-service">{service}</dd></> : null}
         <dt>Application</dt><dd>{applicationName}</dd>
         {otel.kind ? <><dt>Kind</dt><dd data-testid="span-kind">{otel.kind}</dd></> : null}
-        <dt>Starts at</dt><dd>+{formatDuration(row.offsetMs)} <span className="muted">({new Date(row.startMs).toISOString()} as drawn)</span></dd>
+        <dt>Starts at</dt>
+        <dd data-testid="span-start" title={new Date(row.startMs).toISOString()}>
+          +{formatDuration(row.offsetMs)} <span className="muted">({time(new Date(row.startMs).toISOString(), Date.now(), { ms: true })} {short} as drawn)</span>
+        </dd>
         <dt>Duration</dt><dd>{formatDuration(row.durationMs)}</dd>
         <dt>Status</dt><dd className={row.error ? 'error-text' : undefined}>{status ?? '–'}{row.error ? ' (error)' : ''}</dd>
         {otel.status ? <><dt>Span status</dt><dd data-testid="span-status" className={otel.status.code === 'error' ? 'error-text' : undefined}>{otel.status.code}</dd></> : null}

@@ -1,12 +1,12 @@
 // The traces list's filters. The caller keeps them in the hash (lib/traceList.ts), so a link reproduces the view.
 // Selects apply at once; the minimum duration and the URL text apply 400 ms after the last keystroke, or on Enter.
 //
-// data-testid: filter-range, filter-application, filter-status, filter-min-duration, filter-url, filter-clear
+// data-testid: filter-range (components/TimeRangeSelect.tsx), filter-application, filter-status, filter-min-duration, filter-url, filter-clear
 import { useEffect, useId, useRef, useState } from 'react';
 import type { Application } from '../api/types';
 import { syncDraft } from '../lib/draft';
-import { RANGES, type TimeRange } from '../lib/time-range';
 import { STATUS_CLASSES, type TraceListParams } from '../lib/trace-list';
+import { TimeRangeSelect } from './TimeRangeSelect';
 
 export interface TraceFiltersProps {
   params: TraceListParams;
@@ -21,19 +21,9 @@ const TYPING_DELAY_MS = 400;
 export function TraceFilters({ params, applications, onChange, onClear }: TraceFiltersProps) {
   const id = useId();
   const set = (patch: Partial<TraceListParams>) => onChange({ ...params, ...patch });
-  const rangeValue = params.range.name;
   return (
     <form className="filters trace-filters" role="search" onSubmit={(e) => e.preventDefault()}>
-      <label htmlFor={`${id}-range`}>Time</label>
-      <select
-        id={`${id}-range`}
-        data-testid="filter-range"
-        value={rangeValue}
-        onChange={(e) => set({ range: { name: e.target.value } as TimeRange })}
-      >
-        {rangeValue === 'custom' ? <option value="custom">Custom window</option> : null}
-        {RANGES.map((r) => <option key={r.name} value={r.name}>{r.label}</option>)}
-      </select>
+      <TimeRangeSelect value={params.range} onChange={(range) => set({ range })} />
 
       <label htmlFor={`${id}-app`}>Application</label>
       <select

@@ -4,10 +4,11 @@
 // data-testid: trace-logs (the panel; data-log-count), trace-log (each entry; data-level), trace-logs-empty,
 // trace-logs-more (shown when the trace has more logs than were read)
 import type { Application, LogEntry, Page } from '../api/types';
-import { formatDuration, formatTimestamp } from '../lib/format';
+import { formatDuration } from '../lib/format';
 import { isLogLevel } from '../lib/log-list';
 import { ErrorBanner, Loading } from './Feedback';
 import { applicationName } from '../lib/applications';
+import { useTimePrefs } from '../time-prefs';
 
 export interface TraceLogsProps {
   page: Page<LogEntry> | undefined;
@@ -21,6 +22,7 @@ export interface TraceLogsProps {
 }
 
 export function TraceLogs({ page, loading, error, onRetry, applications, traceStartMs, limit }: TraceLogsProps) {
+  const { time } = useTimePrefs();
   const items = page ? [...page.items].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp)) : [];
   const multiApp = new Set(items.map((l) => l.applicationId)).size > 1;
   return (
@@ -40,7 +42,7 @@ export function TraceLogs({ page, loading, error, onRetry, applications, traceSt
             return (
               <li key={l.id} className={`tl-item tl-${level}`} data-testid="trace-log" data-level={l.level}>
                 <span className="tl-time" title={l.timestamp}>
-                  {Number.isFinite(t) && traceStartMs ? `${t >= traceStartMs ? '+' : ''}${formatDuration(t - traceStartMs)}` : formatTimestamp(l.timestamp, Date.now(), { ms: true })}
+                  {Number.isFinite(t) && traceStartMs ? `${t >= traceStartMs ? '+' : ''}${formatDuration(t - traceStartMs)}` : time(l.timestamp, Date.now(), { ms: true })}
                 </span>
                 <span className="tl-level">{l.level}</span>
                 {multiApp ? <span className="muted tl-app">{applicationName(applications, l.applicationId)}</span> : null}

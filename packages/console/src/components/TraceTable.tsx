@@ -7,11 +7,12 @@
 // data-trace-id), trace-service (a row's Service cell)
 import type { Application } from '../api/types';
 import { applicationName } from '../lib/applications';
-import { formatDuration, formatTimestamp, spanName, spanType, statusClass } from '../lib/format';
+import { formatDuration, spanName, spanType, statusClass } from '../lib/format';
 import type { TraceSummary } from '../lib/trace-list';
 import { spanKind } from '../lib/waterfall';
 import { traceHref } from '../router';
 import { VirtualRows } from './VirtualRows';
+import { useTimePrefs } from '../time-prefs';
 
 export const TRACE_ROW_HEIGHT = 34;
 
@@ -26,10 +27,11 @@ export interface TraceTableProps {
 
 
 export function TraceTable({ rows, applications, projectId, now, onNearEnd }: TraceTableProps) {
+  const { short } = useTimePrefs();
   return (
     <div className="trace-table" role="table" aria-label="Traces" aria-rowcount={rows.length}>
       <div className="trace-grid trace-head" role="row">
-        <span role="columnheader">Time</span>
+        <span role="columnheader" data-testid="trace-time-heading">Time <span className="muted">({short})</span></span>
         <span role="columnheader" title="The root span's service.name, else its application">Service</span>
         <span role="columnheader">Method</span>
         <span role="columnheader">URL</span>
@@ -50,6 +52,7 @@ export function TraceTable({ rows, applications, projectId, now, onNearEnd }: Tr
 }
 
 function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; applications: Application[]; projectId: number; now: number }) {
+  const { time } = useTimePrefs();
   const method = row.root?.requestMethod ?? '';
   const others = row.applicationIds.length - 1;
   const cls = statusClass(row.status);
@@ -63,7 +66,7 @@ function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; ap
       data-trace-id={row.traceId}
       href={traceHref(row.traceId, projectId)}
     >
-      <span role="cell" title={new Date(row.startMs).toISOString()}>{formatTimestamp(new Date(row.startMs).toISOString(), now)}</span>
+      <span role="cell" title={new Date(row.startMs).toISOString()}>{time(new Date(row.startMs).toISOString(), now)}</span>
       <span role="cell" className="ellipsis" data-testid="trace-service" title={service && service !== app ? `service.name ${service}, application ${app}` : app}>
         {service ?? app}
         {others > 0 ? <span className="muted"> +{others}</span> : null}

@@ -71,8 +71,8 @@ export interface TimestampOptions {
 
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** Calendar parts of an instant in a zone; one cached Intl formatter per zone, hours 00-23. */
-function partsIn(ms: number, timeZone: string | undefined): Record<string, string> {
+/** Calendar parts of an instant in a zone (the browser's when undefined); one cached Intl formatter per zone, hours 00-23. */
+export function partsIn(ms: number, timeZone: string | undefined): Record<string, string> {
   const key = timeZone ?? '';
   let f = zoneFormats.get(key);
   if (!f) {

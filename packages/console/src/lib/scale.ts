@@ -30,3 +30,19 @@ export function timeTicks(from: number, to: number, count = 6): number[] {
   for (let v = Math.ceil(from / step) * step; v <= to; v += step) out.push(v);
   return out;
 }
+
+/** Fewer pixels than this between press and release is a click, not a drag. */
+export const MIN_DRAG_PX = 4;
+
+/**
+ * The window a drag across a time axis selects: the two x positions (either order), clamped to the plot's
+ * [left, right], turned into instants by `at`; undefined when shorter than MIN_DRAG_PX (a click) or than 1 ms.
+ */
+export function dragWindow(x0: number, x1: number, left: number, right: number, at: (x: number) => number): { from: number; to: number } | undefined {
+  const a = Math.min(Math.max(Math.min(x0, x1), left), right);
+  const b = Math.min(Math.max(Math.max(x0, x1), left), right);
+  if (b - a < MIN_DRAG_PX) return undefined;
+  const from = Math.floor(at(a));
+  const to = Math.ceil(at(b));
+  return to > from ? { from, to } : undefined;
+}

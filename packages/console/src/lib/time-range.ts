@@ -26,6 +26,9 @@ export const RANGES: readonly RangeOption[] = [
   { name: 'all', label: 'All time', ms: undefined },
 ];
 
+/** The window every page opens on when its URL names none. */
+export const DEFAULT_RANGE: RangeName = '1h';
+
 /** The query window of an API read: ISO timestamps, `from` inclusive and `to` exclusive; absent = unbounded. */
 export interface TimeQuery { from?: string; to?: string }
 
@@ -63,7 +66,7 @@ function isoParam(raw: string | null): string | undefined {
  * The range in hash params: `from`/`to` (a valid bound wins, as a fixed window), else `range`, else `fallback`.
  * A fixed window whose `from` is not before its `to` is ignored.
  */
-export function parseRange(params: URLSearchParams, fallback: RangeName = '1h'): TimeRange {
+export function parseRange(params: URLSearchParams, fallback: RangeName = DEFAULT_RANGE): TimeRange {
   const from = isoParam(params.get('from'));
   const to = isoParam(params.get('to'));
   if ((from || to) && !(from && to && from >= to)) return { name: 'custom', ...(from ? { from } : {}), ...(to ? { to } : {}) };

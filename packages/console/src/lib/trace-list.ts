@@ -5,7 +5,7 @@
 import type { TraceFilter } from '../api/client';
 import type { Span, TraceRecord } from '../api/types';
 import { spanType } from './format';
-import { parseRange, rangeParams, resolveRange, type TimeRange } from './time-range';
+import { DEFAULT_RANGE, parseRange, rangeParams, resolveRange, type TimeRange } from './time-range';
 
 /** The root span of one record: its span without parent, else its first controller span, else its first span. */
 export function rootSpan(record: TraceRecord): Span | undefined {
@@ -167,7 +167,7 @@ export function parseTraceParams(params: URLSearchParams, fallbackApplicationId?
   const status = params.get('status') ?? '';
   const app = params.get('applicationId');
   return {
-    range: parseRange(params, 'all'),
+    range: parseRange(params, DEFAULT_RANGE),
     applicationId: app === 'all' ? undefined : wholeNumber(app) ?? fallbackApplicationId,
     status: (STATUS_CLASSES as readonly string[]).includes(status) || /^[1-5]\d\d$/.test(status) ? status : '',
     minDurationMs: wholeNumber(params.get('minDurationMs')) || undefined,
@@ -196,7 +196,18 @@ export function toTraceFilter(p: TraceListParams, now: number): TraceFilter {
   return f;
 }
 
-/** Whether any filter narrows the list (so an empty answer means "nothing matches", not "no traces yet"). */
+/** Whether any filter besides the time range narrows the list. */
 export function isFiltered(p: TraceListParams): boolean {
-  return p.range.name !== 'all' || p.applicationId !== undefined || Boolean(p.status) || Boolean(p.minDurationMs) || Boolean(p.url);
+  return p.applicationId !== undefined || Boolean(p.status) || Boolean(p.minDurationMs) || Boolean(p.url);
+}
+
+/** The list's params with every filter cleared, the time range kept. */
+export function clearedFilters(p: TraceListParams): TraceListParams {
+  return { range: p.range, applicationId: undefined, status: '', minDurationMs: undefined, url: '' };
+}
+
+/** Whether going from `a` to `b` changed only what is typed (URL text, minimum duration): a burst of typing. */
+export function onlyTyped(a: TraceListParams, b: TraceListParams): boolean {
+  return JSON.stringify(a.range) === JSON.stringify(b.range) && a.applicationId === b.applicationId && a.status === b.status
+    && (a.url !== b.url || a.minDurationMs !== b.minDurationMs);
 }

@@ -3,11 +3,13 @@ import type { Project } from '../api/types';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { LogFilters, type LogFilterValues } from '../components/LogFilters';
 import { LogRow } from '../components/LogRow';
-import { formatCount, formatTimestamp } from '../lib/format';
+import { formatCount } from '../lib/format';
 import { isLogLevel } from '../lib/log-list';
 import { describeRange, parseRange, rangeParams, resolveRange } from '../lib/time-range';
 import { MAX_ROWS, useLogFeed } from '../log-feed';
-import { href, navigate, parseHash, useRoute } from '../router';
+import { viewApplicationId } from '../lib/view-scope';
+import { hrefInScope, navigateView, parseHash, useRoute } from '../router';
+import { useTimePrefs } from '../time-prefs';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
 
@@ -17,8 +19,9 @@ const LARGE_LIST = 1_000;
 /** The logs of the selected project (and application), newest first; filters live in the hash params. */
 export function LogsPage() {
   const ws = useWorkspace();
+  const { params } = useRoute();
   if (!ws.project) return <NoProject what="Logs" />;
-  return <ProjectLogs project={ws.project} applicationId={ws.application?.id} />;
+  return <ProjectLogs project={ws.project} applicationId={viewApplicationId(params, ws.application?.id)} />;
 }
 
 function readFilters(params: URLSearchParams): LogFilterValues {
@@ -27,21 +30,27 @@ function readFilters(params: URLSearchParams): LogFilterValues {
     level: isLogLevel(level) ? level : undefined,
     q: params.get('q')?.trim() || undefined,
     traceId: params.get('traceId') || undefined,
-    range: parseRange(params, 'all'),
+    range: parseRange(params),
   };
 }
 
-/** Writes a filter change into the hash params, over the hash as it is now (a debounced search may come late). */
-function writeFilters(patch: Partial<LogFilterValues>): void {
+/**
+ * Writes a filter change into the hash params, over the hash as it is now (a debounced search may come late): a
+ * history entry, one per burst of typing in the search box.
+ */
+function writeFilters(patch: Partial<LogFilterValues> & { applicationId?: number | 'all' }): void {
   const current = parseHash(location.hash);
   const merged = { ...readFilters(current.params), ...patch };
   const params: Record<string, string | undefined> = Object.fromEntries(current.params);
   Object.assign(params, { level: merged.level, q: merged.q, traceId: merged.traceId }, rangeParams(merged.range));
-  navigate('/logs', params, true);
+  if (patch.applicationId !== undefined) params.applicationId = String(patch.applicationId);
+  const typed = Object.keys(patch).length === 1 && 'q' in patch;
+  navigateView('/logs', params, typed ? 'typing' : 'push');
 }
 
 function ProjectLogs({ project, applicationId }: { project: Project; applicationId: number | undefined }) {
   const ws = useWorkspace();
+  const { time } = useTimePrefs();
   const { params } = useRoute();
   const filters = readFilters(params);
   const [live, setLive] = useState(false);
@@ -70,22 +79,34 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
       <header className="page-head">
         <h1>Logs</h1>
         <span className="muted">
-          {project.name}{ws.application ? ` / ${ws.application.name}` : ''} · {describeRange(filters.range, (iso) => formatTimestamp(iso))}
+          {project.name}{applicationId !== undefined ? ` / ${ws.applications.find((a) => a.id === applicationId)?.name ?? `application ${applicationId}`}` : ''} · {describeRange(filters.range, (iso) => time(iso))}
         </span>
         {!live ? <button type="button" onClick={refresh} disabled={feed.loading}>Refresh</button> : null}
       </header>
-      <LogFilters values={filters} onChange={writeFilters} live={live && !liveDisabled} onLive={setLive} liveDisabled={liveDisabled} />
+      <LogFilters
+        values={filters}
+        onChange={writeFilters}
+        live={live && !liveDisabled}
+        onLive={setLive}
+        liveDisabled={liveDisabled}
+        applications={ws.applications}
+        applicationId={applicationId}
+        onApplication={(id) => writeFilters({ applicationId: id ?? 'all' })}
+      />
       <ErrorBanner error={feed.error} onRetry={refresh} />
       {feed.loading && feed.rows.length === 0 ? <Loading what="logs" /> : null}
       {!feed.loading && !feed.error && feed.rows.length === 0 ? (
         <div data-testid="logs-empty">
-          <EmptyState title={filtered ? 'No logs match these filters' : 'No logs yet'}>
+          <EmptyState title={filtered ? 'No logs match these filters' : filters.range.name === 'all' ? 'No logs yet' : 'No logs in this window'}>
             {filtered ? (
               <p>Try another level, message text or time range{applicationId ? ', or all applications of the project' : ''}.</p>
             ) : (
               <p>
-                {filters.range.name === 'all' ? 'Nothing has been logged yet.' : `Nothing was logged in ${describeRange(filters.range, (iso) => formatTimestamp(iso))}.`}{' '}
-                <a href={href('/applications')}>Set up the SDK</a> in an application to send its logs.
+                {filters.range.name === 'all' ? 'Nothing has been logged yet.' : `Nothing was logged in ${describeRange(filters.range, (iso) => time(iso))}.`}{' '}
+                {filters.range.name !== 'all'
+                  ? <><button type="button" className="link" data-testid="logs-all-time" onClick={() => writeFilters({ range: { name: 'all' } })}>Show all time</button>, or </>
+                  : null}
+                <a href={hrefInScope('/applications', params)}>{filters.range.name !== 'all' ? 'set' : 'Set'} up the SDK</a> in an application to send its logs.
               </p>
             )}
             {live ? <p className="muted">Live tail is on: new logs appear here as they arrive.</p> : null}
@@ -96,7 +117,7 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
         <>
           <p className="logs-status muted" aria-live="polite">
             {formatCount(feed.rows.length)} {feed.rows.length === 1 ? 'log' : 'logs'}, newest first
-            {live && feed.tailedAt ? ` · live, checked ${formatTimestamp(new Date(feed.tailedAt).toISOString())}` : ''}
+            {live && feed.tailedAt ? ` · live, checked ${time(new Date(feed.tailedAt).toISOString())}` : ''}
           </p>
           <ol className={`log-list${feed.rows.length >= LARGE_LIST ? ' large' : ''}${feed.loading ? ' stale' : ''}`}>
             {feed.rows.map((log) => (

@@ -9,9 +9,11 @@ import { AppMetricsCard } from '../components/AppMetricsCard';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { TimeRangeSelect } from '../components/TimeRangeSelect';
 import { useAsync } from '../use-async';
-import { formatBucket, formatCount, formatTimestamp } from '../lib/format';
+import { formatBucket, formatCount } from '../lib/format';
 import { clampWindow, describeRange, parseRange, rangeParams, resolveRange, type RangeName, type TimeRange } from '../lib/time-range';
-import { href, navigate, parseHash, useRoute } from '../router';
+import { viewApplicationId } from '../lib/view-scope';
+import { hrefInScope, navigateView, parseHash, useRoute } from '../router';
+import { useTimePrefs } from '../time-prefs';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
 
@@ -22,8 +24,9 @@ const METRICS_RANGES: readonly RangeName[] = ['15m', '1h', '6h', '24h', '7d'];
 /** Request metrics of each application of the selected project (or of the selected application). */
 export function MetricsPage() {
   const ws = useWorkspace();
+  const { params } = useRoute();
   if (!ws.project) return <NoProject what="Metrics" />;
-  return <ProjectMetrics project={ws.project} applicationId={ws.application?.id} />;
+  return <ProjectMetrics project={ws.project} applicationId={viewApplicationId(params, ws.application?.id)} />;
 }
 
 function readRange(params: URLSearchParams): TimeRange {
@@ -33,7 +36,7 @@ function readRange(params: URLSearchParams): TimeRange {
 
 function writeRange(range: TimeRange): void {
   const current = parseHash(location.hash);
-  navigate('/metrics', { ...Object.fromEntries(current.params), ...rangeParams(range) }, true);
+  navigateView('/metrics', { ...Object.fromEntries(current.params), ...rangeParams(range) });
 }
 
 function ProjectMetrics({ project, applicationId }: { project: Project; applicationId: number | undefined }) {
@@ -54,15 +57,17 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
     ? ws.applications.filter((a) => !active.some((m) => m.applicationId === a.id)).map((a) => a.name)
     : [];
   const total = active.reduce((n, a) => n + a.requests, 0);
-  const time = (iso: string) => formatTimestamp(iso);
+  const prefs = useTimePrefs();
+  const time = (iso: string) => prefs.time(iso);
   // The end with its date too when the start has one ("2026-11-16 07:40 to 2026-11-23 07:40").
-  const span = (from: string, to: string) => (time(from).includes(' ') ? formatTimestamp(to, NaN) : time(to));
+  const span = (from: string, to: string) => (time(from).includes(' ') ? prefs.time(to, NaN) : time(to));
+  const zoom = (from: number, to: number) => writeRange({ name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() });
 
   return (
     <section className="metrics-page">
       <header className="page-head">
         <h1>Metrics</h1>
-        <span className="muted">{project.name}{ws.application ? ` / ${ws.application.name}` : ''}</span>
+        <span className="muted">{project.name}{applicationId !== undefined ? ` / ${ws.applications.find((a) => a.id === applicationId)?.name ?? `application ${applicationId}`}` : ''}</span>
         <div className="filters">
           <TimeRangeSelect value={range} onChange={writeRange} names={METRICS_RANGES} />
           <button type="button" onClick={report.reload} disabled={report.loading}>Refresh</button>
@@ -73,7 +78,7 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
       {data && !report.error ? (
         <>
           <p className="muted metrics-window">
-            {time(data.from)} to {span(data.from, data.to)}, per {formatBucket(data.bucketMs)} · {formatCount(total)} requests
+            {time(data.from)} to {span(data.from, data.to)} ({prefs.short}), per {formatBucket(data.bucketMs)} · {formatCount(total)} requests
             {active.length > 1 ? ` in ${active.length} applications` : ''}
           </p>
           {active.length === 0 ? (
@@ -81,14 +86,14 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
               <EmptyState title={`No requests in ${describeRange(range, time)}`}>
                 <p>
                   Metrics come from the requests your applications trace.{' '}
-                  <a href={href('/applications')}>Set up the SDK</a> in an application, or choose a longer time range.
+                  <a href={hrefInScope('/applications', params)}>Set up the SDK</a> in an application, or choose a longer time range.
                 </p>
               </EmptyState>
             </div>
           ) : (
             <div className={`metrics-list${report.loading ? ' stale' : ''}`}>
               {active.map((app) => (
-                <AppMetricsCard key={app.applicationId} app={app} name={names.get(app.applicationId) ?? `Application #${app.applicationId}`} bucketMs={data.bucketMs} />
+                <AppMetricsCard key={app.applicationId} app={app} name={names.get(app.applicationId) ?? `Application #${app.applicationId}`} bucketMs={data.bucketMs} onZoom={zoom} />
               ))}
             </div>
           )}

@@ -13,14 +13,15 @@ import { TraceLogs } from '../components/TraceLogs';
 import { Waterfall } from '../components/Waterfall';
 import { useAsync } from '../use-async';
 import { applicationName } from '../lib/applications';
-import { formatDuration, formatTimestamp, spanName } from '../lib/format';
+import { formatDuration, spanName } from '../lib/format';
 import { spanService } from '../lib/otel-span';
 import { parseTraceId } from '../lib/trace-id';
 import { allCollapsible, layoutTrace, visibleRows, type WaterfallLayout } from '../lib/waterfall';
-import { navigate, useRoute } from '../router';
+import { navigateView, useRoute } from '../router';
 import { traceListHash } from '../trace-pages';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
+import { useTimePrefs } from '../time-prefs';
 
 const LOG_LIMIT = 500;
 
@@ -53,7 +54,8 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const rows = useMemo(() => (layout ? visibleRows(layout, collapsed) : []), [layout, collapsed]);
 
-  const select = useCallback((spanId: string | undefined) => navigate(`/traces/${traceId}`, { span: spanId }, true), [traceId]);
+  // In place: stepping through spans with the arrow keys is not a history of views. The URL keeps its scope.
+  const select = useCallback((spanId: string | undefined) => navigateView(`/traces/${traceId}`, { span: spanId }, 'replace'), [traceId]);
   const toggle = useCallback((spanId: string) => setCollapsed((s) => {
     const next = new Set(s);
     if (!next.delete(spanId)) next.add(spanId);
@@ -153,6 +155,7 @@ function TraceNotFound({ shownId, malformed, projectName, onLookAgain }: { shown
 }
 
 function TraceSummary({ layout, traceId }: { layout: WaterfallLayout; traceId: string }) {
+  const { time, short } = useTimePrefs();
   const ws = useWorkspace();
   const root = layout.rows.find((r) => r.depth === 0 && !r.orphan && !r.cycle) ?? layout.rows[0];
   const apps = [...new Set(layout.rows.map((r) => r.applicationId))].map((id) => applicationName(ws.applications, id));
@@ -171,7 +174,7 @@ function TraceSummary({ layout, traceId }: { layout: WaterfallLayout; traceId: s
         {root ? <>{spanName(root.span.requestMethod ?? '')} <span className="url">{root.span.requestURL ?? ''}</span></> : traceId}
       </h1>
       <p className="facts-line">
-        <span>{formatTimestamp(new Date(layout.startMs).toISOString(), Date.now(), { ms: true })}</span>
+        <span title={new Date(layout.startMs).toISOString()}>{time(new Date(layout.startMs).toISOString(), Date.now(), { ms: true })} <span className="muted">{short}</span></span>
         <span>{formatDuration(layout.totalMs)}</span>
         <span>{layout.spanCount} span{layout.spanCount === 1 ? '' : 's'}</span>
         {root?.span.responseStatus !== undefined ? <span className={root.error ? 'error-text' : undefined}>status {root.span.responseStatus}</span> : null}

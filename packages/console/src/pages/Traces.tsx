@@ -4,15 +4,18 @@
 // data-testid: traces-page, filter-* (components/TraceFilters.tsx), latency-chart, trace-table, trace-row,
 // traces-empty (the project has no traces yet), traces-no-match (filters match nothing), no-project (components/NoProject.tsx),
 // traces-load-more, traces-count, traces-refresh
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo } from 'react';
+import * as client from '../api/client';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { LatencyChart } from '../components/LatencyChart';
 import { CurlSnippet, OtelSnippet, SdkSnippet } from '../components/Snippets';
 import { TraceFilters } from '../components/TraceFilters';
 import { TraceTable } from '../components/TraceTable';
 import { describeRange } from '../lib/time-range';
-import { isFiltered, parseTraceParams, traceParamsToHash, type TraceListParams } from '../lib/trace-list';
-import { href, navigate, useRoute } from '../router';
+import { clearedFilters, isFiltered, onlyTyped, parseTraceParams, traceParamsToHash, type TraceListParams } from '../lib/trace-list';
+import { hrefInScope, navigateView, useRoute } from '../router';
+import { useTimePrefs } from '../time-prefs';
+import { useAsync } from '../use-async';
 import { rememberTraceListHash, useTracePages } from '../trace-pages';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
@@ -25,25 +28,16 @@ export function TracesPage() {
   const pages = useTracePages(ws.project?.id, params, key);
   useEffect(() => rememberTraceListHash(location.hash || '#/traces'), [key]);
 
-  const apply = (next: TraceListParams) => {
-    navigate('/traces', traceParamsToHash(next), true);
-    if (next.applicationId !== params.applicationId) ws.selectApplication(next.applicationId);
-  };
-
-  // The top bar's application switcher moves the list's application filter too.
-  const wsApp = ws.application?.id;
-  const lastWsApp = useRef(wsApp);
-  useEffect(() => {
-    if (lastWsApp.current === wsApp) return;
-    lastWsApp.current = wsApp;
-    if (params.applicationId !== wsApp) navigate('/traces', traceParamsToHash({ ...params, applicationId: wsApp }), true);
-  }, [wsApp, params]);
+  // A filter change is a history entry (Back returns to the view before); a burst of typing is one entry.
+  const apply = (next: TraceListParams) => navigateView('/traces', traceParamsToHash(next), onlyTyped(params, next) ? 'typing' : 'push');
+  const zoom = (from: number, to: number) => apply({ ...params, range: { name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() } });
 
   if (!ws.project) return <NoProject what="Traces" />;
 
   const { list, loading, error, hasMore } = pages;
   const filtered = isFiltered(params);
   const nothing = !loading && !error && list.rows.length === 0;
+  const everything = params.range.name === 'all' && !filtered;
   return (
     <section className="traces-page" data-testid="traces-page">
       <header className="page-head">
@@ -55,18 +49,11 @@ export function TracesPage() {
         params={params}
         applications={ws.applications}
         onChange={apply}
-        onClear={filtered ? () => apply({ range: { name: 'all' }, applicationId: undefined, status: '', minDurationMs: undefined, url: '' }) : undefined}
+        onClear={filtered ? () => apply(clearedFilters(params)) : undefined}
       />
       <ErrorBanner error={error} onRetry={pages.retry} />
-      {list.rows.length ? <LatencyChart rows={list.rows} projectId={ws.project.id} now={pages.since} /> : null}
-      {nothing && !filtered ? <FirstTrace /> : null}
-      {nothing && filtered ? (
-        <EmptyState title="No traces match">
-          <p data-testid="traces-no-match">
-            No trace of {ws.project.name} matches these filters in {describeRange(params.range)}. Widen the time range or clear the filters.
-          </p>
-        </EmptyState>
-      ) : null}
+      {list.rows.length ? <LatencyChart rows={list.rows} projectId={ws.project.id} now={pages.since} onZoom={zoom} /> : null}
+      {nothing ? <NoTraces projectId={ws.project.id} projectName={ws.project.name} params={params} everything={everything} onAllTime={() => apply({ ...params, range: { name: 'all' } })} /> : null}
       {list.rows.length ? <TraceTable rows={list.rows} applications={ws.applications} projectId={ws.project.id} now={pages.since} onNearEnd={hasMore && !error ? pages.loadMore : undefined} /> : null}
       <footer className="list-foot">
         {loading ? <Loading what={list.rows.length ? 'more traces' : 'traces'} /> : null}
@@ -81,14 +68,41 @@ export function TracesPage() {
   );
 }
 
+/**
+ * Nothing in view: a project with no trace at all gets how to send its first one; otherwise, nothing matches the
+ * window and filters (asked once: does the project have any trace?).
+ */
+function NoTraces({ projectId, projectName, params, everything, onAllTime }: {
+  projectId: number;
+  projectName: string;
+  params: TraceListParams;
+  everything: boolean;
+  onAllTime(): void;
+}) {
+  const { time } = useTimePrefs();
+  const any = useAsync((signal) => (everything ? Promise.resolve(false) : client.listTraces(projectId, {}, 1, undefined, signal).then((p) => p.items.length > 0)), [projectId, everything]);
+  if (!everything && any.data === undefined && !any.error) return null;
+  if (everything || any.data === false) return <FirstTrace />;
+  return (
+    <EmptyState title="No traces match">
+      <p data-testid="traces-no-match">
+        No trace of {projectName} {isFiltered(params) ? 'matches these filters in' : 'was received in'} {describeRange(params.range, (iso) => time(iso))}.{' '}
+        {params.range.name !== 'all' ? <button type="button" className="link" data-testid="traces-all-time" onClick={onAllTime}>Show all time</button> : null}
+        {isFiltered(params) ? ' Or clear the filters.' : ''}
+      </p>
+    </EmptyState>
+  );
+}
+
 /** The empty project: how to send a first trace, with a link to create a key. */
 function FirstTrace() {
+  const { params } = useRoute();
   return (
     <div data-testid="traces-empty">
       <EmptyState title="Send your first trace">
         <p>
           This project has no traces yet. Instrument an application with the SDK, point an OpenTelemetry exporter here, or send one span with curl. You need an
-          API key of one of the project's applications: <a href={href('/applications')}>create a key on the Applications page</a>.
+          API key of one of the project's applications: <a href={hrefInScope('/applications', params)}>create a key on the Applications page</a>.
         </p>
         <SdkSnippet ingestUrl={location.origin} />
         <CurlSnippet ingestUrl={location.origin} />
