@@ -3,9 +3,17 @@
 // kind, status, scope, attributes, resource, events, links) are shown in their own rows and tables
 // (OtelSections.tsx) instead of among "All fields"; a span without them looks as it always did.
 //
+// A failed span's cause comes first (lib/trace-failure.ts), then the logs the span wrote, each with "Open in Logs".
+//
 // data-testid: span-details (the panel; data-span-id), span-details-close, span-skew-note, span-field (each field
-// row; data-field), span-service, span-kind, span-status, span-status-error, span-scope; and those of OtelSections.tsx
-import { useMemo } from 'react';
+// row; data-field), span-service, span-kind, span-status, span-status-error, span-scope, span-error-cause,
+// span-error-message, span-logs (data-log-count), span-log-entry (data-log-id), log-open; and those of
+// OtelSections.tsx
+import { useEffect, useMemo, useRef } from 'react';
+import type { LogEntry } from '../api/types';
+import { errorCause } from '../lib/trace-failure';
+import { isLogLevel } from '../lib/log-list';
+import { hrefInScope, useRoute } from '../router';
 import type { WaterfallRow } from '../lib/waterfall';
 import { formatDuration } from '../lib/format';
 import { otelView, scopeText, spanLabel, spanService } from '../lib/otel-span';
@@ -18,8 +26,17 @@ export interface SpanDetailsProps {
   parentApplicationName?: string;
   /** The project of the trace: links to other spans name it. */
   projectId?: number;
+  /** The logs the span wrote, oldest first. */
+  logs?: LogEntry[];
+  /** A log to bring into view and mark (clicked in the waterfall). */
+  highlightLogId?: string;
+  /** Start of the trace (epoch ms), for each log's offset. */
+  traceStartMs?: number;
   onClose(): void;
 }
+
+/** Around a log, on the Logs page: what its application logged a minute either side, every trace. */
+const AROUND_MS = 60_000;
 
 /** A field value as text: strings as they are, everything else as JSON. */
 function fieldText(v: unknown): string {
@@ -32,11 +49,27 @@ function fieldText(v: unknown): string {
   }
 }
 
-export function SpanDetails({ row, applicationName, parentApplicationName, projectId, onClose }: SpanDetailsProps) {
+export function SpanDetails({ row, applicationName, parentApplicationName, projectId, logs, highlightLogId, traceStartMs, onClose }: SpanDetailsProps) {
   const { time, short } = useTimePrefs();
+  const { params } = useRoute();
   const { span } = row;
   const status = span.responseStatus;
   const otel = useMemo(() => otelView(span), [span]);
+  const cause = useMemo(() => errorCause(span), [span]);
+  // An OpenTelemetry ERROR status already shows its message in the line below the title; the box adds the rest.
+  const causeAdds = cause && !(otel.status?.code === 'error' && !cause.stack && cause.title === 'Error');
+  const highlighted = useRef<HTMLLIElement>(null);
+  // A block body: Chromium's scrollIntoView now returns a promise, which React would take for a cleanup function.
+  useEffect(() => {
+    highlighted.current?.scrollIntoView({ block: 'nearest' });
+  }, [highlightLogId]);
+  const aroundLog = (log: LogEntry) => {
+    const t = Date.parse(log.timestamp);
+    return hrefInScope('/logs', params, {
+      applicationId: log.applicationId, range: undefined, traceId: undefined, span: undefined,
+      ...(Number.isFinite(t) ? { from: new Date(t - AROUND_MS).toISOString(), to: new Date(t + AROUND_MS).toISOString() } : { range: 'all' }),
+    });
+  };
   const service = spanService(span);
   const fields = Object.entries(span).filter(([k]) => !otel.shown.has(k)).sort(([a], [b]) => a.localeCompare(b));
   return (
@@ -49,6 +82,13 @@ export function SpanDetails({ row, applicationName, parentApplicationName, proje
       </header>
       {otel.status?.code === 'error' ? (
         <p className="span-error" data-testid="span-status-error" role="alert">Error{otel.status.message ? `: ${otel.status.message}` : ''}</p>
+      ) : null}
+      {causeAdds ? (
+        <div className="error-cause" data-testid="span-error-cause" role="alert">
+          <h3>{cause.title}</h3>
+          {cause.message ? <p data-testid="span-error-message">{cause.message}</p> : null}
+          {cause.stack ? <details><summary>Stack trace</summary><pre>{cause.stack}</pre></details> : null}
+        </div>
       ) : null}
       <dl className="facts">
         {service ? <><dt>Service</dt><dd data-testid="span-service">{service}</dd></> : null}
@@ -65,6 +105,28 @@ export function SpanDetails({ row, applicationName, parentApplicationName, proje
         {span.requestURL ? <><dt>URL</dt><dd className="break">{span.requestURL}</dd></> : null}
         <dt>Depth</dt><dd>{row.depth}{row.childCount ? `, ${row.childCount} child span${row.childCount === 1 ? '' : 's'}` : ''}</dd>
       </dl>
+      {logs?.length ? (
+        <section className="span-logs" data-testid="span-logs" data-log-count={logs.length} aria-label="Logs of this span">
+          <h3>Logs of this span <span className="muted">{logs.length}</span></h3>
+          <ol className="tl-list">
+            {logs.map((l) => {
+              const level = isLogLevel(l.level) ? l.level : 'info';
+              const t = Date.parse(l.timestamp);
+              const mark = l.id === highlightLogId;
+              return (
+                <li key={l.id} ref={mark ? highlighted : undefined} className={`tl-item tl-${level}${mark ? ' highlight' : ''}`} data-testid="span-log-entry" data-log-id={l.id}>
+                  <span className="tl-time" title={`${time(l.timestamp, Date.now(), { ms: true })} ${short}`}>
+                    {Number.isFinite(t) && traceStartMs ? `+${formatDuration(Math.max(0, t - traceStartMs))}` : time(l.timestamp, Date.now(), { ms: true })}
+                  </span>
+                  <span className="tl-level">{l.level}</span>
+                  <span className="tl-message">{l.message}</span>
+                  <a className="tl-open" data-testid="log-open" href={aroundLog(l)} title="The Logs page, a minute either side of this log, for its application">Open in Logs</a>
+                </li>
+              );
+            })}
+          </ol>
+        </section>
+      ) : null}
       {row.skewMs ? (
         <p className="note" data-testid="span-skew-note">
           Clock skew adjusted by {formatDuration(row.skewMs)}: as recorded, this span of {applicationName}

@@ -1,10 +1,11 @@
 // One trace, `#/traces/<traceId>` (`?span=<spanId>` selects a span): every application's record of the trace
-// joined into one waterfall, the selected span's details, and the logs written during the trace.
+// joined into one waterfall, the selected span's details, and the logs written during the trace, each under the
+// span that wrote it. A trace that failed opens on the span where the failure began, its cause and logs shown.
 //
 // data-testid: trace-view (data-trace-id), trace-summary, trace-services (its OpenTelemetry services), trace-back,
 // trace-not-found, trace-expand-all, trace-collapse-all; waterfall, span-row, span-details (components/Waterfall.tsx,
 // SpanDetails.tsx); trace-logs, trace-log (components/TraceLogs.tsx)
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import * as client from '../api/client';
 import { ApiError } from '../api/errors';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
@@ -16,14 +17,15 @@ import { applicationName } from '../lib/applications';
 import { formatDuration, spanName } from '../lib/format';
 import { spanService } from '../lib/otel-span';
 import { parseTraceId } from '../lib/trace-id';
+import { failingSpan } from '../lib/trace-failure';
+import { groupLogsBySpan, withLogRows, type SpanLogs } from '../lib/trace-logs';
 import { allCollapsible, layoutTrace, visibleRows, type WaterfallLayout } from '../lib/waterfall';
-import { navigateView, useRoute } from '../router';
+import { hrefInScope, navigateView, useRoute } from '../router';
+import { MAX_TRACE_LOGS, useTraceLogs } from '../trace-logs-feed';
 import { traceListHash } from '../trace-pages';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
 import { useTimePrefs } from '../time-prefs';
-
-const LOG_LIMIT = 500;
 
 export function TraceViewPage() {
   const ws = useWorkspace();
@@ -41,7 +43,8 @@ export function TraceViewPage() {
 function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; traceId: string; selectedId: string | undefined }) {
   const ws = useWorkspace();
   const trace = useAsync((signal) => client.traceRecords(projectId, traceId, signal), [projectId, traceId]);
-  const logs = useAsync((signal) => client.listLogs({ projectId, traceId }, LOG_LIMIT, undefined, signal), [projectId, traceId]);
+  const logs = useTraceLogs(projectId, traceId);
+  const { params } = useRoute();
   const layout = useMemo(() => (trace.data?.length ? layoutTrace(trace.data) : undefined), [trace.data]);
   // An application created since the workspace was read (another tab, the CLI): read the names again, once.
   const unknownApp = trace.data?.some((r) => !ws.applications.some((a) => a.id === r.applicationId)) ?? false;
@@ -53,9 +56,35 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
   }, [unknownApp, traceId]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const rows = useMemo(() => (layout ? visibleRows(layout, collapsed) : []), [layout, collapsed]);
+  // Each log under the span that wrote it; a log of no span of the trace under the root.
+  const spanLogs = useMemo<SpanLogs>(() => (layout
+    ? groupLogsBySpan(logs.logs, new Set(layout.rows.map((r) => r.spanId)), layout.rows[0]?.spanId)
+    : { bySpan: new Map(), unplaced: 0 }), [layout, logs.logs]);
+  const [openLogs, setOpenLogs] = useState<ReadonlySet<string>>(() => new Set());
+  const items = useMemo(() => withLogRows(rows, spanLogs.bySpan, openLogs), [rows, spanLogs, openLogs]);
+  const [highlightLogId, setHighlightLogId] = useState<string>();
 
   // In place: stepping through spans with the arrow keys is not a history of views. The URL keeps its scope.
-  const select = useCallback((spanId: string | undefined) => navigateView(`/traces/${traceId}`, { span: spanId }, 'replace'), [traceId]);
+  const select = useCallback((spanId: string | undefined, logId?: string) => {
+    setHighlightLogId(logId);
+    navigateView(`/traces/${traceId}`, { span: spanId }, 'replace');
+  }, [traceId]);
+  const toggleLogs = useCallback((spanId: string) => setOpenLogs((s) => {
+    const next = new Set(s);
+    if (!next.delete(spanId)) next.add(spanId);
+    return next;
+  }), []);
+
+  // A trace that failed opens on the span where the failure began (once, if no span is chosen), its logs open.
+  const failing = useMemo(() => (layout ? failingSpan(layout.rows) : undefined), [layout]);
+  const opened = useRef(false);
+  useEffect(() => {
+    if (!layout || opened.current) return;
+    opened.current = true;
+    if (!failing) return;
+    setOpenLogs((s) => new Set(s).add(failing.spanId));
+    if (!selectedId) select(failing.spanId);
+  }, [layout, failing, selectedId, select]);
   const toggle = useCallback((spanId: string) => setCollapsed((s) => {
     const next = new Set(s);
     if (!next.delete(spanId)) next.add(spanId);
@@ -85,12 +114,15 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
               </div>
               <Waterfall
                 layout={layout}
-                rows={rows}
+                items={items}
                 collapsed={collapsed}
                 selectedId={selected?.spanId}
                 applications={ws.applications}
+                logsBySpan={spanLogs.bySpan}
+                openLogs={openLogs}
                 onSelect={select}
                 onToggle={toggle}
+                onToggleLogs={toggleLogs}
               />
             </div>
             <aside className="trace-side">
@@ -100,17 +132,26 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
                   applicationName={applicationName(ws.applications, selected.applicationId)}
                   parentApplicationName={parentApp === undefined ? undefined : applicationName(ws.applications, parentApp)}
                   projectId={projectId}
+                  logs={spanLogs.bySpan.get(selected.spanId)}
+                  highlightLogId={highlightLogId}
+                  traceStartMs={layout.startMs}
                   onClose={() => select(undefined)}
                 />
               ) : <p className="muted hint">Select a span to see all its fields.</p>}
               <TraceLogs
-                page={logs.data}
+                logs={logs.logs}
                 loading={logs.loading}
                 error={logs.error}
                 onRetry={logs.reload}
                 applications={ws.applications}
                 traceStartMs={layout.startMs}
-                limit={LOG_LIMIT}
+                truncated={logs.truncated}
+                limit={MAX_TRACE_LOGS}
+                allHref={hrefInScope('/logs', params, { traceId, range: 'all' })}
+                onOpen={(log) => {
+                  const spanId = spanLogs.bySpan.size ? [...spanLogs.bySpan].find(([, list]) => list.some((l) => l.id === log.id))?.[0] : undefined;
+                  if (spanId) select(spanId, log.id);
+                }}
               />
             </aside>
           </div>
