@@ -14,3 +14,4 @@ export { allSchemas } from './schemas/index.js';
 export { buildOpenApi, documentedRoutes } from './openapi.js';
 export { allowedMethods } from './routes.js';
 export * from './search-terms.js';
+export * from './span-names.js';

@@ -156,8 +156,14 @@ export interface TraceQuery extends TimeWindow, ReadBudget {
   traceId?: string;
   /** Root span duration at least this. */
   minDurationMs?: number;
-  /** Root span status: an exact code (`404`) or a class (`5xx`). */
+  /** Root span duration at most this. */
+  maxDurationMs?: number;
+  /** Root span status: an exact code (`404`) or a class (`5xx`): min and max in the same hundred. */
   status?: { min: number; max: number };
+  /** The root span's service (serviceOf, @lantern/domain span-names.ts), exactly. */
+  service?: string;
+  /** The root span's operation (operationOf: `GET /items/:id`, `SELECT orders`), exactly. */
+  operation?: string;
   /**
    * Root span `requestURL` contains this text: literal (no wildcards, no pattern), ASCII letters compared
    * without regard to case, every other character exactly. A record without root, or whose root has no

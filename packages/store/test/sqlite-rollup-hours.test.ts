@@ -8,7 +8,7 @@ import type { Span } from '@lantern/domain';
 import { openSqliteStore } from '@lantern/store';
 import type { Store } from '@lantern/store';
 import { ROLLUP_PAGE_ROWS } from '../src/sqlite/rollup-reader.js';
-import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13 } from './sqlite-undo.js';
+import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13, UNDO_MIGRATION_14 } from './sqlite-undo.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -91,7 +91,7 @@ describe('sqlite store: hourly metrics rollups', () => {
     const v4 = new Database(file);
     // Back to version 4: without the hour rows, and without the later log search migration's objects.
     v4.exec(`DROP TABLE metric_rollups_hourly; DROP TRIGGER logs_fts_delete; DROP TABLE logs_fts; DROP TABLE logs_fts_state;
-      DROP INDEX logs_project_level_ts; ${UNDO_MIGRATION_13} ${UNDO_MIGRATION_11} ${UNDO_MIGRATION_10}`);
+      DROP INDEX logs_project_level_ts; ${UNDO_MIGRATION_14} ${UNDO_MIGRATION_13} ${UNDO_MIGRATION_11} ${UNDO_MIGRATION_10}`);
     v4.pragma('user_version = 4');
     v4.close();
 

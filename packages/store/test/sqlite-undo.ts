@@ -1,3 +1,7 @@
+/** Migrations 14 and 15 (schema.ts): the trace records' root service and operation, and the trace filters' indexes. */
+export const UNDO_MIGRATION_14 = `DROP INDEX traces_service; DROP INDEX traces_operation; DROP INDEX traces_status_class;
+  ALTER TABLE traces DROP COLUMN root_service; ALTER TABLE traces DROP COLUMN root_operation;`;
+
 /** Migration 13's table and column (schema.ts): span contexts. */
 export const UNDO_MIGRATION_13 = 'DROP TABLE span_contexts; ALTER TABLE spans DROP COLUMN context_id;';
 

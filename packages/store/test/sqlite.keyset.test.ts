@@ -37,7 +37,11 @@ describe('sqlite keyset paging', () => {
     store = await openSqliteStore({ file });
     w = await makeWorld(store, 'keyset');
     for (let first = 0; first < N; first += 2000) {
-      const spans = Array.from({ length: 2000 }, (_, i) => rootSpan(newId(), at(first + i), { requestURL: `/items/${first + i}` }));
+      // Three services, five operations and a rare one (1 %), a tenth of them 503s: what the trace filters' indexes serve.
+      const spans = Array.from({ length: 2000 }, (_, i) => rootSpan(newId(), at(first + i), {
+        requestURL: `/items/${first + i}`, serviceName: ['web', 'api', 'jobs'][i % 3], kind: 'server',
+        name: i % 100 === 7 ? 'POST /rare' : `GET /op${i % 5}`, responseStatus: i % 10 === 0 ? 503 : 200,
+      }));
       await store.writeSpans(spanBatch(w.app, spans));
       const logs = Array.from({ length: 2000 }, (_, i) => logEntry(w.app, at(first + i), { level: i % 2 ? 'info' : 'warn', traceId: newId() }));
       await store.writeLogs(logBatch(w.app, logs));
@@ -100,6 +104,32 @@ describe('sqlite keyset paging', () => {
     expect(url.visits).toBe(500);
     const sliced = cost(url, 't');
     expect(sliced.visited).toBeLessThanOrEqual(501);
+  });
+
+  it('reads a service, an operation or a status class through its own index, in order: a deep page visits what the first does', () => {
+    const query = (q: Partial<TraceQuery>): TraceQuery => ({ userId: w.user.id, projectId: w.project.id, from: T0, to: at(N), ...q });
+    const cases: Array<[Partial<TraceQuery>, RegExp]> = [
+      [{ operation: 'POST /rare' }, /traces_operation \(project_id=\? AND root_operation=\? AND ts>\? AND \(ts,id\)<\(\?,\?\)\)/],
+      [{ service: 'api' }, /traces_service \(project_id=\? AND root_service=\? AND ts>\? AND \(ts,id\)<\(\?,\?\)\)/],
+      [{ status: { min: 500, max: 599 } }, /traces_status_class \(project_id=\? AND <expr>=\? AND ts>\? AND \(ts,id\)<\(\?,\?\)\)/],
+      // The operation's index leads; the service and the application are tested on its rows.
+      [{ operation: 'GET /op1', service: 'web', applicationId: w.app.id }, /traces_operation \(project_id=\? AND root_operation=\?/],
+    ];
+    for (const [filters, index] of cases) {
+      const first = cost(tracePageSql(query(filters), undefined, PAGE), 't');
+      const deep = cost(tracePageSql(query(filters), cursorAt(0.5), PAGE), 't');
+      expect(deep.plan).toMatch(index);
+      expect(first.plan).not.toContain('TEMP B-TREE');
+      expect(deep.visited).toBeLessThanOrEqual(first.visited + 1);
+    }
+    // Each read on its own index hands over only its own records: the rare operation's first page is its 200
+    // records' newest 100, not a slice of the project's.
+    expect(cost(tracePageSql(query({ operation: 'POST /rare' }), undefined, PAGE), 't').visited).toBe(PAGE);
+    // An exact code is tested within its class's range of the index: one slice at most, never the project's.
+    const exact = tracePageSql(query({ status: { min: 503, max: 503 } }), undefined, PAGE, 500);
+    const exactCost = cost(exact, 't');
+    expect(exactCost.plan).toMatch(/traces_status_class/);
+    expect(exactCost.visited).toBeLessThanOrEqual(500);
   });
 
   it('starts a log page at the cursor on the project, level and trace indexes', () => {

@@ -10,7 +10,7 @@ import type { Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { toStoreError } from '../src/sqlite/errors.js';
 import { MIGRATIONS } from '../src/sqlite/schema.js';
-import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13 } from './sqlite-undo.js';
+import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13, UNDO_MIGRATION_14 } from './sqlite-undo.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -208,7 +208,7 @@ describe('sqlite store', () => {
     const v3 = new Database(file);
     // Back to version 3: without the rollups (minute and hour), and without the later log search migration's objects.
     v3.exec(`DROP TABLE metric_rollups; DROP TABLE metric_rollups_hourly; DROP TRIGGER logs_fts_delete; DROP TABLE logs_fts;
-      DROP TABLE logs_fts_state; DROP INDEX logs_project_level_ts; ${UNDO_MIGRATION_13} ${UNDO_MIGRATION_11} ${UNDO_MIGRATION_10}`);
+      DROP TABLE logs_fts_state; DROP INDEX logs_project_level_ts; ${UNDO_MIGRATION_14} ${UNDO_MIGRATION_13} ${UNDO_MIGRATION_11} ${UNDO_MIGRATION_10}`);
     v3.pragma('user_version = 3');
     v3.close();
 
@@ -220,6 +220,55 @@ describe('sqlite store', () => {
     await migrated.writeSpans(batch(w.app, [root(waiting.traceId, T0 + 4, { spanId: waiting.parentSpanId! })]));
     expect((await migrated.readMetrics(query)).reduce((n, c) => n + c.requests, 0)).toBe(311);
     expect((await migrated.readMetrics(query))[0]!.requests).toBe(written[0]!.requests);
+  });
+
+  it('migrates a version-13 database: its trace records get their root span\'s service and operation, found through their indexes', async () => {
+    const before = await open();
+    const w = await world(before);
+    const [otel, lantern, entry, child] = [newId(), newId(), newId(), newId()];
+    const ctx = { serviceName: 'checkout', resource: [{ key: 'service.name', value: 'checkout' }] };
+    await before.writeSpans(batch(w.app, [
+      // An OpenTelemetry root whose service sits in its context row (migration 13), named by method and http.route.
+      root(otel, T0, { ...ctx, name: 'GET', kind: 'server', attributes: [{ key: 'http.route', value: '/cart' }] }),
+      // A Lantern SDK root, and its child of another name: the root names the record.
+      root(lantern, T0 + 1, { requestMethod: 'controller:POST', route: '/pay' }),
+      { ...root(lantern, T0 + 2, { requestMethod: 'service:charge' }), parentSpanId: newId() },
+      // A continued trace (rank 1): its entry span at root_ts names it, not a controller span nested under another parent.
+      { ...root(entry, T0 + 10, { requestMethod: 'controller:GET', route: '/entry', durationMs: 900 }), parentSpanId: newId() },
+      { ...root(entry, T0 + 12, { requestMethod: 'controller:GET', route: '/nested', durationMs: 5 }), parentSpanId: newId() },
+      // No root at all.
+      { ...root(child, T0 + 20, { requestMethod: 'service:orphan' }), parentSpanId: newId() },
+    ]));
+    await before.close();
+    const v13 = new Database(file);
+    v13.exec(UNDO_MIGRATION_14);
+    expect(v13.prepare("SELECT count(*) FROM pragma_table_info('traces') WHERE name = 'root_operation'").pluck().get()).toBe(0);
+    v13.pragma('user_version = 13');
+    v13.close();
+
+    const migrated = await open();
+    const found = async (query: { service?: string; operation?: string }) =>
+      (await collect(migrated.streamTraces({ userId: w.user.id, projectId: w.project.id, ...query }))).map((t) => t.traceId);
+    expect(await found({ service: 'checkout' })).toEqual([otel]);
+    expect(await found({ operation: 'GET /cart' })).toEqual([otel]);
+    expect(await found({ operation: 'POST /pay' })).toEqual([lantern]);
+    expect(await found({ operation: 'charge' })).toEqual([]);
+    expect(await found({ operation: 'GET /entry' })).toEqual([entry]);
+    expect(await found({ operation: 'GET /nested' })).toEqual([]);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT trace_id, root_service, root_operation FROM traces ORDER BY ts').all()).toEqual([
+        { trace_id: otel, root_service: 'checkout', root_operation: 'GET /cart' },
+        { trace_id: lantern, root_service: null, root_operation: 'POST /pay' },
+        { trace_id: entry, root_service: null, root_operation: 'GET /entry' },
+        { trace_id: child, root_service: null, root_operation: null },
+      ]);
+      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT id FROM traces WHERE project_id = 1 AND root_operation = 'x' ORDER BY ts DESC, id DESC").all()
+        .map((r) => (r as { detail: string }).detail).join('\n');
+      expect(plan).toContain('traces_operation');
+    } finally {
+      db.close();
+    }
   });
 
   it('refuses a database whose schema is newer than this build', async () => {

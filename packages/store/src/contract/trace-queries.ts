@@ -205,5 +205,53 @@ export function traceQueriesContract(ctx: StoreContext): void {
       expect(await matching('/first')).toEqual([resent]);
       expect(await matching('/second')).toEqual([]);
     });
+
+    it('filters on the root span\'s service and operation, exactly, and on a maximum duration', async () => {
+      const w = await makeWorld(ctx.store);
+      const ids = { lantern: newId(), pay: newId(), cart: newId(), billing: newId(), web: newId(), other: newId() };
+      await ctx.store.writeSpans(spanBatch(w.app, [
+        // A Lantern SDK controller span: its method and the route the Express middleware recorded.
+        rootSpan(ids.lantern, T0, { requestMethod: 'controller:GET', route: '/items/:id', durationMs: 10 }),
+        // OpenTelemetry server spans: their service, and their name (with http.route when named by method alone).
+        rootSpan(ids.pay, T0 + 1, { serviceName: 'checkout', name: 'POST /pay', kind: 'server', durationMs: 300, responseStatus: 502 }),
+        rootSpan(ids.cart, T0 + 2, { serviceName: 'checkout', name: 'GET', kind: 'server', attributes: [{ key: 'http.route', value: '/cart' }], durationMs: 20 }),
+        rootSpan(ids.billing, T0 + 3, { serviceName: 'billing', name: 'POST /pay', kind: 'server', durationMs: 40 }),
+        // Only the root is searched by: a child span of another service and operation does not make its trace match.
+        rootSpan(ids.web, T0 + 4, { serviceName: 'web', name: 'GET /home', kind: 'server', durationMs: 50 }),
+        span(ids.web, T0 + 5, { serviceName: 'checkout', name: 'POST /pay', parentSpanId: newId() }),
+        rootSpan(ids.other, T0 + 6, { requestMethod: 'controller:GET /other', durationMs: 50 }),
+      ]));
+      const traceIds = async (query: Partial<TraceQuery>) => (await traces(w, query)).map((r) => r.traceId);
+      expect(await traceIds({ service: 'checkout' })).toEqual([ids.cart, ids.pay]);
+      expect(await traceIds({ operation: 'POST /pay' })).toEqual([ids.billing, ids.pay]);
+      expect(await traceIds({ operation: 'GET /items/:id' })).toEqual([ids.lantern]);
+      expect(await traceIds({ operation: 'GET /cart', service: 'checkout' })).toEqual([ids.cart]);
+      expect(await traceIds({ operation: 'POST /pay', service: 'checkout', status: { min: 500, max: 599 } })).toEqual([ids.pay]);
+      expect(await traceIds({ operation: 'POST /pay', maxDurationMs: 100 })).toEqual([ids.billing]);
+      expect(await traceIds({ service: 'checkout', minDurationMs: 100, maxDurationMs: 300 })).toEqual([ids.pay]);
+      expect(await traceIds({ maxDurationMs: 15 })).toEqual([ids.lantern]);
+      // Exact, and case matters: a service or operation is a name, not a text search.
+      expect(await traceIds({ service: 'Checkout' })).toEqual([]);
+      expect(await traceIds({ operation: 'POST' })).toEqual([]);
+      expect(await traceIds({ service: 'checkout', applicationId: w.app.id, limit: 1 })).toEqual([ids.cart]);
+    });
+
+    it('pages through a service or operation, and follows the root the record has now', async () => {
+      const w = await makeWorld(ctx.store);
+      const written = Array.from({ length: 14 }, (_, i) => ({ traceId: newId(), at: T0 + Math.floor(i / 2) * 1000, op: i % 2 ? 'GET /a' : 'GET /b' }));
+      await ctx.store.writeSpans(spanBatch(w.app, written.map((t) => rootSpan(t.traceId, t.at, { serviceName: 'svc', name: t.op, kind: 'server' }))));
+      const all = await traces(w, { service: 'svc' });
+      expect(all).toHaveLength(14);
+      const pages = await readInPages((cursor) => ctx.store.streamTraces({ userId: w.user.id, projectId: w.project.id, operation: 'GET /a', limit: 3, cursor }), 3);
+      expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
+      expect(pages.flat().map((r) => r.traceId)).toEqual(all.filter((r) => written.find((t) => t.traceId === r.traceId)!.op === 'GET /a').map((r) => r.traceId));
+      // A continued trace is named by its entry span until the span without parent arrives.
+      const entry = newId();
+      await ctx.store.writeSpans(spanBatch(w.app, [span(entry, T0 + 100_000, { parentSpanId: newId(), requestMethod: 'controller:POST', route: '/inner' })]));
+      expect((await traces(w, { operation: 'POST /inner' })).map((r) => r.traceId)).toEqual([entry]);
+      await ctx.store.writeSpans(spanBatch(w.app, [rootSpan(entry, T0 + 99_000, { serviceName: 'edge', name: 'GET /outer', kind: 'server' })]));
+      expect(await traces(w, { operation: 'POST /inner' })).toEqual([]);
+      expect((await traces(w, { operation: 'GET /outer', service: 'edge' })).map((r) => r.traceId)).toEqual([entry]);
+    });
   });
 }

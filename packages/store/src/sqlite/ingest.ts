@@ -20,6 +20,8 @@ interface TraceUpdate {
   duration: number | null;
   status: number | null;
   url: string | null;
+  service: string | null;
+  operation: string | null;
 }
 
 /**
@@ -80,14 +82,17 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     children: db.prepare<[number, string], ChildRow>(`SELECT parent_span_id AS parent, ts, duration_ms AS durationMs, status
       FROM spans WHERE application_id = ? AND trace_id = ? AND controller = 1 AND parent_span_id IS NOT NULL`),
     // The root columns follow `outranks` (ROOT_WINS is the same rule in SQL); `ts` only ever moves earlier.
-    trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status, root_url)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status, root_url,
+        root_service, root_operation)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (application_id, trace_id) DO UPDATE SET
         ts = min(traces.ts, excluded.ts),
         root_ts = CASE WHEN ${ROOT_WINS} THEN excluded.root_ts ELSE traces.root_ts END,
         root_duration_ms = CASE WHEN ${ROOT_WINS} THEN excluded.root_duration_ms ELSE traces.root_duration_ms END,
         root_status = CASE WHEN ${ROOT_WINS} THEN excluded.root_status ELSE traces.root_status END,
         root_url = CASE WHEN ${ROOT_WINS} THEN excluded.root_url ELSE traces.root_url END,
+        root_service = CASE WHEN ${ROOT_WINS} THEN excluded.root_service ELSE traces.root_service END,
+        root_operation = CASE WHEN ${ROOT_WINS} THEN excluded.root_operation ELSE traces.root_operation END,
         has_root = CASE WHEN ${ROOT_WINS} THEN excluded.has_root ELSE traces.has_root END`),
     log: db.prepare(`INSERT OR IGNORE INTO logs (id, project_id, application_id, trace_id, level, ts, data)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -167,8 +172,9 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       for (const child of children.get(pairKey(traceId, spanId)) ?? []) rollups.add(projectId, applicationId, child, -1);
       const rootRank: 0 | 1 | 2 = parent === null ? 2 : foreignParent && !inBatch.has(parent) ? 1 : 0;
       const candidate = rootRank
-        ? { rootRank, rootTs: ts, duration, status, url: rows[r + Col.url] as string | null }
-        : { rootRank, rootTs: null, duration: null, status: null, url: null };
+        ? { rootRank, rootTs: ts, duration, status, url: rows[r + Col.url] as string | null,
+          service: rows[r + Col.service] as string | null, operation: rows[r + Col.operation] as string | null }
+        : { rootRank, rootTs: null, duration: null, status: null, url: null, service: null, operation: null };
       const update = traces.get(traceId);
       if (update === undefined) {
         traces.set(traceId, { ts, ...candidate });
@@ -178,7 +184,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       if (outranks(candidate, update)) Object.assign(update, candidate);
     }
     for (const [traceId, u] of traces) {
-      q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url);
+      q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url, u.service, u.operation);
     }
   }
 

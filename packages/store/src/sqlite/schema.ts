@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { backfillRootNames } from './root-names.js';
 
 /**
  * The SQLite schema, as an ordered list of migrations. `PRAGMA user_version` records how many have run;
@@ -369,7 +370,25 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS span_contexts_last ON span_contexts (project_id, last_ms);
   ALTER TABLE spans ADD COLUMN context_id INTEGER;
   `,
+  // 14: issue 19, trace search by service and operation: the root span's serviceOf and operationOf
+  // (@lantern/domain span-names.ts) beside its other root columns. Records already stored take them from their root
+  // span after this runs (BACKFILLS, root-names.ts): reads each rooted record's root span once, rewrites those records.
+  `
+  ALTER TABLE traces ADD COLUMN root_service TEXT;
+  ALTER TABLE traces ADD COLUMN root_operation TEXT;
+  `,
+  // 15: the indexes of the trace filters, each in the list's order (ts, id) within its key, so a filtered page reads
+  // its own range, not the project's: service, operation, and the status class (`5xx`; an exact code is tested
+  // within its class). Built after the backfill, in one pass each.
+  `
+  CREATE INDEX IF NOT EXISTS traces_service ON traces (project_id, root_service, ts, id) WHERE root_service IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS traces_operation ON traces (project_id, root_operation, ts, id) WHERE root_operation IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS traces_status_class ON traces (project_id, CAST(root_status / 100 AS INTEGER), ts, id) WHERE root_status IS NOT NULL;
+  `,
 ];
+
+/** Steps of a migration that SQL alone does not say well, run after its SQL, in its transaction (by version). */
+const BACKFILLS: ReadonlyMap<number, (db: Database) => void> = new Map([[14, backfillRootNames]]);
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -402,6 +421,7 @@ export function migrate(db: Database): void {
   for (let version = current; version < SCHEMA_VERSION; version++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[version]!);
+      BACKFILLS.get(version + 1)?.(db);
       db.pragma(`user_version = ${version + 1}`);
     }).immediate();
   }

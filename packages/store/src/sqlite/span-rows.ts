@@ -1,3 +1,4 @@
+import { operationOf, serviceOf } from '@lantern/domain';
 import type { SpanBatchMessage } from '@lantern/domain';
 
 /**
@@ -37,8 +38,11 @@ export const Col = {
   /** The span's JSON without its context fields. */
   data: 8,
   context: 9,
+  /** serviceOf(span) and operationOf(span) (@lantern/domain span-names.ts), or null: a root's are searched by. */
+  service: 10,
+  operation: 11,
 } as const;
-export const ROW_WIDTH = 10;
+export const ROW_WIDTH = 12;
 
 const numberOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
@@ -102,6 +106,8 @@ function rowsOf(batch: SpanBatchMessage, memo: ContextMemo): SpanRows {
     rows[at + Col.url] = typeof span.requestURL === 'string' ? span.requestURL : null;
     rows[at + Col.data] = data;
     rows[at + Col.context] = context;
+    rows[at + Col.service] = serviceOf(span) ?? null;
+    rows[at + Col.operation] = operationOf(span) ?? null;
     at += ROW_WIDTH;
   }
   const out: SpanRows = { applicationId: batch.applicationId, projectId: batch.projectId, receivedAt: batch.receivedAt, rows, contexts };

@@ -49,34 +49,78 @@ export interface TraceReader {
   streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
 }
 
+/** The index a trace read walks, in the list's order (ts, id) within its key: the narrowest its filters allow. */
+export type TraceDriver = 'trace' | 'operation' | 'service' | 'status' | 'application' | 'project';
+
+/** The index of each filter's own driver (schema.ts migration 15). */
+const DRIVER_INDEX: Partial<Record<TraceDriver, string>> = {
+  operation: 'traces_operation', service: 'traces_service', status: 'traces_status_class',
+};
+
+/** The hundred of a status filter that is one class or one code within a class (`5xx`, `503`); else undefined. */
+const statusClass = (status: TraceQuery['status']): number | undefined => {
+  if (!status) return undefined;
+  const c = Math.floor(status.min / 100);
+  return Math.floor(status.max / 100) === c ? c : undefined;
+};
+
 /**
- * One statement of a trace read, newest first from `cursor`. The time index (the project's, or the application's)
- * is bounded by the window and the cursor (newestFirst). Without a filter no index serves, it reads `limit`
- * records; with `minDurationMs`, `status` or `url` it visits the next `sliceRows` records of the index and marks
- * those that pass (`hit`), so that no statement walks the whole project looking for a rare match.
- * Exported for the tests that read its query plan and count the rows it visits.
+ * Which index serves a read: a trace id's primary key, else the operation's, the service's or the status class's
+ * index (schema.ts migration 15), else the application's, else the project's time index. Each keeps the list's
+ * order, so the read stops after a page instead of sorting; the other filters are tested on the rows it visits.
+ */
+export function traceDriver(query: TraceQuery): TraceDriver {
+  if (query.traceId !== undefined) return 'trace';
+  if (query.operation !== undefined) return 'operation';
+  if (query.service !== undefined) return 'service';
+  if (statusClass(query.status) !== undefined) return 'status';
+  if (query.applicationId !== undefined) return 'application';
+  return 'project';
+}
+
+/**
+ * One statement of a trace read, newest first from `cursor`, on the index traceDriver picks, bounded by the window
+ * and the cursor (newestFirst). When that index is every filter, it reads `limit` records; otherwise it visits the
+ * next `sliceRows` records of the index and marks those that pass the other filters (`hit`), so that no statement
+ * walks a whole range looking for a rare match. Exported for the tests that read its query plan and count the rows
+ * it visits.
  */
 export function tracePageSql(query: TraceQuery, cursor: Cursor | undefined, limit: number, sliceRows = SLICE_ROWS): PageSql {
-  // With an application or a trace id, the unary `+` keeps the planner off the project's whole index:
-  // the application's index (or the primary key, for a trace id) is far narrower.
-  const narrower = query.applicationId !== undefined || query.traceId !== undefined;
-  const where = new Where().add(narrower ? '+t.project_id = ?' : 't.project_id = ?', query.projectId)
-    .maybe('t.application_id = ?', query.applicationId);
+  const driver = traceDriver(query);
+  // On the application's index or a trace id's primary key, the unary `+` keeps the planner off the project's
+  // whole index; the operation, service and status indexes lead with the project, as the time index does.
+  const narrower = driver === 'application' || driver === 'trace';
+  const where = new Where().add(narrower ? '+t.project_id = ?' : 't.project_id = ?', query.projectId);
+  const filter = new Where();
   // One trace id has at most a record per application of the project: looked up by primary key.
-  if (query.traceId !== undefined) {
+  if (driver === 'trace') {
     where.add('t.trace_id = ? AND t.application_id IN (SELECT a.id FROM applications a WHERE a.project_id = ?)',
       query.traceId, query.projectId);
   }
+  if (driver === 'operation') where.add('t.root_operation = ?', query.operation);
+  else filter.maybe('t.root_operation = ?', query.operation);
+  if (driver === 'service') where.add('t.root_service = ?', query.service);
+  else filter.maybe('t.root_service = ?', query.service);
+  // The class index's own expression, and the condition of its partial index, written as the index has them.
+  if (driver === 'status') where.add('CAST(t.root_status / 100 AS INTEGER) = ? AND t.root_status IS NOT NULL', statusClass(query.status));
+  if (driver === 'application' || driver === 'trace') where.maybe('t.application_id = ?', query.applicationId);
+  else filter.maybe('t.application_id = ?', query.applicationId);
   newestFirst(where, 't', query, cursor);
-  const filter = new Where().maybe('t.root_duration_ms >= ?', query.minDurationMs);
-  if (query.status) filter.add('t.root_status BETWEEN ? AND ?', query.status.min, query.status.max);
+  filter.maybe('t.root_duration_ms >= ?', query.minDurationMs).maybe('t.root_duration_ms <= ?', query.maxDurationMs);
+  // An exact code within its class's range of the index, or a status range no class index serves.
+  if (query.status && !(driver === 'status' && query.status.min % 100 === 0 && query.status.max % 100 === 99)) {
+    filter.add('t.root_status BETWEEN ? AND ?', query.status.min, query.status.max);
+  }
   // Literal and ASCII-case-insensitive (../text.ts): instr has no wildcards, lower() folds ASCII only. No index
   // serves a substring: the slices bound it, and the read's budget ends it.
   if (query.urlContains !== undefined) filter.add('instr(lower(t.root_url), ?) > 0', asciiLower(query.urlContains));
   const sliced = filter.conditions.length > 0;
   const hit = sliced ? `coalesce(${filter.conditions.join(' AND ')}, 0)` : '1';
   const visits = sliced ? Math.max(limit, sliceRows) : limit;
-  const sql = `SELECT t.id, t.project_id, t.application_id, t.trace_id, t.ts, ${hit} AS hit FROM traces t ${visibleJoin('t')}
+  // Named, not left to the planner: without statistics it weighs the time index's range above the class index's
+  // expression, and a plan that sorts a whole class would be no bound at all.
+  const indexed = DRIVER_INDEX[driver] ? ` INDEXED BY ${DRIVER_INDEX[driver]}` : '';
+  const sql = `SELECT t.id, t.project_id, t.application_id, t.trace_id, t.ts, ${hit} AS hit FROM traces t${indexed} ${visibleJoin('t')}
     ${where.sql} ORDER BY t.ts DESC, t.id DESC LIMIT ?`;
   return { sql, params: [...filter.params, query.userId, ...where.params, visits], visits };
 }
