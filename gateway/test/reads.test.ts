@@ -61,6 +61,8 @@ describe('GET /logs/project: parameters and visibility', () => {
     ['minDurationMs=-1'], ['minDurationMs=1.5'], ['status=600'], ['status=6xx'], ['status=abc'], ['status=20'],
     ['cursor=not-a-cursor!'], [`cursor=${Buffer.from('{"a":1}').toString('base64url')}`], [`cursor=${Buffer.from('[1]').toString('base64url')}`],
     [`cursor=${'A'.repeat(300)}`], ['limit=1&limit=2'], ['url='], [`url=${'a'.repeat(201)}`], [`url=${'%F0%9F%94%8D'.repeat(201)}`], ['url=a&url=b'],
+    ['maxDurationMs=-1'], ['maxDurationMs=1.5'], ['minDurationMs=10&maxDurationMs=5'], ['service='], [`service=${'s'.repeat(201)}`],
+    ['operation='], [`operation=${'o'.repeat(201)}`], ['operation=a&operation=b'],
   ])('answers 400 validation_failed for the filter %s', async (filter) => {
     expectError(await read(`?id=${a.projectId}&${filter}`), 400, 'validation_failed');
   });
@@ -93,7 +95,9 @@ describe('GET /logs/project: order and filters', () => {
     appB = await addApplication(l, t);
     const spans = (app: 0 | 1) => traceIds.flatMap((traceId, i) => {
       if (i % 2 !== app) return [];
-      const root = span({ traceId, timestamp: iso(T0 + i * MINUTE), durationMs: duration(i), responseStatus: status(i), requestURL: url(i) });
+      // OpenTelemetry's fields too: a service per application, an operation for the first five and the last five.
+      const root = span({ traceId, timestamp: iso(T0 + i * MINUTE), durationMs: duration(i), responseStatus: status(i), requestURL: url(i),
+        serviceName: app ? 'shop-b' : 'shop-a', name: i < 5 ? 'GET /early' : 'GET /late', kind: 'server' });
       // A slow failing child never counts for the root filters, nor its URL.
       return [root, span({ traceId, parentSpanId: root['spanId'], requestMethod: 'external:db', timestamp: iso(T0 + i * MINUTE + 1), durationMs: 9999, responseStatus: 500, requestURL: '/db/query' })];
     });
@@ -130,6 +134,13 @@ describe('GET /logs/project: order and filters', () => {
     ['url with applicationId', () => ({ url: '/shop/', applicationId: -1 }), [9, 7, 5, 3, 1]],
     ['url with _ and % taken literally', () => ({ url: '/shop/_%' }), []],
     ['url with regular-expression characters taken literally', () => ({ url: '.*' }), []],
+    ['maxDurationMs (of the root span)', () => ({ maxDurationMs: 25 }), [2, 1, 0]],
+    ['minDurationMs and maxDurationMs', () => ({ minDurationMs: 25, maxDurationMs: 45 }), [4, 3, 2]],
+    ['service (of the root span, exactly)', () => ({ service: 'shop-a' }), [8, 6, 4, 2, 0]],
+    ['service in another case', () => ({ service: 'Shop-A' }), []],
+    ['operation (of the root span, exactly)', () => ({ operation: 'GET /late' }), [9, 8, 7, 6, 5]],
+    ['operation with status and maxDurationMs', () => ({ operation: 'GET /late', status: '5xx', maxDurationMs: 60 }), [5]],
+    ['operation with service and applicationId', () => ({ operation: 'GET /early', service: 'shop-b', applicationId: -1 }), [3, 1]],
   ])('narrows by %s', async (_label, query, expected) => {
     const q = query(traceIds);
     if (q['applicationId'] === -1) q['applicationId'] = appB.applicationId;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Span, TraceRecord } from '../src/api/types';
 import {
-  addRecordSummaries, addTraceRecords, clearedFilters, EMPTY_TRACE_LIST, isFiltered, onlyTyped, parseTraceParams, rootSpan, summariseRecord, toTraceFilter, traceParamsToHash,
+  addRecordSummaries, addTraceRecords, clearedFilters, EMPTY_TRACE_LIST, isFiltered, onlyTyped, rootNames, parseTraceParams, rootSpan, summariseRecord, toTraceFilter, traceParamsToHash,
 } from '../src/lib/trace-list';
 
 const T = '2026-11-22T10:00:00.000Z';
@@ -75,7 +75,7 @@ describe('addTraceRecords', () => {
     ]);
     expect(summariseRecord(r)).toEqual({
       id: 'r1', traceId: 't1', applicationId: 4, timestampMs: Date.parse(T), spanCount: 51,
-      root: { spanId: 'root', parentSpanId: undefined, requestMethod: 'controller:GET', requestURL: '/cart', durationMs: 42, responseStatus: 503 },
+      root: { spanId: 'root', parentSpanId: undefined, requestMethod: 'controller:GET', requestURL: '/cart', durationMs: 42, responseStatus: 503, serviceName: undefined, operation: 'GET' },
     });
     const list = addTraceRecords(EMPTY_TRACE_LIST, [r]);
     const row = list.rows[0]!;
@@ -100,12 +100,13 @@ describe('addTraceRecords', () => {
 describe('trace list params', () => {
   it('reads the hash, with the workspace application as default and `all` to clear it', () => {
     const p = parseTraceParams(new URLSearchParams('range=1h&status=5xx&minDurationMs=200&url=%20/cart%20'), 7);
-    expect(p).toEqual({ range: { name: '1h' }, applicationId: 7, status: '5xx', minDurationMs: 200, url: '/cart' });
+    const none = { maxDurationMs: undefined, service: '', operation: '', sort: 'newest' };
+    expect(p).toEqual({ range: { name: '1h' }, applicationId: 7, status: '5xx', minDurationMs: 200, url: '/cart', ...none });
     expect(parseTraceParams(new URLSearchParams('applicationId=all'), 7).applicationId).toBeUndefined();
     expect(parseTraceParams(new URLSearchParams('applicationId=3'), 7).applicationId).toBe(3);
     const junk = parseTraceParams(new URLSearchParams('range=3y&status=9xx&minDurationMs=-4&applicationId=x'));
     // One default window on every page: the last hour.
-    expect(junk).toEqual({ range: { name: '1h' }, applicationId: undefined, status: '', minDurationMs: undefined, url: '' });
+    expect(junk).toEqual({ range: { name: '1h' }, applicationId: undefined, status: '', minDurationMs: undefined, url: '', ...none });
     expect(isFiltered(junk)).toBe(false);
     expect(isFiltered(p)).toBe(true);
     expect(isFiltered({ ...junk, range: { name: '15m' } })).toBe(false);
@@ -129,5 +130,29 @@ describe('trace list params', () => {
     expect(toTraceFilter(p, now)).toEqual({ from: '2026-11-22T09:45:00.000Z', to: T, applicationId: 2, status: '404', url: 'x' });
     expect(toTraceFilter(parseTraceParams(new URLSearchParams('range=all')), now)).toEqual({});
     expect(toTraceFilter(parseTraceParams(new URLSearchParams('')), now)).toEqual({ from: '2026-11-22T09:00:00.000Z', to: T });
+  });
+
+  it('keeps the search filters and the order in the hash: service, operation, a maximum duration (0 included), a sort', () => {
+    const p = parseTraceParams(new URLSearchParams('range=all&service=%20checkout%20&operation=GET%20%2Fitems%2F%3Aid&maxDurationMs=0&sort=slowest'));
+    expect(p).toMatchObject({ service: 'checkout', operation: 'GET /items/:id', maxDurationMs: 0, sort: 'slowest' });
+    expect(isFiltered(p)).toBe(true);
+    const again = parseTraceParams(new URLSearchParams(Object.entries(traceParamsToHash(p)).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])));
+    expect(again).toEqual(p);
+    expect(toTraceFilter(p, Date.parse(T))).toEqual({ service: 'checkout', operation: 'GET /items/:id', maxDurationMs: 0 });
+    expect(parseTraceParams(new URLSearchParams('sort=sideways')).sort).toBe('newest');
+    expect(traceParamsToHash(parseTraceParams(new URLSearchParams(''))).sort).toBeUndefined();
+    expect(clearedFilters(p)).toMatchObject({ service: '', operation: '', maxDurationMs: undefined, sort: 'slowest', range: { name: 'all' } });
+    expect(onlyTyped(p, { ...p, operation: 'GET /other' })).toBe(true);
+    expect(onlyTyped(p, { ...p, sort: 'fastest' })).toBe(false);
+  });
+
+  it('names the services and operations of the loaded roots, once each, sorted', () => {
+    const rec = (id: string, extra: Record<string, unknown>): TraceRecord => ({ id, projectId: 1, applicationId: 1, traceId: id, timestamp: T,
+      telemetry: [sp('root', { parentSpanId: null, requestMethod: 'controller:GET', ...extra })] });
+    const list = addTraceRecords(EMPTY_TRACE_LIST, [
+      rec('a', { serviceName: 'web', name: 'GET /b', kind: 'server' }), rec('b', { serviceName: 'api', name: 'GET /a', kind: 'server' }),
+      rec('c', { serviceName: 'web', route: '/x' }), rec('d', {}),
+    ]);
+    expect(rootNames(list.rows)).toEqual({ services: ['api', 'web'], operations: ['GET', 'GET /a', 'GET /b', 'GET /x'] });
   });
 });

@@ -1,5 +1,6 @@
 import { type Json, type Op, contains, ERRORS, id, idempotencyKey, ingestLimits, json, keyCap, list, METHOD_NOT_ALLOWED, organizationCap, pageHeaders, pathInt, pathText, pathUuid, READ_503, readFilters, readLimit, ref, streamed, tenantIdParam, toComponent, uploadLimits } from './openapi-parts.js';
 import { limits } from './limits.js';
+import { MAX_NAME_LENGTH } from './span-names.js';
 import { OTLP_METHOD_NOT_ALLOWED, otlpPaths } from './openapi-otlp.js';
 import { allSchemas } from './schemas/index.js';
 
@@ -23,8 +24,11 @@ const ops: Record<string, Record<string, Op>> = {
     get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Trace records'), list('TraceRecord')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       params: [{ name: 'id', in: 'query', required: true, schema: id, description: 'Project id.' }, ...readFilters,
         { name: 'minDurationMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs }, description: 'Root span duration at least this.' },
+        { name: 'maxDurationMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs }, description: 'Root span duration at most this; not below `minDurationMs` (else 400).' },
         { name: 'status', in: 'query', schema: { type: 'string', pattern: '^[1-5]([xX]{2}|[0-9]{2})$', maxLength: 3 }, description: 'Root span status: a code (404) or a class (5xx).' },
-        contains('url', 'The root span\'s `requestURL`')] },
+        contains('url', 'The root span\'s `requestURL`'),
+        { name: 'service', in: 'query', schema: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH }, description: 'The root span\'s service (an OpenTelemetry resource\'s `service.name`), exactly, case included. A Lantern SDK span has none: find its traces by `applicationId`.' },
+        { name: 'operation', in: 'query', schema: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH }, description: 'The root span\'s operation, exactly, case included: its OpenTelemetry `name`, else the name part of `requestMethod`; a server span named by its HTTP method alone gets its route after it (`route`, or the `http.route` attribute): `GET /items/:id`.' }] },
   },
   '/metrics': {
     get: { summary: 'Request metrics per application from its entry (controller:) spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,

@@ -443,6 +443,49 @@ describe('mongo store: records written before rootUrl, message and grams were st
   });
 });
 
+describe('mongo store: trace records written before rootService and rootOperation', () => {
+  it('are named from their root span by the backfill of the next process to start, and found by service and operation', async () => {
+    const { store, db, database } = await openStore({ pageSize: 2 });
+    const w = await makeWorld(store);
+    const ids = { otel: newId(), lantern: newId(), entry: newId(), orphan: newId(), fresh: newId() };
+    await store.writeSpans(spanBatch(w.app, [
+      rootSpan(ids.otel, T0, { serviceName: 'checkout', name: 'GET', kind: 'server', attributes: [{ key: 'http.route', value: '/cart' }], durationMs: 40 }),
+      rootSpan(ids.lantern, T0 + 1, { requestMethod: 'controller:POST', route: '/pay' }),
+      span(ids.lantern, T0 + 2, { parentSpanId: newId(), requestMethod: 'service:charge' }),
+      span(ids.entry, T0 + 10, { parentSpanId: newId(), requestMethod: 'controller:GET', route: '/entry', durationMs: 900 }),
+      span(ids.entry, T0 + 12, { parentSpanId: newId(), requestMethod: 'controller:GET', route: '/nested', durationMs: 5 }),
+      span(ids.orphan, T0 + 20, { parentSpanId: newId() }),
+    ]));
+    await store.close();
+    // What records written before these fields look like, and the database before its backfill.
+    await db.collection('traces').updateMany({}, { $unset: { rootService: '', rootOperation: '' } });
+    await db.collection('counters').deleteOne({ _id: 'migration:trace-names' as never });
+
+    const reader = (await openStore({ database, pageSize: 2 })).store;
+    for (let turns = 0; !(await db.collection('counters').findOne({ _id: 'migration:trace-names' as never })) && turns < 200; turns++) {
+      await new Promise((done) => setTimeout(done, 25));
+    }
+    await reader.writeSpans(spanBatch(w.app, [rootSpan(ids.fresh, T0 + 30, { serviceName: 'checkout', name: 'GET /cart', kind: 'server' })]));
+    const found = async (query: { service?: string; operation?: string }) =>
+      (await collect(reader.streamTraces({ userId: w.user.id, projectId: w.project.id, ...query }))).map((t) => t.traceId);
+    expect(await found({ service: 'checkout' })).toEqual([ids.fresh, ids.otel]);
+    expect(await found({ operation: 'GET /cart' })).toEqual([ids.fresh, ids.otel]);
+    expect(await found({ operation: 'POST /pay' })).toEqual([ids.lantern]);
+    expect(await found({ operation: 'charge' })).toEqual([]);
+    expect(await found({ operation: 'GET /entry' })).toEqual([ids.entry]);
+    expect(await found({ operation: 'GET /nested' })).toEqual([]);
+    const named = await db.collection('traces').find({}, { projection: { _id: 0, traceId: 1, rootService: 1, rootOperation: 1 }, sort: { ts: 1 } }).toArray();
+    expect(named).toEqual([
+      { traceId: ids.otel, rootService: 'checkout', rootOperation: 'GET /cart' },
+      { traceId: ids.lantern, rootService: null, rootOperation: 'POST /pay' },
+      { traceId: ids.entry, rootService: null, rootOperation: 'GET /entry' },
+      { traceId: ids.orphan, rootService: null, rootOperation: null },
+      { traceId: ids.fresh, rootService: 'checkout', rootOperation: 'GET /cart' },
+    ]);
+    await reader.close();
+  });
+});
+
 describe('mongo store: log search', () => {
   /** A pending log as the ingest writes it, straight into the collection (the store's indexer is not kicked). */
   const pendingLog = (w: { project: { id: number }; app: { id: number } }, id: string, ts: number, message: string, level = 'info') => ({

@@ -1,4 +1,4 @@
-import { errors, isUuid, limits, LOG_LEVELS, type LogLevel } from '@lantern/domain';
+import { errors, isUuid, limits, LOG_LEVELS, MAX_NAME_LENGTH, type LogLevel } from '@lantern/domain';
 import { queryId, queryInt, queryText, queryTime } from '@lantern/http';
 import type { Cursor } from '@lantern/store';
 import type { Request } from 'express';
@@ -60,12 +60,35 @@ export function commonFilters(req: Request) {
   };
 }
 
+/**
+ * A name filter's text (`service`, `operation`): 1-200 characters, matched exactly (case included) against the
+ * names the store keeps (@lantern/domain span-names.ts, which cuts longer names to 200). Counted by code point, as
+ * the OpenAPI schema counts.
+ */
+function nameText(req: Request, name: string): string | undefined {
+  const text = queryText(req, name, MAX_NAME_LENGTH * 2);
+  if (text === undefined) return undefined;
+  const length = [...text].length;
+  if (length < 1 || length > MAX_NAME_LENGTH) {
+    throw errors.validation(`The query parameter "${name}" must be 1 to ${MAX_NAME_LENGTH} characters.`, [{ parameter: name }]);
+  }
+  return text;
+}
+
 export function traceFilters(req: Request) {
+  const minDurationMs = queryInt(req, 'minDurationMs', 0, 2_147_483_647);
+  const maxDurationMs = queryInt(req, 'maxDurationMs', 0, 2_147_483_647);
+  if (minDurationMs !== undefined && maxDurationMs !== undefined && minDurationMs > maxDurationMs) {
+    throw errors.validation('"minDurationMs" must not be above "maxDurationMs".', [{ parameter: 'minDurationMs' }]);
+  }
   return {
     ...commonFilters(req),
-    minDurationMs: queryInt(req, 'minDurationMs', 0, 2_147_483_647),
+    minDurationMs,
+    maxDurationMs,
     status: statusRange(queryText(req, 'status', 8)),
     urlContains: searchText(req, 'url'),
+    service: nameText(req, 'service'),
+    operation: nameText(req, 'operation'),
   };
 }
 

@@ -32,8 +32,12 @@ export interface TraceFilter {
   /** `2xx`..`5xx` or an exact code. */
   status?: string;
   minDurationMs?: number;
+  maxDurationMs?: number;
   /** Text the root span's requestURL contains. */
   url?: string;
+  /** The root span's service and operation, exactly. */
+  service?: string;
+  operation?: string;
   traceId?: string;
 }
 

@@ -3,12 +3,16 @@
 //
 // The Service column is the root span's service.name (OpenTelemetry), else its application's name.
 //
+// The Time, Status, Duration and Spans headings sort the loaded rows (lib/trace-sort.ts); aria-sort says which.
+//
 // data-testid: trace-table (the scroll container), trace-row (each row: a link to #/traces/<traceId>,
-// data-trace-id), trace-service (a row's Service cell)
+// data-trace-id), trace-service (a row's Service cell), sort-time, sort-status, sort-duration, sort-spans
+import type { ReactNode } from 'react';
 import type { Application } from '../api/types';
 import { applicationName } from '../lib/applications';
 import { formatDuration, spanName, spanType, statusClass } from '../lib/format';
-import type { TraceSummary } from '../lib/trace-list';
+import type { TraceSort, TraceSummary } from '../lib/trace-list';
+import { nextSort } from '../lib/trace-sort';
 import { spanKind } from '../lib/waterfall';
 import { traceHref } from '../router';
 import { VirtualRows } from './VirtualRows';
@@ -17,27 +21,53 @@ import { useTimePrefs } from '../time-prefs';
 export const TRACE_ROW_HEIGHT = 34;
 
 export interface TraceTableProps {
-  rows: TraceSummary[];
+  rows: readonly TraceSummary[];
   applications: Application[];
   /** The project the rows belong to: named in each row's link. */
   projectId: number;
   now: number;
   onNearEnd?: () => void;
+  sort: TraceSort;
+  onSort(sort: TraceSort): void;
+}
+
+type Column = 'time' | 'duration' | 'spans' | 'status';
+const SORTED_BY: Record<TraceSort, [Column, 'ascending' | 'descending']> = {
+  newest: ['time', 'descending'], oldest: ['time', 'ascending'], slowest: ['duration', 'descending'], fastest: ['duration', 'ascending'],
+  'most-spans': ['spans', 'descending'], status: ['status', 'descending'],
+};
+
+/** A heading that sorts the rows by its column: a button, its state in aria-sort. */
+function SortHeading({ column, label, sort, onSort, className, children }: {
+  column: Column; label: string; sort: TraceSort; onSort(sort: TraceSort): void; className?: string; children?: ReactNode;
+}) {
+  const [by, direction] = SORTED_BY[sort];
+  const on = by === column;
+  return (
+    <span role="columnheader" className={className} aria-sort={on ? direction : 'none'}>
+      <button type="button" className="sort-heading" data-testid={`sort-${column}`} onClick={() => onSort(nextSort(column, sort))}
+        title={`Sort the loaded traces by ${label.toLowerCase()}`}>
+        {children ?? label}{on ? (direction === 'descending' ? ' ▾' : ' ▴') : ''}
+      </button>
+    </span>
+  );
 }
 
 
-export function TraceTable({ rows, applications, projectId, now, onNearEnd }: TraceTableProps) {
+export function TraceTable({ rows, applications, projectId, now, onNearEnd, sort, onSort }: TraceTableProps) {
   const { short } = useTimePrefs();
   return (
     <div className="trace-table" role="table" aria-label="Traces" aria-rowcount={rows.length}>
       <div className="trace-grid trace-head" role="row">
-        <span role="columnheader" data-testid="trace-time-heading">Time <span className="muted">({short})</span></span>
+        <SortHeading column="time" label="Time" sort={sort} onSort={onSort}>
+          <span data-testid="trace-time-heading">Time <span className="muted">({short})</span></span>
+        </SortHeading>
         <span role="columnheader" title="The root span's service.name, else its application">Service</span>
-        <span role="columnheader">Method</span>
+        <span role="columnheader" title="The root span's operation: its OpenTelemetry name, else its method (with its route)">Operation</span>
         <span role="columnheader">URL</span>
-        <span role="columnheader" className="num">Status</span>
-        <span role="columnheader" className="num">Duration</span>
-        <span role="columnheader" className="num">Spans</span>
+        <SortHeading column="status" label="Status" sort={sort} onSort={onSort} className="num" />
+        <SortHeading column="duration" label="Duration" sort={sort} onSort={onSort} className="num" />
+        <SortHeading column="spans" label="Spans" sort={sort} onSort={onSort} className="num" />
       </div>
       <VirtualRows
         count={rows.length}
@@ -73,7 +103,7 @@ function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; ap
       </span>
       <span role="cell" className="ellipsis">
         {method ? <span className={`kind kind-${spanKind(method)}`}>{spanType(method)}</span> : null}
-        {method ? spanName(method) : <span className="muted">no root span</span>}
+        {method || row.root?.operation ? (row.root?.operation ?? spanName(method)) : <span className="muted">no root span</span>}
       </span>
       <span role="cell" className="ellipsis url" title={row.root?.requestURL}>{row.root?.requestURL ?? ''}</span>
       <span role="cell" className={`num status status-${cls || 'none'}`}>{row.status ?? '–'}</span>

@@ -5,6 +5,7 @@
 import type { TraceFilter } from '../api/client';
 import type { Span, TraceRecord } from '../api/types';
 import { spanType } from './format';
+import { spanLabel } from './otel-span';
 import { DEFAULT_RANGE, parseRange, rangeParams, resolveRange, type TimeRange } from './time-range';
 
 /** The root span of one record: its span without parent, else its first controller span, else its first span. */
@@ -24,6 +25,8 @@ export interface RootSpanSummary {
   responseStatus: number | undefined;
   /** The root span's service.name (an OpenTelemetry span's resource); a Lantern SDK span has none. */
   serviceName: string | undefined;
+  /** The root span's operation, as the trace filter names it (lib/otel-span.ts spanLabel). */
+  operation: string | undefined;
 }
 
 /**
@@ -60,6 +63,7 @@ export function summariseRecord(record: TraceRecord): RecordSummary {
       durationMs: num(root.durationMs),
       responseStatus: num(root.responseStatus),
       serviceName: str(root.serviceName) || undefined,
+      operation: spanLabel(root) || undefined,
     },
   };
 }
@@ -147,15 +151,24 @@ export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 
 /**
  * The list's view as kept in the hash, so a link reproduces it:
- * `#/traces?range=1h&applicationId=3&status=5xx&minDurationMs=200&url=/cart` (`applicationId=all`: every one).
+ * `#/traces?range=1h&applicationId=3&status=5xx&minDurationMs=200&url=/cart&service=checkout&sort=duration`
+ * (`applicationId=all`: every one).
  */
 export interface TraceListParams {
   range: TimeRange;
   applicationId: number | undefined;
   status: string;
   minDurationMs: number | undefined;
+  maxDurationMs: number | undefined;
   url: string;
+  service: string;
+  operation: string;
+  /** The order of the loaded rows: newest first (the API's), or by a column (lib/trace-sort.ts). */
+  sort: TraceSort;
 }
+
+export const TRACE_SORTS = ['newest', 'oldest', 'slowest', 'fastest', 'most-spans', 'status'] as const;
+export type TraceSort = (typeof TRACE_SORTS)[number];
 
 const wholeNumber = (v: string | null): number | undefined => {
   const n = Number(v);
@@ -166,12 +179,18 @@ const wholeNumber = (v: string | null): number | undefined => {
 export function parseTraceParams(params: URLSearchParams, fallbackApplicationId?: number): TraceListParams {
   const status = params.get('status') ?? '';
   const app = params.get('applicationId');
+  const sort = params.get('sort');
+  const name = (key: string) => (params.get(key) ?? '').trim().slice(0, 200);
   return {
     range: parseRange(params, DEFAULT_RANGE),
     applicationId: app === 'all' ? undefined : wholeNumber(app) ?? fallbackApplicationId,
     status: (STATUS_CLASSES as readonly string[]).includes(status) || /^[1-5]\d\d$/.test(status) ? status : '',
     minDurationMs: wholeNumber(params.get('minDurationMs')) || undefined,
+    maxDurationMs: wholeNumber(params.get('maxDurationMs')),
     url: (params.get('url') ?? '').trim(),
+    service: name('service'),
+    operation: name('operation'),
+    sort: (TRACE_SORTS as readonly string[]).includes(sort ?? '') ? sort as TraceSort : 'newest',
   };
 }
 
@@ -182,7 +201,11 @@ export function traceParamsToHash(p: TraceListParams): Record<string, string | n
     applicationId: p.applicationId ?? 'all',
     status: p.status || undefined,
     minDurationMs: p.minDurationMs,
+    maxDurationMs: p.maxDurationMs,
     url: p.url || undefined,
+    service: p.service || undefined,
+    operation: p.operation || undefined,
+    sort: p.sort === 'newest' ? undefined : p.sort,
   };
 }
 
@@ -192,22 +215,38 @@ export function toTraceFilter(p: TraceListParams, now: number): TraceFilter {
   if (p.applicationId !== undefined) f.applicationId = p.applicationId;
   if (p.status) f.status = p.status;
   if (p.minDurationMs) f.minDurationMs = p.minDurationMs;
+  if (p.maxDurationMs !== undefined) f.maxDurationMs = p.maxDurationMs;
   if (p.url) f.url = p.url;
+  if (p.service) f.service = p.service;
+  if (p.operation) f.operation = p.operation;
   return f;
 }
 
 /** Whether any filter besides the time range narrows the list. */
 export function isFiltered(p: TraceListParams): boolean {
-  return p.applicationId !== undefined || Boolean(p.status) || Boolean(p.minDurationMs) || Boolean(p.url);
+  return p.applicationId !== undefined || Boolean(p.status) || Boolean(p.minDurationMs) || p.maxDurationMs !== undefined
+    || Boolean(p.url) || Boolean(p.service) || Boolean(p.operation);
 }
 
-/** The list's params with every filter cleared, the time range kept. */
+/** The list's params with every filter cleared, the time range and the order kept. */
 export function clearedFilters(p: TraceListParams): TraceListParams {
-  return { range: p.range, applicationId: undefined, status: '', minDurationMs: undefined, url: '' };
+  return { range: p.range, applicationId: undefined, status: '', minDurationMs: undefined, maxDurationMs: undefined, url: '', service: '', operation: '', sort: p.sort };
 }
 
-/** Whether going from `a` to `b` changed only what is typed (URL text, minimum duration): a burst of typing. */
+/** Whether going from `a` to `b` changed only what is typed (texts, durations): a burst of typing. */
 export function onlyTyped(a: TraceListParams, b: TraceListParams): boolean {
+  const typed = (p: TraceListParams) => [p.url, p.minDurationMs, p.maxDurationMs, p.service, p.operation];
   return JSON.stringify(a.range) === JSON.stringify(b.range) && a.applicationId === b.applicationId && a.status === b.status
-    && (a.url !== b.url || a.minDurationMs !== b.minDurationMs);
+    && a.sort === b.sort && JSON.stringify(typed(a)) !== JSON.stringify(typed(b));
+}
+
+/** The distinct services and operations of the rows' roots, sorted: what the filter fields suggest. */
+export function rootNames(rows: readonly TraceSummary[]): { services: string[]; operations: string[] } {
+  const services = new Set<string>();
+  const operations = new Set<string>();
+  for (const r of rows) {
+    if (r.root?.serviceName) services.add(r.root.serviceName);
+    if (r.root?.operation) operations.add(r.root.operation);
+  }
+  return { services: [...services].sort(), operations: [...operations].sort() };
 }

@@ -12,7 +12,8 @@ import { CurlSnippet, OtelSnippet, SdkSnippet } from '../components/Snippets';
 import { TraceFilters } from '../components/TraceFilters';
 import { TraceTable } from '../components/TraceTable';
 import { describeRange } from '../lib/time-range';
-import { clearedFilters, isFiltered, onlyTyped, parseTraceParams, traceParamsToHash, type TraceListParams } from '../lib/trace-list';
+import { clearedFilters, isFiltered, onlyTyped, parseTraceParams, rootNames, traceParamsToHash, type TraceListParams, type TraceSort } from '../lib/trace-list';
+import { sortTraces } from '../lib/trace-sort';
 import { hrefInScope, navigateView, useRoute } from '../router';
 import { useTimePrefs } from '../time-prefs';
 import { useAsync } from '../use-async';
@@ -30,11 +31,14 @@ export function TracesPage() {
 
   // A filter change is a history entry (Back returns to the view before); a burst of typing is one entry.
   const apply = (next: TraceListParams) => navigateView('/traces', traceParamsToHash(next), onlyTyped(params, next) ? 'typing' : 'push');
+  // Service and operation names seen on the loaded traces' roots: the filter fields suggest them.
+  const names = useMemo(() => rootNames(pages.list.rows), [pages.list.rows]);
   const zoom = (from: number, to: number) => apply({ ...params, range: { name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() } });
 
   if (!ws.project) return <NoProject what="Traces" />;
 
   const { list, loading, error, hasMore } = pages;
+  const sorted = sortTraces(list.rows, params.sort);
   const filtered = isFiltered(params);
   const nothing = !loading && !error && list.rows.length === 0;
   const everything = params.range.name === 'all' && !filtered;
@@ -50,16 +54,30 @@ export function TracesPage() {
         applications={ws.applications}
         onChange={apply}
         onClear={filtered ? () => apply(clearedFilters(params)) : undefined}
+        services={names.services}
+        operations={names.operations}
+        onOpenTrace={(traceId) => navigateView(`/traces/${traceId}`, {})}
       />
       <ErrorBanner error={error} onRetry={pages.retry} />
       {list.rows.length ? <LatencyChart rows={list.rows} projectId={ws.project.id} now={pages.since} onZoom={zoom} /> : null}
       {nothing ? <NoTraces projectId={ws.project.id} projectName={ws.project.name} params={params} everything={everything} onAllTime={() => apply({ ...params, range: { name: 'all' } })} /> : null}
-      {list.rows.length ? <TraceTable rows={list.rows} applications={ws.applications} projectId={ws.project.id} now={pages.since} onNearEnd={hasMore && !error ? pages.loadMore : undefined} /> : null}
+      {list.rows.length ? (
+        <TraceTable
+          rows={sorted}
+          applications={ws.applications}
+          projectId={ws.project.id}
+          now={pages.since}
+          onNearEnd={hasMore && !error ? pages.loadMore : undefined}
+          sort={params.sort}
+          onSort={(sort) => apply({ ...params, sort })}
+        />
+      ) : null}
       <footer className="list-foot">
         {loading ? <Loading what={list.rows.length ? 'more traces' : 'traces'} /> : null}
         {list.rows.length ? (
           <span className="muted" data-testid="traces-count">
             {list.rows.length} trace{list.rows.length === 1 ? '' : 's'} loaded{hasMore ? '' : ', all shown'}
+            {params.sort !== 'newest' ? `; sorted ${SORT_LABELS[params.sort]} among them (the list loads newest first)` : ''}
           </span>
         ) : null}
         {hasMore && !loading ? <button type="button" data-testid="traces-load-more" onClick={pages.loadMore}>Load more</button> : null}
@@ -67,6 +85,10 @@ export function TracesPage() {
     </section>
   );
 }
+
+const SORT_LABELS: Record<TraceSort, string> = {
+  newest: 'newest first', oldest: 'oldest first', slowest: 'slowest first', fastest: 'fastest first', 'most-spans': 'by span count', status: 'by status',
+};
 
 /**
  * Nothing in view: a project with no trace at all gets how to send its first one; otherwise, nothing matches the

@@ -146,6 +146,13 @@ export interface TraceDoc {
    * written before the field existed: the reader then finds the root among the record's spans (see traces.ts).
    */
   rootUrl?: string | null;
+  /**
+   * The root span's serviceOf and operationOf (@lantern/domain span-names.ts), for the `service` and `operation`
+   * filters (null: no root, or a root without one). Absent in records written before the fields existed, until the
+   * background backfill reaches them (trace-names.ts).
+   */
+  rootService?: string | null;
+  rootOperation?: string | null;
 }
 
 export interface LogDoc {

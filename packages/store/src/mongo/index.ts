@@ -11,6 +11,7 @@ import { createGuard, toStoreError } from './errors.js';
 import { ensureIndexes } from './indexes.js';
 import { createIngestWriter } from './ingest.js';
 import { createLimitsStore } from './limits.js';
+import { backfillTraceNames, traceNamesBackfilled } from './trace-names.js';
 import { MONGO_INDEX_CHUNK, indexLogsStep, legacyLogsMarked, markLegacyLogs, startMongoIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
@@ -88,6 +89,10 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
     await client.close().catch(() => undefined);
     throw e;
   }
+  // Trace records written before the service and operation filters: named from their root span (trace-names.ts).
+  void guard.run(async () => {
+    if (!(await traceNamesBackfilled(c))) await backfillTraceNames(c);
+  }).catch(() => undefined);
   if (!marked) {
     void guard.run(() => markLegacyLogs(c)).then(() => {
       marked = true;

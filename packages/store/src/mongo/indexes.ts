@@ -45,6 +45,11 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { projectId: 1, ts: -1, id: -1 }, name: 'project_ts' },
     { key: { applicationId: 1, ts: -1, id: -1 }, name: 'application_ts' },
     { key: { traceId: 1, projectId: 1 }, name: 'trace' },
+    // The trace filters (issue 19), each in the list's order within its key: a filtered page reads its own range.
+    { key: { projectId: 1, rootOperation: 1, ts: -1, id: -1 }, name: 'project_operation_ts' },
+    { key: { projectId: 1, rootService: 1, ts: -1, id: -1 }, name: 'project_service_ts' },
+    // A class (`5xx`) is the $in of its hundred codes: one range each, merged in order (SORT_MERGE), not sorted.
+    { key: { projectId: 1, rootStatus: 1, ts: -1, id: -1 }, name: 'project_status_ts' },
   ],
   spans: [
     // The spans of a page of trace records, in the order they are returned.

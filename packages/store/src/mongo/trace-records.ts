@@ -1,4 +1,5 @@
-import { newId } from '@lantern/domain';
+import { newId, operationOf, serviceOf } from '@lantern/domain';
+import type { Span } from '@lantern/domain';
 import type { AnyBulkWriteOperation, Filter } from 'mongodb';
 import type { Collections, RootRank, SpanDoc, TraceDoc } from './collections.js';
 import { spanKey } from './collections.js';
@@ -15,6 +16,8 @@ interface TraceUpdate {
   duration: number | null;
   status: number | null;
   url: string | null;
+  service: string | null;
+  operation: string | null;
 }
 
 type RootCandidate = Pick<TraceUpdate, 'rootRank' | 'rootTs' | 'duration'>;
@@ -51,10 +54,10 @@ export interface RecordsInput {
   parentsStored: Set<string>;
 }
 
-/** The `requestURL` of a stored span (kept in its JSON text), or null. */
-function urlOf(s: SpanDoc): string | null {
-  const url = (JSON.parse(s.data) as { requestURL?: unknown }).requestURL;
-  return typeof url === 'string' ? url : null;
+/** What a root span gives its record besides its columns: `requestURL`, service and operation (from its JSON text). */
+function rootFieldsOf(s: SpanDoc): Pick<TraceUpdate, 'url' | 'service' | 'operation'> {
+  const span = JSON.parse(s.data) as Span;
+  return { url: typeof span.requestURL === 'string' ? span.requestURL : null, service: serviceOf(span) ?? null, operation: operationOf(span) ?? null };
 }
 
 /** What the group's spans bring to each trace record (by `traceKey`): the earliest time and the best root candidate. */
@@ -70,8 +73,8 @@ function updatesOf({ stored, inGroup, parentsStored }: RecordsInput): Map<string
     const ts = s.ts.getTime();
     const rootRank = rankOf(s);
     const candidate = rootRank
-      ? { rootRank, rootTs: ts, duration: s.durationMs, status: s.status, url: urlOf(s) }
-      : { rootRank, rootTs: null, duration: null, status: null, url: null };
+      ? { rootRank, rootTs: ts, duration: s.durationMs, status: s.status, ...rootFieldsOf(s) }
+      : { rootRank, rootTs: null, duration: null, status: null, url: null, service: null, operation: null };
     const update = updates.get(s.traceKey);
     if (update === undefined) {
       updates.set(s.traceKey, { ts, projectId: s.projectId, applicationId: s.applicationId, traceId: s.traceId, ...candidate });
@@ -113,6 +116,7 @@ export async function updateTraceRecords(c: Collections, input: RecordsInput): P
         $setOnInsert: {
           id: newId(), projectId: u.projectId, applicationId: u.applicationId, traceId: u.traceId, rootRank: u.rootRank,
           rootTs: u.rootTs === null ? null : new Date(u.rootTs), rootDurationMs: u.duration, rootStatus: u.status, rootUrl: u.url,
+          rootService: u.service, rootOperation: u.operation,
         },
       },
       upsert: true,
@@ -129,7 +133,10 @@ export async function updateTraceRecords(c: Collections, input: RecordsInput): P
     if (record !== undefined && !outranks(u, { rootRank: record.rootRank, rootTs: record.rootTs?.getTime() ?? null, duration: record.rootDurationMs })) continue;
     roots.push({ updateOne: {
       filter: { _id: key, ...outrankedBy(u) },
-      update: { $set: { rootRank: u.rootRank, rootTs: new Date(u.rootTs!), rootDurationMs: u.duration, rootStatus: u.status, rootUrl: u.url } },
+      update: { $set: {
+        rootRank: u.rootRank, rootTs: new Date(u.rootTs!), rootDurationMs: u.duration, rootStatus: u.status, rootUrl: u.url,
+        rootService: u.service, rootOperation: u.operation,
+      } },
     } });
   }
   if (roots.length > 0) await c.traces.bulkWrite(roots, { ordered: false });

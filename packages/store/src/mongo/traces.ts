@@ -23,14 +23,40 @@ const HEAD = { _id: 1, id: 1, projectId: 1, applicationId: 1, traceId: 1, ts: 1 
 /** With the url filter: what finding the root of a record written before `rootUrl` existed takes. */
 const HEAD_WITH_ROOT = { ...HEAD, rootRank: 1, rootTs: 1, rootDurationMs: 1, rootStatus: 1, rootUrl: 1 } as const;
 
+/** The codes of a status filter, as one point each when it is a class or a code (so the index merges them in order). */
+function statusFilter(status: NonNullable<TraceQuery['status']>): Filter<TraceDoc>['rootStatus'] {
+  if (status.min === status.max) return status.min;
+  if (Math.floor(status.min / 100) !== Math.floor(status.max / 100)) return { $gte: status.min, $lte: status.max };
+  return { $in: Array.from({ length: status.max - status.min + 1 }, (_, i) => status.min + i) };
+}
+
+/**
+ * The index a read names (`hint`): the operation's, the service's or the status's, in the list's order within
+ * their key, before the application's and the project's time indexes the planner picks by itself. Named, as the
+ * SQLite store does, so that a filter's read never turns into a sort of the project's range.
+ */
+export function traceHint(query: TraceQuery): string | undefined {
+  if (query.traceId !== undefined) return undefined;
+  if (query.operation !== undefined) return 'project_operation_ts';
+  if (query.service !== undefined) return 'project_service_ts';
+  if (query.status !== undefined && Math.floor(query.status.min / 100) === Math.floor(query.status.max / 100)) return 'project_status_ts';
+  return undefined;
+}
+
 function traceFilter(query: TraceQuery): Filter<TraceDoc> {
+  const duration = {
+    ...(query.minDurationMs === undefined ? {} : { $gte: query.minDurationMs }),
+    ...(query.maxDurationMs === undefined ? {} : { $lte: query.maxDurationMs }),
+  };
   const filter: Filter<TraceDoc> = {
     projectId: query.projectId,
     ...keysetFilter(query, query.cursor, 'id'),
     ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
     ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
-    ...(query.minDurationMs === undefined ? {} : { rootDurationMs: { $gte: query.minDurationMs } }),
-    ...(query.status === undefined ? {} : { rootStatus: { $gte: query.status.min, $lte: query.status.max } }),
+    ...(query.service === undefined ? {} : { rootService: query.service }),
+    ...(query.operation === undefined ? {} : { rootOperation: query.operation }),
+    ...(Object.keys(duration).length ? { rootDurationMs: duration } : {}),
+    ...(query.status === undefined ? {} : { rootStatus: statusFilter(query.status) }),
   };
   if (query.urlContains === undefined) return filter;
   // A record written before `rootUrl` existed has a root (rootRank > 0) but no such field: it is a candidate,
@@ -43,16 +69,22 @@ const sameNumber = (a: unknown, b: number | null | undefined): boolean =>
   (typeof a === 'number' && Number.isFinite(a) ? a : null) === (b ?? null);
 
 /**
- * For a record stored before `rootUrl` existed: whether its root span's requestURL contains the text. The root
- * is the span its root columns came from, chosen as the SQLite store's migration 3 chooses it: a span without
- * parent (rank 2), or a controller span with a parent at rootTs (rank 1), with the record's duration and status
- * (of several such, the earliest: the spans come ordered by time).
+ * The root span of a record stored before `rootUrl` existed: the span its root columns came from, chosen as the
+ * SQLite store's migration 3 chooses it: a span without parent (rank 2), or a controller span with a parent at
+ * rootTs (rank 1), with the record's duration and status (of several such, the earliest: the spans come ordered
+ * by time). Undefined for a record without root.
  */
-function legacyRootMatches(t: TraceHead, spans: Span[], text: string): boolean {
-  const root = spans.find((s) => sameNumber(s.durationMs, t.rootDurationMs) && sameNumber(s.responseStatus, t.rootStatus) && (t.rootRank === 2
+export function legacyRoot(t: Pick<TraceHead, 'rootRank' | 'rootTs' | 'rootDurationMs' | 'rootStatus'>, spans: Span[]): Span | undefined {
+  if (!t.rootRank) return undefined;
+  return spans.find((s) => sameNumber(s.durationMs, t.rootDurationMs) && sameNumber(s.responseStatus, t.rootStatus) && (t.rootRank === 2
     ? s.parentSpanId == null
     : s.parentSpanId != null && typeof s.requestMethod === 'string' && s.requestMethod.startsWith('controller:')
       && Date.parse(s.timestamp) === t.rootTs?.getTime()));
+}
+
+/** For a record stored before `rootUrl` existed: whether its root span's requestURL contains the text. */
+function legacyRootMatches(t: TraceHead, spans: Span[], text: string): boolean {
+  const root = legacyRoot(t, spans);
   return root !== undefined && containsText(root.requestURL, text);
 }
 
@@ -86,8 +118,9 @@ export function createTraceReader(c: Collections, guard: Guard, access: Access, 
     // With the url filter, records stored before `rootUrl` existed are decided here, so the server cannot count
     // the limit: the reader stops once it has yielded `remaining` records. A rare text is a scan of the project's
     // range (or the window's) until `remaining` records match: `maxTimeMS` bounds it (docs/deploy.md).
+    const hint = traceHint(query);
     const cursor = c.traces.find(traceFilter(query), {
-      sort: { ts: -1, id: -1 }, batchSize: pageSize, ...(text === undefined ? limitOption(remaining) : {}),
+      sort: { ts: -1, id: -1 }, batchSize: pageSize, ...(text === undefined ? limitOption(remaining) : {}), ...(hint ? { hint } : {}),
       projection: text === undefined ? HEAD : HEAD_WITH_ROOT, ...deadline.maxTime(),
     });
     for await (const page of chunksOf(cursor as FindCursor<TraceHead>, pageSize)) {

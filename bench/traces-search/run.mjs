@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// bench/traces-search: grows a store to N spans through the store's writeSpanBatches (batches of 1,000 new spans with new
+// ids: traces of 5 spans, a root and four children), reporting the rate and the size, then measures the first page of
+// each trace search the console makes (101 records, as GET /logs/project asks the store for limit + 1): p50/p99 over
+// --runs runs. What the traces carry, per trace: 6 services (one with a fifth of the traffic, one with 1 %), 40
+// operations (one in 1,000 traces is the rare "POST /refunds"), 2 % of roots 5xx (half of them 503), durations from
+// a log-normal spread (1 % over 1 s).
+// Usage: node bench/traces-search/run.mjs [--spans 10000000 --runs 20 --file /path/to/lantern.db --keep]
+// With --file naming a database this script already grew, it only measures the reads.
+// With --mongo <url> it measures the distributed store instead, in a database of its own (dropped after unless --keep).
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import Database from '../../packages/store/node_modules/better-sqlite3/lib/index.js';
+import { openSqliteStore } from '../../packages/store/dist/index.js';
+import { createMongoStore } from '../../packages/store/dist/mongo/index.js';
+import { MongoClient } from '../../packages/store/node_modules/mongodb/lib/index.js';
+import { traceGenerator } from './traces.mjs';
+
+const argv = process.argv.slice(2);
+const { values } = parseArgs({
+  args: argv[0] === '--' ? argv.slice(1) : argv,
+  options: {
+    spans: { type: 'string', default: '10000000' },
+    runs: { type: 'string', default: '20' },
+    file: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    mongo: { type: 'string' },
+  },
+});
+const spanCount = Number(values.spans);
+const runs = Number(values.runs);
+const BATCH = 1000;
+const SPANS_PER_TRACE = 5;
+const STEP_MS = 100; // a trace every 100 ms: 2M traces span ~2.3 days
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+const mongo = values.mongo;
+const database = `lantern_traces_search_${spanCount}`;
+const dir = values.file || mongo ? undefined : await mkdtemp(join(os.tmpdir(), 'lantern-traces-search-'));
+const file = values.file ?? (mongo ? undefined : join(dir, 'lantern.db'));
+const openStore = () => (mongo ? createMongoStore({ url: mongo, database }) : openSqliteStore({ file, writerThread: true }));
+const gen = traceGenerator(7, T0, STEP_MS, SPANS_PER_TRACE);
+const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+async function sizeOf() {
+  if (mongo) {
+    const client = await MongoClient.connect(mongo);
+    try {
+      let total = 0;
+      for (const name of ['traces', 'spans']) {
+        const stats = await client.db(database).command({ collStats: name });
+        const perIndex = Object.entries(stats.indexSizes).map(([index, bytes]) => `${index} ${mb(bytes)}`).join(', ');
+        console.log(`  ${name}: ${stats.count.toLocaleString('en')} documents, data ${mb(stats.storageSize)}, indexes ${mb(stats.totalIndexSize)} (${perIndex})`);
+        total += stats.storageSize + stats.totalIndexSize;
+      }
+      return total;
+    } finally {
+      await client.close();
+    }
+  }
+  const db = new Database(file);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  for (const row of db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE 'traces%' GROUP BY name ORDER BY name").all()) {
+    console.log(`  ${row.name}: ${mb(row.bytes)}`);
+  }
+  db.close();
+  return (await stat(file)).size;
+}
+
+function grown() {
+  const db = new Database(file, { readonly: true });
+  try {
+    const row = db.prepare('SELECT m.user_id AS userId, p.id AS projectId FROM projects p JOIN memberships m ON m.organization_id = p.organization_id').get();
+    return { ...row, count: db.prepare('SELECT count(*) FROM spans').pluck().get() };
+  } finally {
+    db.close();
+  }
+}
+
+async function grow() {
+  const store = await openStore();
+  const user = await store.createUser({ email: `bench-${randomUUID()}@example.test`, name: 'Bench', passwordHash: 'x' });
+  const org = await store.createOrganization({ name: 'Bench', ownerId: user.id });
+  const project = await store.createProject({ name: 'Traces', organizationId: org.id });
+  const app = await store.createApplication({ name: 'shop', projectId: project.id });
+  let writeMs = 0;
+  let sinceReport = 0;
+  for (let first = 0; first < spanCount; first += BATCH) {
+    const spans = gen.spans(first / SPANS_PER_TRACE, BATCH / SPANS_PER_TRACE);
+    const batch = { kind: 'spans', applicationId: app.id, projectId: app.projectId, receivedAt: spans[0].timestamp, spans };
+    const started = performance.now();
+    await store.writeSpanBatches([batch]);
+    const ms = performance.now() - started;
+    writeMs += ms;
+    sinceReport += ms;
+    const stored = first + BATCH;
+    if (stored % 1_000_000 === 0 || stored >= spanCount) {
+      const n = stored % 1_000_000 || 1_000_000;
+      console.log(`  ${(stored / 1e6).toFixed(1)}M spans stored: ${Math.round(n / (sinceReport / 1000)).toLocaleString('en')} spans/s over the last ${(n / 1e6).toFixed(1)}M`);
+      sinceReport = 0;
+    }
+  }
+  await store.close();
+  const bytes = await sizeOf();
+  console.log(`writeSpanBatches overall: ${Math.round(spanCount / (writeMs / 1000)).toLocaleString('en')} spans/s; database ${mb(bytes)} (${mb((bytes / spanCount) * 1e6)} per million spans)`);
+  return { userId: user.id, projectId: project.id };
+}
+
+console.log(`traces-search: ${spanCount.toLocaleString('en')} spans (${(spanCount / SPANS_PER_TRACE).toLocaleString('en')} traces) into ${mongo ? `${database} (MongoDB)` : file}; node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model}`);
+const reuse = !mongo && values.file !== undefined && existsSync(file);
+const world = reuse ? grown() : await grow();
+if (reuse) {
+  if (world.count !== spanCount) throw new Error(`${file} holds ${world.count} spans, not --spans ${spanCount}.`);
+  console.log(`  reusing the ${spanCount.toLocaleString('en')} spans already in ${file}`);
+}
+
+const store = await openStore();
+const traces = spanCount / SPANS_PER_TRACE;
+const newest = T0 + (traces - 1) * STEP_MS;
+const middle = T0 + Math.floor(traces / 2) * STEP_MS;
+const hour = 3_600_000;
+const base = { userId: world.userId, projectId: world.projectId, limit: 101 };
+const QUERIES = [
+  ['no filter', {}],
+  ['last hour', { from: newest - hour, to: newest + 1 }],
+  ['service "checkout" (20 %)', { service: 'checkout' }],
+  ['service "ledger" (1 %)', { service: 'ledger' }],
+  ['operation "GET /items/:id" (common)', { operation: 'GET /items/:id' }],
+  ['operation "POST /refunds" (0.1 %)', { operation: 'POST /refunds' }],
+  ['operation missing', { operation: 'DELETE /nothing' }],
+  ['status 5xx (2 %)', { status: { min: 500, max: 599 } }],
+  ['status 503 (1 %)', { status: { min: 503, max: 503 } }],
+  ['status 404', { status: { min: 404, max: 404 } }],
+  ['minDurationMs 1000 (1 %)', { minDurationMs: 1000 }],
+  ['maxDurationMs 2', { maxDurationMs: 2 }],
+  ['service "checkout" + 5xx', { service: 'checkout', status: { min: 500, max: 599 } }],
+  ['operation "POST /refunds" + 5xx', { operation: 'POST /refunds', status: { min: 500, max: 599 } }],
+  ['operation common + minDurationMs 1000', { operation: 'GET /items/:id', minDurationMs: 1000 }],
+  ['service "checkout" + a day in the middle', { service: 'checkout', from: middle - 12 * hour, to: middle + 12 * hour }],
+  ['5xx + the last hour', { status: { min: 500, max: 599 }, from: newest - hour, to: newest + 1 }],
+  ['trace id', { traceId: gen.traceIdOf(Math.floor(traces / 3)) }],
+];
+
+async function time(query) {
+  const started = performance.now();
+  let n = 0;
+  for await (const _ of store.streamTraces(query)) n++;
+  return { ms: performance.now() - started, n };
+}
+
+console.log(`first page (ms over ${runs} runs; first = the first run after opening the store):`);
+for (const [name, query] of QUERIES) {
+  const times = [];
+  let found = 0;
+  for (let i = 0; i < runs; i++) {
+    const { ms, n } = await time({ ...base, ...query });
+    times.push(ms);
+    found = n;
+  }
+  const first = times[0];
+  times.sort((a, b) => a - b);
+  console.log(`  ${name.padEnd(42)} p50 ${percentile(times, 50).toFixed(1).padStart(7)}  p99 ${percentile(times, 99).toFixed(1).padStart(7)}  first ${first.toFixed(1).padStart(7)}  records ${found}`);
+}
+await store.close();
+if (dir && !values.keep) await rm(dir, { recursive: true, force: true });
+if (mongo && !values.keep) {
+  const client = await MongoClient.connect(mongo);
+  await client.db(database).dropDatabase();
+  await client.close();
+}
