@@ -5,6 +5,7 @@ import { ErrorBoundary } from './components/ErrorBoundary';
 import { ErrorBanner, Loading } from './components/Feedback';
 import { Switchers } from './components/Switchers';
 import { AiPage } from './pages/Ai';
+import { ComparePage } from './pages/Compare';
 import { ApplicationsPage } from './pages/Applications';
 import { LogsPage } from './pages/Logs';
 import { MetricsPage } from './pages/Metrics';
@@ -68,7 +69,7 @@ function Shell() {
         <a className="brand" href={hrefInScope('/traces', route.params)}>Lantern</a>
         <nav>
           {NAV.map(([path, label]) => (
-            <a key={path} href={hrefInScope(path, route.params)} className={route.path.startsWith(path) ? 'active' : undefined}>{label}</a>
+            <a key={path} href={hrefInScope(path, route.params)} className={route.path.startsWith(path) || (path === '/traces' && route.path === '/compare') ? 'active' : undefined}>{label}</a>
           ))}
         </nav>
         <Switchers />
@@ -173,6 +174,7 @@ function pageFor(route: Route, ws: Workspace) {
   if (!ws.loaded) return <Loading what="your workspace" />;
   if (path === '/setup' || setupNeeded(ws, path)) return <SetupPage />;
   if (path.startsWith('/traces/')) return <TraceViewPage />;
+  if (path === '/compare') return <ComparePage />;
   if (path === '/logs') return <LogsPage />;
   if (path === '/metrics') return <MetricsPage />;
   if (path === '/applications') return <ApplicationsPage />;

@@ -197,6 +197,7 @@ function TraceNotFound({ shownId, malformed, projectName, onLookAgain }: { shown
 
 function TraceSummary({ layout, traceId }: { layout: WaterfallLayout; traceId: string }) {
   const { time, short } = useTimePrefs();
+  const { params } = useRoute();
   const ws = useWorkspace();
   const root = layout.rows.find((r) => r.depth === 0 && !r.orphan && !r.cycle) ?? layout.rows[0];
   const apps = [...new Set(layout.rows.map((r) => r.applicationId))].map((id) => applicationName(ws.applications, id));
@@ -223,6 +224,7 @@ function TraceSummary({ layout, traceId }: { layout: WaterfallLayout; traceId: s
         <span>{apps.join(', ')}</span>
         {services.length ? <span data-testid="trace-services">{services.length === 1 ? 'service' : 'services'} {services.join(', ')}</span> : null}
         <code className="muted" title="Trace id">{traceId}</code>
+        <a data-testid="trace-compare" href={hrefInScope('/compare', params, { a: traceId })}>Compare with another trace</a>
       </p>
       {notes.length ? <p className="note">Drawn with {notes.join('; ')}.</p> : null}
     </header>
