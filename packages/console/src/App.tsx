@@ -15,6 +15,7 @@ import { TracesPage } from './pages/Traces';
 import { TraceViewPage } from './pages/TraceView';
 import { isScopedPath, parseScope, scopeMissing, scopeParams, type ViewScope } from './lib/view-scope';
 import { hrefInScope, navigate, useRoute, type Route } from './router';
+import { ThemeSwitch } from './theme';
 import { TimePrefsProvider, ZoneSwitch } from './time-prefs';
 import { getToken, onTokenChange, setToken } from './session';
 import { useWorkspace, WorkspaceProvider, type Workspace } from './workspace';
@@ -74,6 +75,7 @@ function Shell() {
         </nav>
         <Switchers />
         <ZoneSwitch />
+        <ThemeSwitch />
         <span className="user" title={ws.user.email}>{ws.user.name}</span>
         <button type="button" className="link" data-testid="sign-out" onClick={signOut}>Sign out</button>
       </header>

@@ -1,14 +1,17 @@
 // Latency scatter of the loaded traces in plain SVG: start time on x, root span duration on y (log scale), one
 // dot per trace coloured by status class. A dot is a link to its trace; a drag across the plot zooms the page's
-// time range to the window dragged (`onZoom`).
+// time range to the window dragged (`onZoom`). The chart is one tab stop: arrow keys move a cursor between the dots
+// (lib/scatter-keys.ts), Enter opens the trace under it, and a live line says which it is.
 //
-// data-testid: latency-chart (the <figure>), latency-point (each dot's link, data-trace-id)
-import { memo, useLayoutEffect, useRef, useState, type RefObject } from 'react';
+// data-testid: latency-chart (the <figure>), latency-plot (the focusable <svg>), latency-point (each dot's link,
+// data-trace-id), latency-cursor (the live line naming the trace under the cursor)
+import { memo, useLayoutEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import { formatDuration, spanName, statusClass } from '../lib/format';
 import { extent } from '../lib/chart';
 import { logTicks, scaleLog, timeTicks } from '../lib/scale';
 import { STATUS_CLASSES, type TraceSummary } from '../lib/trace-list';
-import { traceHref } from '../router';
+import { scatterStep } from '../lib/scatter-keys';
+import { navigateView, traceHref } from '../router';
 import { useTimePrefs } from '../time-prefs';
 import { useDragZoom } from './drag-zoom';
 
@@ -51,7 +54,22 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, o
   const to = t1 + pad;
   const plotW = W - PAD.left - PAD.right;
   const zoom = useDragZoom(W, PAD.left, W - PAD.right, (px) => from + ((px - PAD.left) / plotW) * (to - from), onZoom);
+  const [cursor, setCursor] = useState<string>();
   if (!points.length) return <figure ref={ref} className="latency-chart" hidden />;
+  const active = cursor === undefined ? -1 : points.findIndex((p) => p.traceId === cursor);
+  const describe = (p: TraceSummary) => `${p.root ? spanName(p.root.requestMethod ?? '') : p.traceId} ${p.root?.requestURL ?? ''}: `
+    + `${formatDuration(p.durationMs)}, ${p.status ?? 'no status'}, ${time(new Date(p.startMs).toISOString(), now)}`;
+  const onKeyDown = (e: KeyboardEvent<SVGSVGElement>) => {
+    if (e.key === 'Enter' && active >= 0) {
+      e.preventDefault();
+      navigateView(`/traces/${points[active]!.traceId}`, { project: String(projectId) });
+      return;
+    }
+    const next = scatterStep(points as Array<TraceSummary & { durationMs: number }>, active < 0 ? undefined : active, e.key);
+    if (next === undefined) return;
+    e.preventDefault();
+    setCursor(points[next]!.traceId);
+  };
   const [d0, d1] = extent(points.map((p) => p.durationMs!)) ?? [1, 1];
   const yTicks = logTicks(d0, d1);
   const x = (v: number) => PAD.left + ((v - from) / (to - from)) * plotW;
@@ -60,7 +78,18 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, o
 
   return (
     <figure ref={ref} className="latency-chart" data-testid="latency-chart" data-point-count={points.length}>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Duration of ${points.length} traces over time`} className={onZoom ? 'zoomable' : undefined} {...zoom.handlers}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        role="group"
+        tabIndex={0}
+        data-testid="latency-plot"
+        aria-label={`Duration of ${points.length} traces over time. Arrow keys move between traces, Enter opens one.`}
+        aria-describedby={`latency-cursor-${projectId}`}
+        className={onZoom ? 'zoomable' : undefined}
+        onKeyDown={onKeyDown}
+        onBlur={() => setCursor(undefined)}
+        {...zoom.handlers}
+      >
         <g className="axis">
           {yTicks.map((t) => (
             <g key={`y${t}`}>
@@ -74,8 +103,8 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, o
         </g>
         <g className="points">
           {points.map((p) => (
-            <a key={p.traceId} href={traceHref(p.traceId, projectId)} data-testid="latency-point" data-trace-id={p.traceId}>
-              <circle cx={x(p.startMs)} cy={y(p.durationMs!)} r={3.5} className={`dot status-${statusClass(p.status) || 'none'}`}>
+            <a key={p.traceId} href={traceHref(p.traceId, projectId)} tabIndex={-1} data-testid="latency-point" data-trace-id={p.traceId}>
+              <circle cx={x(p.startMs)} cy={y(p.durationMs!)} r={p.traceId === cursor ? 5.5 : 3.5} className={`dot status-${statusClass(p.status) || 'none'}${p.traceId === cursor ? ' active' : ''}`}>
                 <title>
                   {`${p.root ? spanName(p.root.requestMethod ?? '') : p.traceId} ${p.root?.requestURL ?? ''}\n`}
                   {`${formatDuration(p.durationMs)} · ${p.status ?? 'no status'} · ${time(new Date(p.startMs).toISOString(), now)}`}
@@ -86,6 +115,9 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, o
         </g>
         {zoom.band ? <rect className="zoom-band" data-testid="zoom-band" x={zoom.band.x} y={PAD.top} width={zoom.band.width} height={H - PAD.top - PAD.bottom} /> : null}
       </svg>
+      <p className="sr-only" id={`latency-cursor-${projectId}`} data-testid="latency-cursor" aria-live="polite">
+        {active >= 0 ? describe(points[active]!) : ''}
+      </p>
       <figcaption>
         {STATUS_CLASSES.map((c) => <span key={c} className="legend"><i className={`swatch status-${c}`} />{c}</span>)}
         <span className="muted">

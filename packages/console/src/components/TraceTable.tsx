@@ -4,15 +4,17 @@
 // The Service column is the root span's service.name (OpenTelemetry), else its application's name.
 //
 // The Time, Status, Duration and Spans headings sort the loaded rows (lib/trace-sort.ts); aria-sort says which.
+// The rows are one tab stop: j/k and the arrows move between them (lib/list-keys.ts), Enter opens one.
 //
 // data-testid: trace-table (the scroll container), trace-row (each row: a link to #/traces/<traceId>,
 // data-trace-id), trace-service (a row's Service cell), sort-time, sort-status, sort-duration, sort-spans
-import type { ReactNode } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { Application } from '../api/types';
 import { applicationName } from '../lib/applications';
 import { formatDuration, spanName, spanType, statusClass } from '../lib/format';
 import type { TraceSort, TraceSummary } from '../lib/trace-list';
 import { nextSort } from '../lib/trace-sort';
+import { listStep } from '../lib/list-keys';
 import { spanKind } from '../lib/waterfall';
 import { traceHref } from '../router';
 import { VirtualRows } from './VirtualRows';
@@ -56,8 +58,23 @@ function SortHeading({ column, label, sort, onSort, className, children }: {
 
 export function TraceTable({ rows, applications, projectId, now, onNearEnd, sort, onSort }: TraceTableProps) {
   const { short } = useTimePrefs();
+  // The row that takes the focus when the list is tabbed into, and that the keys move.
+  const [current, setCurrent] = useState(0);
+  const [moved, setMoved] = useState(0);
+  const body = useRef<HTMLDivElement>(null);
+  const at = Math.min(current, Math.max(0, rows.length - 1));
+  useEffect(() => {
+    if (moved) body.current?.querySelector<HTMLElement>(`[data-row-index="${at}"]`)?.focus();
+  }, [moved, at]);
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const next = listStep(rows.length, at, e.key);
+    if (next === undefined) return;
+    e.preventDefault();
+    setCurrent(next);
+    setMoved((n) => n + 1);
+  };
   return (
-    <div className="trace-table" role="table" aria-label="Traces" aria-rowcount={rows.length}>
+    <div ref={body} className="trace-table" role="table" aria-label="Traces" aria-rowcount={rows.length}>
       <div className="trace-grid trace-head" role="row">
         <SortHeading column="time" label="Time" sort={sort} onSort={onSort}>
           <span data-testid="trace-time-heading">Time <span className="muted">({short})</span></span>
@@ -74,14 +91,20 @@ export function TraceTable({ rows, applications, projectId, now, onNearEnd, sort
         rowHeight={TRACE_ROW_HEIGHT}
         rowKey={(i) => rows[i]!.traceId}
         onNearEnd={onNearEnd}
-        containerProps={{ 'data-testid': 'trace-table', role: 'rowgroup' }}
-        renderRow={(i) => <TraceRow row={rows[i]!} applications={applications} projectId={projectId} now={now} />}
+        scrollToIndex={moved ? at : undefined}
+        containerProps={{ 'data-testid': 'trace-table', role: 'rowgroup', onKeyDown, onFocus: (e) => {
+          const index = Number((e.target as HTMLElement).dataset['rowIndex']);
+          if (Number.isInteger(index) && index !== at) setCurrent(index);
+        } }}
+        renderRow={(i) => <TraceRow row={rows[i]!} index={i} current={i === at} applications={applications} projectId={projectId} now={now} />}
       />
     </div>
   );
 }
 
-function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; applications: Application[]; projectId: number; now: number }) {
+function TraceRow({ row, index, current, applications, projectId, now }: {
+  row: TraceSummary; index: number; current: boolean; applications: Application[]; projectId: number; now: number;
+}) {
   const { time } = useTimePrefs();
   const method = row.root?.requestMethod ?? '';
   const others = row.applicationIds.length - 1;
@@ -94,6 +117,8 @@ function TraceRow({ row, applications, projectId, now }: { row: TraceSummary; ap
       role="row"
       data-testid="trace-row"
       data-trace-id={row.traceId}
+      data-row-index={index}
+      tabIndex={current ? 0 : -1}
       href={traceHref(row.traceId, projectId)}
     >
       <span role="cell" title={new Date(row.startMs).toISOString()}>{time(new Date(row.startMs).toISOString(), now)}</span>

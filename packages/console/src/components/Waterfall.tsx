@@ -64,8 +64,8 @@ export function Waterfall({ layout, items, collapsed, selectedId, applications, 
       const r = rows[Math.max(0, Math.min(rows.length - 1, i))];
       if (r) onSelect(r.spanId);
     };
-    if (e.key === 'ArrowDown') move(selectedIndex + 1);
-    else if (e.key === 'ArrowUp') move(selectedIndex < 0 ? 0 : selectedIndex - 1);
+    if (e.key === 'ArrowDown' || e.key === 'j') move(selectedIndex + 1);
+    else if (e.key === 'ArrowUp' || e.key === 'k') move(selectedIndex < 0 ? 0 : selectedIndex - 1);
     else if (e.key === 'Home') move(0);
     else if (e.key === 'End') move(rows.length - 1);
     else if (cur && cur.childCount > 0 && ((e.key === 'ArrowLeft' && !collapsed.has(cur.spanId)) || (e.key === 'ArrowRight' && collapsed.has(cur.spanId)))) onToggle(cur.spanId);
@@ -87,7 +87,7 @@ export function Waterfall({ layout, items, collapsed, selectedId, applications, 
         rowKey={(i) => items[i]!.key}
         scrollToIndex={selectedItem >= 0 ? selectedItem : undefined}
         className="wf-rows"
-        containerProps={{ role: 'tree', tabIndex: 0, 'aria-label': `Spans of the trace (${layout.spanCount})`, onKeyDown }}
+        containerProps={{ role: 'tree', tabIndex: 0, 'aria-label': `Spans of the trace (${layout.spanCount})`, onKeyDown, 'data-waterfall-keys': 'on' }}
         renderRow={(i) => {
           const item = items[i]!;
           const r = item.row;

@@ -4,6 +4,7 @@ import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { LogFilters, type LogFilterValues } from '../components/LogFilters';
 import { LogRow } from '../components/LogRow';
 import { formatCount } from '../lib/format';
+import { listStep } from '../lib/list-keys';
 import { isLogLevel } from '../lib/log-list';
 import { describeRange, parseRange, rangeParams, resolveRange } from '../lib/time-range';
 import { MAX_ROWS, useLogFeed } from '../log-feed';
@@ -56,6 +57,9 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
   const [live, setLive] = useState(false);
   const [refreshed, setRefreshed] = useState(0);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  // The list is one tab stop: j/k and the arrows move between rows (lib/list-keys.ts), Enter or Space opens one.
+  // By id, not position: the live tail adds rows above, and only the two rows whose state changes re-render.
+  const [currentId, setCurrentId] = useState<string>();
 
   const filter = { projectId: project.id, applicationId, level: filters.level, q: filters.q, traceId: filters.traceId };
   const key = JSON.stringify([filter, filters.range, refreshed]);
@@ -72,6 +76,8 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
     return n;
   }), []);
   const refresh = () => setRefreshed((r) => r + 1);
+  // The tab stop: the row last moved to, while it is shown; else the first row.
+  const currentShown = useMemo(() => currentId !== undefined && feed.rows.some((l) => l.id === currentId), [currentId, feed.rows]);
   const filtered = Boolean(filters.level || filters.q || filters.traceId || applicationId);
 
   return (
@@ -119,9 +125,25 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
             {formatCount(feed.rows.length)} {feed.rows.length === 1 ? 'log' : 'logs'}, newest first
             {live && feed.tailedAt ? ` · live, checked ${time(new Date(feed.tailedAt).toISOString())}` : ''}
           </p>
-          <ol className={`log-list${feed.rows.length >= LARGE_LIST ? ' large' : ''}${feed.loading ? ' stale' : ''}`}>
-            {feed.rows.map((log) => (
-              <LogRow key={log.id} log={log} appName={appNames.get(log.applicationId) ?? `#${log.applicationId}`} expanded={expanded.has(log.id)} onToggle={onToggle} />
+          <ol
+            className={`log-list${feed.rows.length >= LARGE_LIST ? ' large' : ''}${feed.loading ? ' stale' : ''}`}
+            aria-label="Logs"
+            onKeyDown={(e) => {
+              const at = Math.max(0, feed.rows.findIndex((l) => l.id === currentId));
+              const next = listStep(feed.rows.length, at, e.key);
+              if (next === undefined) return;
+              e.preventDefault();
+              setCurrentId(feed.rows[next]!.id);
+              e.currentTarget.querySelectorAll<HTMLElement>('.log-message')[next]?.focus();
+            }}
+            onFocus={(e) => {
+              const id = (e.target as HTMLElement).closest('[data-log-id]')?.getAttribute('data-log-id');
+              if (id) setCurrentId(id);
+            }}
+          >
+            {feed.rows.map((log, i) => (
+              <LogRow key={log.id} log={log} current={currentShown ? log.id === currentId : i === 0}
+                appName={appNames.get(log.applicationId) ?? `#${log.applicationId}`} expanded={expanded.has(log.id)} onToggle={onToggle} />
             ))}
           </ol>
           <div className="logs-more">

@@ -75,6 +75,14 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
     return next;
   }), []);
 
+  // Focus lands on what opened: the waterfall (its arrow keys and j/k move through the spans), once laid out.
+  const focused = useRef(false);
+  useEffect(() => {
+    if (!layout || focused.current) return;
+    focused.current = true;
+    document.querySelector<HTMLElement>('[data-waterfall-keys]')?.focus({ preventScroll: true });
+  }, [layout]);
+
   // A trace that failed opens on the span where the failure began (once, if no span is chosen), its logs open.
   const failing = useMemo(() => (layout ? failingSpan(layout.rows) : undefined), [layout]);
   const opened = useRef(false);
