@@ -62,6 +62,9 @@ describe('GET /ingest/logs', () => {
     ['applicationId', ({ a }) => ({ applicationId: a.applicationId }), ['a-5', 'a-4', 'a-3', 'a-2', 'a-1', 'a-0']],
     ['from (inclusive) and to (exclusive)', () => ({ from: iso(T0 + 3 * MINUTE), to: iso(T0 + 7 * MINUTE) }), ['a-2', 'a2-1', 'a-1']],
     ['level without matches', () => ({ level: 'trace' }), []],
+    ['several levels', () => ({ level: 'error,fatal' }), ['a2-5', 'a-5', 'a2-2', 'a-2', 'a2-0', 'a-0']],
+    ['several levels, one named twice', () => ({ level: 'fatal,warn,fatal' }), ['a2-3', 'a-3', 'a2-2', 'a-2']],
+    ['several levels with q and traceId', () => ({ level: 'error,fatal', q: 'a2', traceId: traceX }), ['a2-2', 'a2-0']],
     ['q (ASCII letters in any case)', () => ({ q: 'A2-' }), ['a2-5', 'a2-4', 'a2-3', 'a2-2', 'a2-1', 'a2-0']],
     ['q with level', () => ({ q: '-', level: 'fatal' }), ['a2-2', 'a-2']],
     ['q with projectId', ({ a }) => ({ q: '-3', projectId: a.projectId }), ['a-3']],
@@ -83,7 +86,7 @@ describe('GET /ingest/logs', () => {
   });
 
   it.each([
-    ['level=critical'], ['level=ERROR'], ['level=error&level=fatal'], ['projectId=0'], ['projectId=abc'], ['traceId=xyz'],
+    ['level=critical'], ['level=ERROR'], ['level=error&level=fatal'], ['level=error,'], ['level=,error'], ['level=error,loud'], ['level=error%2C%20fatal'], ['projectId=0'], ['projectId=abc'], ['traceId=xyz'],
     ['limit=0'], ['limit=1001'], ['cursor=%%%'], ['from=2026-03-01'], [`from=${iso(T0)}&to=${iso(T0 - 1)}`],
     ['q='], [`q=${'x'.repeat(201)}`], ['q=a&q=b'],
   ])('answers 400 validation_failed for %s', async (query) => {

@@ -241,6 +241,28 @@ describe('console time and links', () => {
     }
   });
 
+  it('keeps several log levels at once, in the URL', async () => {
+    const { context, page } = await open();
+    try {
+      await page.goto('/#/logs?range=all');
+      await page.getByTestId('log-row').nth(2).waitFor();
+      await page.getByTestId('filter-level-error').check();
+      await page.waitForFunction(() => location.hash.includes('level=error'));
+      await page.getByTestId('log-row').nth(1).waitFor();
+      await expect(page.getByTestId('log-row').count()).resolves.toBe(2);
+      await page.getByTestId('filter-level-info').check();
+      await page.waitForFunction(() => location.hash.includes('level=info%2Cerror'));
+      await page.getByTestId('log-row').nth(2).waitFor();
+      await expect(page.getByTestId('log-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-level')))).resolves.toEqual(['info', 'error', 'error']);
+      await screenshot(page, 'view-log-levels');
+      await page.getByTestId('filter-level-error').uncheck();
+      await page.waitForFunction(() => /level=info(&|$)/.test(location.hash));
+      await expect(page.getByTestId('log-row').count()).resolves.toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('the URL is the view: a link opens its project and application for a reader on another, and filters are history', async () => {
     const { context, page } = await open({ project: projectB.id });
     const problems = watchProblems(page);

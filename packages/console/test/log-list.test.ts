@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isLogLevel, LOG_LEVELS, mergeLogs, newestFirst, olderThan, tailFrom } from '../src/lib/log-list';
+import { isLogLevel, levelsParam, LOG_LEVELS, mergeLogs, newestFirst, olderThan, parseLevels, tailFrom } from '../src/lib/log-list';
 
 const T = Date.parse('2026-11-22T10:00:00.000Z');
 const log = (id: string, offsetMs: number, message = id) => ({ id, timestamp: new Date(T + offsetMs).toISOString(), message });
@@ -95,5 +95,15 @@ describe('olderThan', () => {
   it('is 1 ms after the oldest row, so its millisecond comes again', () => {
     expect(olderThan([log('b', 1000), log('a', 0)])).toBe('2026-11-22T10:00:00.001Z');
     expect(olderThan([])).toBeUndefined();
+  });
+});
+
+describe('level params', () => {
+  it('reads several levels from the hash, each once, in the contract\'s order, unknown ones dropped', () => {
+    expect(parseLevels('fatal,error,error,loud')).toEqual(['error', 'fatal']);
+    expect(parseLevels('')).toEqual([]);
+    expect(parseLevels(null)).toEqual([]);
+    expect(levelsParam(['fatal', 'warn'])).toBe('warn,fatal');
+    expect(levelsParam([])).toBeUndefined();
   });
 });

@@ -17,7 +17,7 @@ const ops: Record<string, Record<string, Op>> = {
     post: { summary: 'Send a batch of logs', security: 'apiKey', body: ref('LogBatch'), ok: ['200', 'Valid logs stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
       errorNotes: ingestLimits, params: [idempotencyKey] },
     get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Log entries'), list('LogEntry')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
-      params: [...readFilters, { name: 'level', in: 'query', schema: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] } }, { name: 'projectId', in: 'query', schema: id },
+      params: [...readFilters, { name: 'level', in: 'query', schema: { type: 'string', maxLength: 64, pattern: '^(trace|debug|info|warn|error|fatal)(,(trace|debug|info|warn|error|fatal))*$' }, description: 'One level, or several separated by commas (`error,fatal`): logs of any of them.' }, { name: 'projectId', in: 'query', schema: id },
         contains('q', 'The log\'s `message`')] },
   },
   '/logs/project': {

@@ -1,3 +1,4 @@
+import { LOG_LEVELS } from '@lantern/domain';
 import type { QuantileSketch } from '@lantern/domain';
 import type {
   ApiKey, Application, DocumentFailure, DocumentRecord, Invitation, LogBatchMessage, LogEntry, LogLevel, Member, Membership, Organization, PendingInvitation,
@@ -180,6 +181,8 @@ export interface LogQuery extends TimeWindow, ReadBudget {
   applicationId?: number;
   traceId?: string;
   level?: LogLevel;
+  /** Any of these levels (several at once); with `level` too, the union. See levelsOf. */
+  levels?: readonly LogLevel[];
   /** `message` contains this text: literal, ASCII letters compared without regard to case (as `urlContains`). */
   messageContains?: string;
   limit?: number;
@@ -432,4 +435,11 @@ export interface Store extends AccountsStore, TelemetryStore, AiStore, Processin
   /** Deletes telemetry older than the cut-off (epoch ms); returns how many records went. */
   purgeTelemetryBefore(cutoffMs: number): Promise<number>;
   close(): Promise<void>;
+}
+
+/** The levels a log read keeps: `level` and `levels` together, each once, in the contract's order; undefined: all. */
+export function levelsOf(query: Pick<LogQuery, 'level' | 'levels'>): LogLevel[] | undefined {
+  if (query.level === undefined && query.levels === undefined) return undefined;
+  const wanted = new Set<LogLevel>([...(query.levels ?? []), ...(query.level === undefined ? [] : [query.level])]);
+  return LOG_LEVELS.filter((l) => wanted.has(l));
 }

@@ -92,11 +92,25 @@ export function traceFilters(req: Request) {
   };
 }
 
+/** `level`: one level, or several separated by commas (`error,fatal`): a log of any of them. */
+function logLevels(req: Request): LogLevel[] | undefined {
+  const raw = queryText(req, 'level', 64);
+  if (raw === undefined) return undefined;
+  const levels = raw.split(',');
+  if (!levels.every((l) => (LOG_LEVELS as readonly string[]).includes(l))) {
+    throw errors.validation(`The query parameter "level" must be one of ${LOG_LEVELS.join(', ')}, or several of them separated by commas.`, [{ parameter: 'level' }]);
+  }
+  return [...new Set(levels)] as LogLevel[];
+}
+
 export function logFilters(req: Request) {
-  const level = queryText(req, 'level', 16);
-  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level))
-    throw errors.validation(`The query parameter "level" must be one of ${LOG_LEVELS.join(', ')}.`, [{ parameter: 'level' }]);
-  return { ...commonFilters(req), level: level as LogLevel | undefined, projectId: queryId(req, 'projectId'), messageContains: searchText(req, 'q') };
+  const levels = logLevels(req);
+  return {
+    ...commonFilters(req),
+    ...(levels?.length === 1 ? { level: levels[0] } : { levels }),
+    projectId: queryId(req, 'projectId'),
+    messageContains: searchText(req, 'q'),
+  };
 }
 
 /** Drops undefined values so they do not override adapter defaults. */

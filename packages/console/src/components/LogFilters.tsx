@@ -10,14 +10,15 @@ const MAX_SEARCH = 200;
 const SEARCH_DELAY_MS = 300;
 
 export interface LogFilterValues {
-  level: LogLevel | undefined;
+  /** The levels kept; none: every level. */
+  levels: LogLevel[];
   q: string | undefined;
   traceId: string | undefined;
   range: TimeRange;
 }
 
 /**
- * The Logs page's filter bar: level (the API matches one level exactly), application, message text (applied after a short
+ * The Logs page's filter bar: levels (none checked: all), application, message text (applied after a short
  * pause in typing, or on Enter), time range, the trace a link narrowed to, and the live-tail switch.
  */
 export function LogFilters({ values, onChange, live, onLive, liveDisabled, applications, applicationId, onApplication }: {
@@ -46,17 +47,22 @@ export function LogFilters({ values, onChange, live, onLive, liveDisabled, appli
 
   return (
     <div className="filters">
-      <label className="filter">
-        <span>Level</span>
-        <select
-          data-testid="filter-level"
-          value={values.level ?? ''}
-          onChange={(e) => onChange({ level: (LOG_LEVELS as readonly string[]).includes(e.target.value) ? e.target.value as LogLevel : undefined })}
-        >
-          <option value="">All levels</option>
-          {LOG_LEVELS.map((l) => <option key={l} value={l}>{l}</option>)}
-        </select>
-      </label>
+      <fieldset className="filter level-filter">
+        <legend>Levels</legend>
+        <span className="level-chips" data-testid="filter-levels">
+          {LOG_LEVELS.map((l) => (
+            <label key={l} className={`level-chip level-${l}${values.levels.includes(l) ? ' on' : ''}`}>
+              <input
+                type="checkbox"
+                data-testid={`filter-level-${l}`}
+                checked={values.levels.includes(l)}
+                onChange={(e) => onChange({ levels: e.target.checked ? [...values.levels, l] : values.levels.filter((x) => x !== l) })}
+              />
+              {l}
+            </label>
+          ))}
+        </span>
+      </fieldset>
       <label className="filter">
         <span>Application</span>
         <select data-testid="filter-application" value={applicationId ?? ''} onChange={(e) => onApplication(e.target.value ? Number(e.target.value) : undefined)}>

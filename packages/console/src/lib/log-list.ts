@@ -83,3 +83,14 @@ export function olderThan(rows: readonly LogLike[]): string | undefined {
   const oldest = rows[rows.length - 1];
   return oldest ? new Date(Date.parse(oldest.timestamp) + 1).toISOString() : undefined;
 }
+
+/** The levels of a `level` hash param (`error,fatal`), each once, in the contract's order; unknown ones dropped. */
+export function parseLevels(raw: string | null | undefined): LogLevel[] {
+  const wanted = new Set((raw ?? '').split(','));
+  return LOG_LEVELS.filter((l) => wanted.has(l));
+}
+
+/** The `level` param of a set of levels: undefined for none (every level). */
+export function levelsParam(levels: readonly LogLevel[]): string | undefined {
+  return levels.length ? LOG_LEVELS.filter((l) => levels.includes(l)).join(',') : undefined;
+}

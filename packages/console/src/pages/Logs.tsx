@@ -5,7 +5,7 @@ import { LogFilters, type LogFilterValues } from '../components/LogFilters';
 import { LogRow } from '../components/LogRow';
 import { formatCount } from '../lib/format';
 import { listStep } from '../lib/list-keys';
-import { isLogLevel } from '../lib/log-list';
+import { levelsParam, parseLevels } from '../lib/log-list';
 import { describeRange, parseRange, rangeParams, resolveRange } from '../lib/time-range';
 import { MAX_ROWS, useLogFeed } from '../log-feed';
 import { viewApplicationId } from '../lib/view-scope';
@@ -28,7 +28,7 @@ export function LogsPage() {
 function readFilters(params: URLSearchParams): LogFilterValues {
   const level = params.get('level');
   return {
-    level: isLogLevel(level) ? level : undefined,
+    levels: parseLevels(level),
     q: params.get('q')?.trim() || undefined,
     traceId: params.get('traceId') || undefined,
     range: parseRange(params),
@@ -43,7 +43,7 @@ function writeFilters(patch: Partial<LogFilterValues> & { applicationId?: number
   const current = parseHash(location.hash);
   const merged = { ...readFilters(current.params), ...patch };
   const params: Record<string, string | undefined> = Object.fromEntries(current.params);
-  Object.assign(params, { level: merged.level, q: merged.q, traceId: merged.traceId }, rangeParams(merged.range));
+  Object.assign(params, { level: levelsParam(merged.levels), q: merged.q, traceId: merged.traceId }, rangeParams(merged.range));
   if (patch.applicationId !== undefined) params.applicationId = String(patch.applicationId);
   const typed = Object.keys(patch).length === 1 && 'q' in patch;
   navigateView('/logs', params, typed ? 'typing' : 'push');
@@ -61,7 +61,7 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
   // By id, not position: the live tail adds rows above, and only the two rows whose state changes re-render.
   const [currentId, setCurrentId] = useState<string>();
 
-  const filter = { projectId: project.id, applicationId, level: filters.level, q: filters.q, traceId: filters.traceId };
+  const filter = { projectId: project.id, applicationId, level: levelsParam(filters.levels), q: filters.q, traceId: filters.traceId };
   const key = JSON.stringify([filter, filters.range, refreshed]);
   // A named range ends at the moment the filters (or Refresh) last changed.
   // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -78,7 +78,7 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
   const refresh = () => setRefreshed((r) => r + 1);
   // The tab stop: the row last moved to, while it is shown; else the first row.
   const currentShown = useMemo(() => currentId !== undefined && feed.rows.some((l) => l.id === currentId), [currentId, feed.rows]);
-  const filtered = Boolean(filters.level || filters.q || filters.traceId || applicationId);
+  const filtered = Boolean(filters.levels.length || filters.q || filters.traceId || applicationId);
 
   return (
     <section className="logs-page">

@@ -208,6 +208,26 @@ export function logsContract(ctx: StoreContext): void {
         .toEqual(expected((l) => l.projectId === w.project.id && Date.parse(l.timestamp) >= T0 + 3000 && Date.parse(l.timestamp) < T0 + 6000));
     });
 
+    it('keeps any of several levels at once: merged newest first, paged, with the other filters', async () => {
+      const w = await makeWorld(ctx.store);
+      const levels = ['info', 'warn', 'error', 'fatal', 'debug'] as const;
+      const written = Array.from({ length: 40 }, (_, i) => logEntry(w.app, T0 + Math.floor(i / 2) * 1000, {
+        level: levels[i % 5]!, message: i % 3 === 0 ? `payment ${i} declined` : `request ${i} served`,
+      }));
+      await ctx.store.writeLogs(logBatch(w.app, written));
+      const expected = (keep: (l: LogEntry) => boolean) => newestFirst(written.filter(keep)).map((l) => l.id);
+      const severe = (l: LogEntry) => l.level === 'error' || l.level === 'fatal';
+      expect((await logs(w, { levels: ['error', 'fatal'] })).map((l) => l.id)).toEqual(expected(severe));
+      // `level` and `levels` together: the union; a level named twice counts once.
+      expect((await logs(w, { level: 'warn', levels: ['fatal', 'fatal'] })).map((l) => l.id)).toEqual(expected((l) => l.level === 'warn' || l.level === 'fatal'));
+      expect((await logs(w, { levels: ['error', 'fatal'], messageContains: 'declined' })).map((l) => l.id))
+        .toEqual(expected((l) => severe(l) && l.message.includes('declined')));
+      const pages = await readInPages((cursor) => ctx.store.streamLogs({ userId: w.user.id, projectId: w.project.id, levels: ['error', 'fatal'], limit: 5, cursor }), 5);
+      expect(pages.map((p) => p.length)).toEqual([5, 5, 5, 1]);
+      expect(pages.flat().map((l) => l.id)).toEqual(expected(severe));
+      expect(await logs(w, { levels: ['trace'] })).toEqual([]);
+    });
+
     it('without a project, merges the logs of every project the user can see, newest first', async () => {
       const w = await makeWorld(ctx.store, 'own');
       const p2 = await ctx.store.createProject({ name: 'second', organizationId: w.org.id });

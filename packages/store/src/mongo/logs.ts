@@ -1,5 +1,6 @@
 import type { LogEntry } from '@lantern/domain';
 import type { Filter } from 'mongodb';
+import { levelsOf } from '../port.js';
 import type { Cursor, LogQuery } from '../port.js';
 import { containsText } from '../text.js';
 import type { Access } from './access.js';
@@ -32,12 +33,13 @@ export function createLogReader(c: Collections, guard: Guard, access: Access, pa
     const projects = await access.visibleProjects(query.userId, query.projectId);
     if (projects.length === 0) return;
     const text = query.messageContains;
+    const levels = levelsOf(query);
     const base = (after: Cursor | undefined): Filter<LogDoc> => ({
       projectId: projects.length === 1 ? projects[0]! : { $in: projects },
       ...keysetFilter(query, after, '_id'),
       ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
       ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
-      ...(query.level === undefined ? {} : { level: query.level }),
+      ...(levels === undefined ? {} : { level: levels.length === 1 ? levels[0]! : { $in: levels } }),
     });
     const test = (doc: LogDoc, log: LogEntry): boolean => text === undefined
       || containsText(doc.message === undefined ? log.message : doc.message, text);
@@ -47,7 +49,8 @@ export function createLogReader(c: Collections, guard: Guard, access: Access, pa
     // time index: logs written before the postings are in neither read of the search.
     const grams = text === undefined || query.traceId !== undefined || !postingsComplete() ? [] : searchGramsOf(text);
     if (text !== undefined && grams.length > 0) {
-      const scope = { projects, base, from: query.from, to: query.to, level: query.level };
+      // One level narrows the postings by its key; several are tested in `base` on the candidates.
+      const scope = { projects, base, from: query.from, to: query.to, level: levels?.length === 1 ? levels[0] : undefined };
       let after = query.cursor;
       for (;;) {
         deadline.check();

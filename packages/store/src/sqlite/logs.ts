@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { LogEntry } from '@lantern/domain';
+import type { LogEntry, LogLevel } from '@lantern/domain';
+import { levelsOf } from '../port.js';
 import type { Cursor, LogQuery } from '../port.js';
 import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
@@ -17,9 +18,10 @@ interface LogRow {
   hit: number;
 }
 
-/** One project's stream: a page of rows read ahead, and where the next page starts. */
+/** One project's stream (of one level, when the read names several): a page read ahead, and where the next starts. */
 interface Source {
   projectId: number;
+  level: LogLevel | undefined;
   rows: LogRow[];
   next: number;
   after: Cursor | undefined;
@@ -50,17 +52,17 @@ function toLog(row: LogRow): LogEntry {
  * (at most the plan's bound of them, log-search.ts), whatever the depth. Exported for the tests of its query plan.
  */
 export function logPageSql(query: LogQuery, search: Search, projectId: number, after: Cursor | undefined, limit: number,
-  sliceRows = SLICE_ROWS): { sql: string; params: unknown[]; visits: number } {
+  sliceRows = SLICE_ROWS, level: LogLevel | undefined = query.level): { sql: string; params: unknown[]; visits: number } {
   const where = new Where()
     .add('l.project_id = ?', projectId)
     .maybe('l.trace_id = ?', query.traceId)
-    .maybe('l.level = ?', query.level);
+    .maybe('l.level = ?', level);
   newestFirst(where, 'l', query, after);
   const filter = new Where().maybe('l.application_id = ?', query.applicationId);
   // As the url filter of traces: literal, ASCII-case-insensitive, read from the stored JSON. Whichever plan
   // found the candidates (log-search.ts), this exact test decides.
   if (query.messageContains !== undefined) filter.add("instr(lower(json_extract(l.data, '$.message')), ?) > 0", asciiLower(query.messageContains));
-  const from = logsFrom(search.plan, query.level !== undefined && query.traceId === undefined, search.match);
+  const from = logsFrom(search.plan, level !== undefined && query.traceId === undefined, search.match);
   // On the index plan the candidates are few (the plan's bound): the filter narrows them in the WHERE clause.
   const sliced = filter.conditions.length > 0 && search.plan === 'scan';
   if (!sliced && filter.conditions.length > 0) where.add(filter.conditions.join(' AND '), ...filter.params);
@@ -93,7 +95,7 @@ export function createLogReader(db: Database, pageSize: number): LogReader {
     while (source.rows.length === 0 && !source.exhausted) {
       await turn();
       deadline.check();
-      const page = logPageSql(query, search, source.projectId, source.after, limit);
+      const page = logPageSql(query, search, source.projectId, source.after, limit, SLICE_ROWS, source.level);
       const visited = guard(() => cache.get<LogRow>(page.sql).all(...page.params));
       let last = visited[visited.length - 1];
       for (const row of visited) {
@@ -120,10 +122,12 @@ export function createLogReader(db: Database, pageSize: number): LogReader {
       const planInput = { match, limit: Math.min(remaining, pageSize), projects, from: query.from, to: query.to };
       const search: Search = { match, plan: guard(() => chooseLogPlan(cache, planInput)) };
       // Rows held in memory stay near a few pages, however many projects the user sees.
-      const perSource = Math.max(10, Math.min(pageSize, Math.ceil((pageSize * 4) / Math.max(1, projects.length))));
-      const sources: Source[] = projects.map((projectId) => ({
-        projectId, rows: [], next: 0, after: query.cursor, exhausted: false,
-      }));
+      const perSource = Math.max(10, Math.min(pageSize, Math.ceil((pageSize * 4) / Math.max(1, projects.length * (levelsOf(query)?.length ?? 1)))));
+      // Several levels: a stream per level, each on its (project, level, ts, id) range, merged like the projects'.
+      const levels: Array<LogLevel | undefined> = levelsOf(query) ?? [undefined];
+      const sources: Source[] = projects.flatMap((projectId) => levels.map((level) => ({
+        projectId, level, rows: [], next: 0, after: query.cursor, exhausted: false,
+      })));
       while (remaining > 0) {
         let best: Source | undefined;
         for (const source of sources) {
