@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAccount, waitForTrace, type Account } from './support/api.js';
 import { launchBrowser, newContext, screenshot, watchProblems } from './support/browser.js';
@@ -104,6 +105,20 @@ describe('console: trace search', () => {
     await page.waitForFunction(() => location.hash.includes('sort=oldest'));
     expect(await shown()).toEqual([ids.pay, ids.cart, ids.billing, ids.items, ids.slow]);
     await screenshot(page, 'trace-search-sorted');
+  });
+
+  it('exports every trace the filters match as CSV or NDJSON, from the list', async () => {
+    await page.goto('/#/traces?service=checkout');
+    await count(2);
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-format').selectOption('csv')]);
+    expect(csv.suggestedFilename()).toMatch(/^lantern-traces-project-\d+-.+\.csv$/);
+    const rows = (await readFile((await csv.path())!, 'utf8')).trim().split('\r\n');
+    expect(rows[0]).toContain('service,operation');
+    expect(rows.slice(1).map((r) => r.split(',')[1]).sort()).toEqual([ids.pay, ids.cart].sort());
+    await page.getByTestId('export-status').filter({ hasText: 'Saved' }).waitFor();
+    const [nd] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-format').selectOption('ndjson')]);
+    const records = (await readFile((await nd.path())!, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { traceId: string });
+    expect(records.map((r) => r.traceId).sort()).toEqual([ids.pay, ids.cart].sort());
   });
 
   it('opens a trace by its id from the id box, and says so when the text is no trace id', async () => {

@@ -93,6 +93,8 @@ export interface Op {
   headers?: Record<string, Json>;
   params?: Array<{ name: string; in: 'query' | 'path' | 'header'; required?: boolean; schema: Json; description?: string }>;
   ok: [string, string, Json?];
+  /** Other media types of the success response (an export's), beside its JSON. */
+  alsoAs?: Record<string, Json>;
   errors: string[];
   /** What an error status means for this operation, where it says more than the shared one (its code). */
   errorNotes?: Record<string, Json>;
@@ -137,3 +139,16 @@ export const idempotencyKey: NonNullable<Op['params']>[number] = {
   description: '1-200 visible ASCII characters. A repeated key from the same application within 24 h is answered 200 and not stored again.',
 };
 
+
+/** `format` of the two reads, and the media types an export answers with. */
+export const exportParam: NonNullable<Op['params']>[number] = {
+  name: 'format', in: 'query', schema: { type: 'string', enum: ['json', 'ndjson', 'csv'] },
+  description: 'json (default): the JSON array. ndjson or csv: an export of every record the filters match (as an attachment), read page by page '
+    + 'on the server, so it has no time cap and memory does not grow with it; `limit` caps it, `cursor` starts it. A read past its budget ends an '
+    + 'NDJSON export with one line holding its error body; a CSV export is cut there (an incomplete download).',
+};
+/** The media types of an export (the columns of its CSV are in the operation's description). */
+export const exportMedia: Record<string, Json> = {
+  'application/x-ndjson': { schema: { type: 'string' } } as unknown as Json,
+  'text/csv': { schema: { type: 'string' } } as unknown as Json,
+};

@@ -1,4 +1,4 @@
-import { type Json, type Op, contains, ERRORS, id, idempotencyKey, ingestLimits, json, keyCap, list, METHOD_NOT_ALLOWED, organizationCap, pageHeaders, pathInt, pathText, pathUuid, READ_503, readFilters, readLimit, ref, streamed, tenantIdParam, toComponent, uploadLimits } from './openapi-parts.js';
+import { type Json, type Op, contains, ERRORS, exportMedia, exportParam, id, idempotencyKey, ingestLimits, json, keyCap, list, METHOD_NOT_ALLOWED, organizationCap, pageHeaders, pathInt, pathText, pathUuid, READ_503, readFilters, readLimit, ref, streamed, tenantIdParam, toComponent, uploadLimits } from './openapi-parts.js';
 import { limits } from './limits.js';
 import { MAX_NAME_LENGTH } from './span-names.js';
 import { OTLP_METHOD_NOT_ALLOWED, otlpPaths } from './openapi-otlp.js';
@@ -17,12 +17,14 @@ const ops: Record<string, Record<string, Op>> = {
     post: { summary: 'Send a batch of logs', security: 'apiKey', body: ref('LogBatch'), ok: ['200', 'Valid logs stored (durably); invalid ones listed', ref('IngestResult')], errors: ['400', '401', '413', '415', '429', '503'],
       errorNotes: ingestLimits, params: [idempotencyKey] },
     get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Log entries'), list('LogEntry')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
-      params: [...readFilters, { name: 'level', in: 'query', schema: { type: 'string', maxLength: 64, pattern: '^(trace|debug|info|warn|error|fatal)(,(trace|debug|info|warn|error|fatal))*$' }, description: 'One level, or several separated by commas (`error,fatal`): logs of any of them.' }, { name: 'projectId', in: 'query', schema: id },
+      alsoAs: exportMedia, description: 'An export\'s CSV columns: id, timestamp, level, projectId, applicationId, traceId, spanId, type, message, fields (the other fields as JSON); RFC 4180, CRLF, a header row; a text a spreadsheet would run as a formula gets a leading \'.',
+      params: [...readFilters, exportParam, { name: 'level', in: 'query', schema: { type: 'string', maxLength: 64, pattern: '^(trace|debug|info|warn|error|fatal)(,(trace|debug|info|warn|error|fatal))*$' }, description: 'One level, or several separated by commas (`error,fatal`): logs of any of them.' }, { name: 'projectId', in: 'query', schema: id },
         contains('q', 'The log\'s `message`')] },
   },
   '/logs/project': {
     get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Trace records'), list('TraceRecord')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
-      params: [{ name: 'id', in: 'query', required: true, schema: id, description: 'Project id.' }, ...readFilters,
+      alsoAs: exportMedia, description: 'An export\'s CSV columns: id, traceId, projectId, applicationId, timestamp, spans (their count), service, operation, requestMethod, requestURL, responseStatus, durationMs (of the root span); RFC 4180, CRLF, a header row; a text a spreadsheet would run as a formula gets a leading \'. NDJSON holds each record whole.',
+      params: [{ name: 'id', in: 'query', required: true, schema: id, description: 'Project id.' }, ...readFilters, exportParam,
         { name: 'minDurationMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs }, description: 'Root span duration at least this.' },
         { name: 'maxDurationMs', in: 'query', schema: { type: 'integer', minimum: 0, maximum: limits.maxDurationMs }, description: 'Root span duration at most this; not below `minDurationMs` (else 400).' },
         { name: 'status', in: 'query', schema: { type: 'string', pattern: '^[1-5]([xX]{2}|[0-9]{2})$', maxLength: 3 }, description: 'Root span status: a code (404) or a class (5xx).' },
@@ -146,6 +148,7 @@ function operation(op: Op): Json {
   }
   const [code, description, schema] = op.ok;
   const success: Record<string, Json> = schema === undefined ? { description } : { description, ...json(schema) };
+  if (op.alsoAs) success['content'] = { ...(success['content'] as Record<string, Json>), ...op.alsoAs };
   if (op.headers) success['headers'] = op.headers;
   const responses: Record<string, Json> = { [code]: success };
   // Every operation may answer 503 (a backing system down) and every path 405 (another method).

@@ -8,3 +8,4 @@ export * from './rate-limit.js';
 export * from './request-log.js';
 export * from './security-headers.js';
 export * from './stream.js';
+export * from './export.js';

@@ -1,11 +1,12 @@
 import type { TokenService } from '@lantern/auth';
 import { errors, type LogEntry, type TraceRecord } from '@lantern/domain';
-import { clientGone, createServiceApp, queryId, queryTime, requireUser, streamJsonArray, userIdOf } from '@lantern/http';
+import { clientGone, createServiceApp, queryId, queryTime, requireUser, streamExport, streamJsonArray, userIdOf } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import type { Store } from '@lantern/store';
 import { Router, type Express, type Response } from 'express';
 import { concurrentReads } from './concurrent-reads.js';
 import { metricsReport } from './metrics.js';
+import { everyPage, exportFormat, exportName, logLines, traceLines } from './export.js';
 import { defined, encodeCursor, logFilters, traceFilters } from './params.js';
 import { metricsWindow } from './window.js';
 
@@ -82,8 +83,15 @@ export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4
     const projectId = queryId(req, 'id', true);
     const filters = traceFilters(req);
     if (!(await store.getProject(projectId, userId))) throw errors.notFound('project');
+    const format = exportFormat(req);
+    const position = (t: TraceRecord) => ({ ts: Date.parse(t.timestamp), id: t.id });
+    if (format) {
+      const records = everyPage((cursor, limit) => store.streamTraces(defined({ userId, projectId, ...filters, cursor, limit, budgetMs: budgets.readBudgetMs, signal })),
+        position, filters.cursor, filters.limit);
+      return streamExport(res, format, exportName(`traces-project-${projectId}`, format, Date.now()), traceLines(format, records));
+    }
     const traces = store.streamTraces(defined({ userId, projectId, ...filters, limit: filters.limit && filters.limit + 1, budgetMs: budgetOf(filters.limit), signal }));
-    if (filters.limit) return sendPage(res, traces, filters.limit, (t: TraceRecord) => ({ ts: Date.parse(t.timestamp), id: t.id }));
+    if (filters.limit) return sendPage(res, traces, filters.limit, position);
     await streamJsonArray(res, traces);
   }));
 
@@ -91,8 +99,16 @@ export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4
     const userId = userIdOf(res);
     const filters = logFilters(req);
     if (filters.projectId !== undefined && !(await store.getProject(filters.projectId, userId))) throw errors.notFound('project');
+    const format = exportFormat(req);
+    const position = (l: LogEntry) => ({ ts: Date.parse(l.timestamp), id: l.id });
+    if (format) {
+      const logs = everyPage((cursor, limit) => store.streamLogs(defined({ userId, ...filters, cursor, limit, budgetMs: budgets.readBudgetMs, signal })),
+        position, filters.cursor, filters.limit);
+      const what = filters.projectId === undefined ? 'logs' : `logs-project-${filters.projectId}`;
+      return streamExport(res, format, exportName(what, format, Date.now()), logLines(format, logs));
+    }
     const logs = store.streamLogs(defined({ userId, ...filters, limit: filters.limit && filters.limit + 1, budgetMs: budgetOf(filters.limit), signal }));
-    if (filters.limit) return sendPage(res, logs, filters.limit, (l: LogEntry) => ({ ts: Date.parse(l.timestamp), id: l.id }));
+    if (filters.limit) return sendPage(res, logs, filters.limit, position);
     await streamJsonArray(res, logs);
   }));
 

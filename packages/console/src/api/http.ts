@@ -44,3 +44,32 @@ export async function page<T>(path: string, query: Query, signal?: AbortSignal):
   const next = response.headers.get('x-next-cursor');
   return { items: JSON.parse(text) as T[], ...(next ? { nextCursor: next } : {}) };
 }
+
+/**
+ * An export (`format=ndjson|csv`) saved as a file: fetched with the session's token, then handed to the browser as a
+ * download under the server's file name. The browser holds the file while it arrives; an export too large for that
+ * is better taken with curl (docs/console.md), which the server streams at the same bounded memory.
+ */
+export async function download(path: string, query: Query, signal?: AbortSignal): Promise<{ filename: string; bytes: number }> {
+  const token = getToken();
+  const response = await fetch(withQuery(path, query), { headers: token ? { authorization: `Bearer ${token}` } : {}, ...(signal ? { signal } : {}) });
+  if (!response.ok) {
+    if (response.status === 401 && token) setToken(null);
+    throw errorFromBody(response.status, await response.text());
+  }
+  const filename = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `lantern-export.${String(query['format'])}`;
+  const blob = await response.blob();
+  const url = URL.createObjectURL(blob);
+  try {
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = filename;
+    a.hidden = true;
+    document.body.append(a);
+    a.click();
+    a.remove();
+  } finally {
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  }
+  return { filename, bytes: blob.size };
+}

@@ -3,6 +3,7 @@ import type { Project } from '../api/types';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { LogFilters, type LogFilterValues } from '../components/LogFilters';
 import { LogRow } from '../components/LogRow';
+import { ExportButton } from '../components/ExportButton';
 import { formatCount } from '../lib/format';
 import { listStep } from '../lib/list-keys';
 import { levelsParam, parseLevels } from '../lib/log-list';
@@ -87,6 +88,7 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
         <span className="muted">
           {project.name}{applicationId !== undefined ? ` / ${ws.applications.find((a) => a.id === applicationId)?.name ?? `application ${applicationId}`}` : ''} · {describeRange(filters.range, (iso) => time(iso))}
         </span>
+        <ExportButton path="/ingest/logs" query={{ ...filter, ...bounds }} what="log" />
         {!live ? <button type="button" onClick={refresh} disabled={feed.loading}>Refresh</button> : null}
       </header>
       <LogFilters

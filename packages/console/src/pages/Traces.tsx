@@ -12,7 +12,8 @@ import { CurlSnippet, OtelSnippet, SdkSnippet } from '../components/Snippets';
 import { TraceFilters } from '../components/TraceFilters';
 import { TraceTable } from '../components/TraceTable';
 import { describeRange } from '../lib/time-range';
-import { clearedFilters, isFiltered, onlyTyped, parseTraceParams, rootNames, traceParamsToHash, type TraceListParams, type TraceSort } from '../lib/trace-list';
+import { clearedFilters, isFiltered, onlyTyped, parseTraceParams, rootNames, toTraceFilter, traceParamsToHash, type TraceListParams, type TraceSort } from '../lib/trace-list';
+import { ExportButton } from '../components/ExportButton';
 import { sortTraces } from '../lib/trace-sort';
 import { hrefInScope, navigateView, useRoute } from '../router';
 import { useTimePrefs } from '../time-prefs';
@@ -47,6 +48,7 @@ export function TracesPage() {
       <header className="page-head">
         <h1>Traces</h1>
         <span className="muted">{ws.project.name}</span>
+        <ExportButton path="/logs/project" query={{ id: ws.project.id, ...toTraceFilter(params, pages.since) }} what="trace" />
         <button type="button" data-testid="traces-refresh" onClick={pages.reload} disabled={loading && !list.rows.length}>Refresh</button>
       </header>
       <TraceFilters
