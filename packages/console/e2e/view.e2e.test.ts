@@ -202,11 +202,13 @@ describe('console time and links', () => {
   it('a drag across the latency chart or a metrics chart zooms the window to it', async () => {
     const { context, page } = await open();
     try {
-      await page.goto('/#/traces?range=all');
+      // Six hours: the old trace in the middle of the axis (the window's, from the server's buckets), the recent at its end.
+      await page.goto('/#/traces?range=6h');
       await page.getByTestId('traces-count').filter({ hasText: '3 traces' }).waitFor();
+      await page.locator('[data-testid="latency-volume"][data-total="3"]').waitFor();
       const svg = page.locator('[data-testid="latency-chart"] svg');
       const box = (await svg.boundingBox())!;
-      // The old trace sits at the left end, the two recent ones at the right: drag over the right tenth.
+      // The old trace sits in the middle, the two recent ones at the right end: drag over the right tenth.
       await page.mouse.move(box.x + box.width * 0.88, box.y + box.height / 2);
       await page.mouse.down();
       await page.mouse.move(box.x + box.width * 0.95, box.y + box.height / 2, { steps: 5 });
@@ -217,7 +219,7 @@ describe('console time and links', () => {
       await expect(traceIds(page)).resolves.toEqual([recent, other].sort());
       expect(hashParams(page).get('from')).toBeTruthy();
       await expect(page.getByTestId('filter-range').inputValue()).resolves.toBe('custom');
-      // Back returns to all time.
+      // Back returns to the six hours.
       await page.goBack();
       await page.getByTestId('traces-count').filter({ hasText: '3 traces' }).waitFor();
 

@@ -2,9 +2,12 @@
 // dot per trace coloured by status class. A dot is a link to its trace; a drag across the plot zooms the page's
 // time range to the window dragged (`onZoom`). The chart is one tab stop: arrow keys move a cursor between the dots
 // (lib/scatter-keys.ts), Enter opens the trace under it, and a live line says which it is.
+// With `volume` (the server's buckets of the whole window, GET /metrics), the time axis is the window and bars under
+// the dots show every request in it, errors in red: the dots are the traces loaded, the bars all there are.
 //
 // data-testid: latency-chart (the <figure>), latency-plot (the focusable <svg>), latency-point (each dot's link,
-// data-trace-id), latency-cursor (the live line naming the trace under the cursor)
+// data-trace-id), latency-cursor (the live line naming the trace under the cursor), latency-volume (the bars;
+// data-total)
 import { memo, useLayoutEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import { formatDuration, spanName, statusClass } from '../lib/format';
 import { extent } from '../lib/chart';
@@ -14,12 +17,16 @@ import { scatterStep } from '../lib/scatter-keys';
 import { navigateView, traceHref } from '../router';
 import { useTimePrefs } from '../time-prefs';
 import { useDragZoom } from './drag-zoom';
+import type { Volume } from '../lib/volume';
+import { formatBucket, formatCount } from '../lib/format';
 
 /** Dots drawn at most (the newest): enough to see the shape, few enough to keep the page responsive. */
 export const MAX_POINTS = 3000;
 
 const H = 200;
 const PAD = { left: 56, right: 12, top: 10, bottom: 24 };
+/** The volume bars' band, under the scatter's time axis. */
+const BARS = 42;
 
 /** The element's width in CSS pixels, followed as it resizes (the chart draws 1:1, so dots stay round). */
 function useWidth(fallback: number): [RefObject<HTMLElement | null>, number] {
@@ -38,10 +45,12 @@ function useWidth(fallback: number): [RefObject<HTMLElement | null>, number] {
   return [ref, width];
 }
 
-export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, onZoom }: {
+export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, onZoom, volume }: {
   rows: TraceSummary[];
   projectId: number;
   now: number;
+  /** Every request of the window per bucket, from the server: the axis spans the window, bars show it all. */
+  volume?: Volume | undefined;
   /** A drag across the plot chose this window (epoch ms). */
   onZoom?(from: number, to: number): void;
 }) {
@@ -50,12 +59,13 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, o
   const points = rows.slice(0, MAX_POINTS).filter((r) => typeof r.durationMs === 'number');
   const [t0, t1] = extent(points.map((p) => p.startMs)) ?? [now, now];
   const pad = Math.max((t1 - t0) * 0.02, 1000);
-  const from = t0 - pad;
-  const to = t1 + pad;
+  const from = volume ? volume.from : t0 - pad;
+  const to = volume ? volume.to : t1 + pad;
+  const height = volume ? H + BARS : H;
   const plotW = W - PAD.left - PAD.right;
   const zoom = useDragZoom(W, PAD.left, W - PAD.right, (px) => from + ((px - PAD.left) / plotW) * (to - from), onZoom);
   const [cursor, setCursor] = useState<string>();
-  if (!points.length) return <figure ref={ref} className="latency-chart" hidden />;
+  if (!points.length && !volume?.total) return <figure ref={ref} className="latency-chart" hidden />;
   const active = cursor === undefined ? -1 : points.findIndex((p) => p.traceId === cursor);
   const describe = (p: TraceSummary) => `${p.root ? spanName(p.root.requestMethod ?? '') : p.traceId} ${p.root?.requestURL ?? ''}: `
     + `${formatDuration(p.durationMs)}, ${p.status ?? 'no status'}, ${time(new Date(p.startMs).toISOString(), now)}`;
@@ -79,7 +89,7 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, o
   return (
     <figure ref={ref} className="latency-chart" data-testid="latency-chart" data-point-count={points.length}>
       <svg
-        viewBox={`0 0 ${W} ${H}`}
+        viewBox={`0 0 ${W} ${height}`}
         role="group"
         tabIndex={0}
         data-testid="latency-plot"
@@ -113,7 +123,8 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, o
             </a>
           ))}
         </g>
-        {zoom.band ? <rect className="zoom-band" data-testid="zoom-band" x={zoom.band.x} y={PAD.top} width={zoom.band.width} height={H - PAD.top - PAD.bottom} /> : null}
+        {volume ? <VolumeBars volume={volume} x={x} top={H + 2} height={BARS - 6} /> : null}
+        {zoom.band ? <rect className="zoom-band" data-testid="zoom-band" x={zoom.band.x} y={PAD.top} width={zoom.band.width} height={height - PAD.top - PAD.bottom + (volume ? PAD.bottom : 0)} /> : null}
       </svg>
       <p className="sr-only" id={`latency-cursor-${projectId}`} data-testid="latency-cursor" aria-live="polite">
         {active >= 0 ? describe(points[active]!) : ''}
@@ -121,9 +132,33 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, o
       <figcaption>
         {STATUS_CLASSES.map((c) => <span key={c} className="legend"><i className={`swatch status-${c}`} />{c}</span>)}
         <span className="muted">
-          {rows.length > MAX_POINTS ? `Newest ${MAX_POINTS} of ${rows.length} loaded traces` : `${points.length} trace${points.length === 1 ? '' : 's'}`}; duration on a log scale{onZoom ? '; drag across the chart to zoom in' : ''}
+          {rows.length > MAX_POINTS ? `Newest ${MAX_POINTS} of ${rows.length} loaded traces` : `${points.length} trace${points.length === 1 ? '' : 's'} loaded`}; duration on a log scale
+          {volume ? `; bars: all ${formatCount(volume.total)} request${volume.total === 1 ? '' : 's'} of the window per ${formatBucket(volume.bucketMs)}, errors in red` : ''}
+          {onZoom ? '; drag across the chart to zoom in' : ''}
         </span>
       </figcaption>
     </figure>
   );
 });
+
+/** Requests per bucket of the window (errors stacked in red), on a band of their own under the time axis. */
+function VolumeBars({ volume, x, top, height }: { volume: Volume; x: (t: number) => number; top: number; height: number }) {
+  const max = Math.max(1, ...volume.requests);
+  const width = Math.max(1, x(volume.from + volume.bucketMs) - x(volume.from) - 1);
+  return (
+    <g className="volume" data-testid="latency-volume" data-total={volume.total} aria-hidden="true">
+      {volume.requests.map((n, i) => {
+        if (!n) return null;
+        const start = volume.from + i * volume.bucketMs;
+        const h = Math.max(1, (n / max) * height);
+        const e = volume.errors[i]! > 0 ? Math.max(1, (volume.errors[i]! / max) * height) : 0;
+        return (
+          <g key={i}>
+            <rect className="volume-bar" x={x(start)} y={top + height - h} width={width} height={h} />
+            {e ? <rect className="volume-errors" x={x(start)} y={top + height - e} width={width} height={e} /> : null}
+          </g>
+        );
+      })}
+    </g>
+  );
+}

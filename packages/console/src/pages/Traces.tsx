@@ -11,7 +11,8 @@ import { LatencyChart } from '../components/LatencyChart';
 import { CurlSnippet, OtelSnippet, SdkSnippet } from '../components/Snippets';
 import { TraceFilters } from '../components/TraceFilters';
 import { TraceTable } from '../components/TraceTable';
-import { describeRange } from '../lib/time-range';
+import { clampWindow, describeRange, resolveRange } from '../lib/time-range';
+import { volumeOf } from '../lib/volume';
 import { clearedFilters, isFiltered, onlyTyped, parseTraceParams, rootNames, toTraceFilter, traceParamsToHash, type TraceListParams, type TraceSort } from '../lib/trace-list';
 import { ExportButton } from '../components/ExportButton';
 import { sortTraces } from '../lib/trace-sort';
@@ -32,6 +33,15 @@ export function TracesPage() {
 
   // A filter change is a history entry (Back returns to the view before); a burst of typing is one entry.
   const apply = (next: TraceListParams) => navigateView('/traces', traceParamsToHash(next), onlyTyped(params, next) ? 'typing' : 'push');
+  // The chart's bars: every request of the window, per bucket, from the metrics rollups (the dots are only the
+  // traces loaded). GET /metrics reads at most 90 days: all time shows the last 90.
+  const projectId = ws.project?.id;
+  const window = useMemo(() => clampWindow(resolveRange(params.range, pages.since), VOLUME_MAX_MS, pages.since),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [JSON.stringify(params.range), pages.since]);
+  const volume = useAsync((signal) => (projectId === undefined ? Promise.resolve(undefined)
+    : client.metrics({ projectId, applicationId: params.applicationId, ...window }, signal).then(volumeOf)), [projectId, params.applicationId, window.from, window.to]);
+
   // Service and operation names seen on the loaded traces' roots: the filter fields suggest them.
   const names = useMemo(() => rootNames(pages.list.rows), [pages.list.rows]);
   const zoom = (from: number, to: number) => apply({ ...params, range: { name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() } });
@@ -61,7 +71,7 @@ export function TracesPage() {
         onOpenTrace={(traceId) => navigateView(`/traces/${traceId}`, {})}
       />
       <ErrorBanner error={error} onRetry={pages.retry} />
-      {list.rows.length ? <LatencyChart rows={list.rows} projectId={ws.project.id} now={pages.since} onZoom={zoom} /> : null}
+      {list.rows.length ? <LatencyChart rows={list.rows} projectId={ws.project.id} now={pages.since} onZoom={zoom} volume={volume.data} /> : null}
       {nothing ? <NoTraces projectId={ws.project.id} projectName={ws.project.name} params={params} everything={everything} onAllTime={() => apply({ ...params, range: { name: 'all' } })} /> : null}
       {list.rows.length ? (
         <TraceTable
@@ -87,6 +97,9 @@ export function TracesPage() {
     </section>
   );
 }
+
+/** GET /metrics takes a window of at most 90 days. */
+const VOLUME_MAX_MS = 90 * 86_400_000;
 
 const SORT_LABELS: Record<TraceSort, string> = {
   newest: 'newest first', oldest: 'oldest first', slowest: 'slowest first', fastest: 'fastest first', 'most-spans': 'by span count', status: 'by status',
