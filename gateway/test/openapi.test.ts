@@ -164,6 +164,7 @@ describe('GET /openapi.json', () => {
       ['GET', '/logs/project', 'bearer', 200, ['query:id']],
       ['GET', '/ingest/logs', 'bearer', 200, []],
       ['GET', '/metrics', 'bearer', 200, []],
+      ['GET', '/logs/volume', 'bearer', 200, ['query:projectId']],
       ['POST', '/ingest/traces', 'apiKey', 200, []],
       ['POST', '/ingest/logs', 'apiKey', 200, []],
       // The seed's planned endpoints, built
@@ -467,6 +468,8 @@ describe('GET /openapi.json', () => {
         ['GET', '/logs/project', () => l.http.get('/logs/project').set(auth), 400],
         ['GET', '/logs/project', () => l.http.get('/logs/project?id=999999').set(auth), 404],
         ['GET', '/metrics', () => l.http.get('/metrics?projectId=999999').set(auth), 404],
+        ['GET', '/logs/volume', () => l.http.get('/logs/volume?projectId=999999').set(auth), 404],
+        ['GET', '/logs/volume', () => l.http.get('/logs/volume').set(auth), 400],
         ['POST', '/ai/tenant', () => l.http.post('/ai/tenant').set(auth).send({ name: 'oe tenant', organizationId: org }), 409],
         ['POST', '/ai/tenant', () => l.http.post('/ai/tenant').set(bearer(b.token)).send({ name: 'x', organizationId: org }), 403],
         ['POST', '/ai/tenant', () => l.http.post('/ai/tenant').set(auth).send({ ...big, organizationId: org }), 413],

@@ -93,6 +93,26 @@ describe('GET /ingest/logs', () => {
     expectError(await l.http.get(`/ingest/logs?${query}`).set(bearer(a.token)), 400, 'validation_failed');
   });
 
+  it('counts the window\'s logs per bucket and level, and per level and application (GET /logs/volume)', async () => {
+    const from = iso(T0);
+    const to = iso(T0 + 20 * MINUTE);
+    const res = await l.http.get(`/logs/volume?projectId=${a.projectId}&from=${from}&to=${to}`).set(bearer(a.token)).expect(200);
+    // Project a's six logs, one every 3 minutes from T0: error, info, fatal, warn, debug, error.
+    expect(res.body).toMatchObject({ from, to, bucketMs: MINUTE, total: 6 });
+    expect(res.body.levels).toEqual([
+      { level: 'trace', count: 0 }, { level: 'debug', count: 1 }, { level: 'info', count: 1 }, { level: 'warn', count: 1 }, { level: 'error', count: 2 }, { level: 'fatal', count: 1 },
+    ]);
+    expect(res.body.applications).toEqual([{ applicationId: a.applicationId, count: 6 }]);
+    expect(res.body.buckets).toHaveLength(20);
+    expect(res.body.buckets[0]).toEqual({ timestamp: from, total: 1, levels: { error: 1 } });
+    expect(res.body.buckets[15]).toEqual({ timestamp: iso(T0 + 15 * MINUTE), total: 1, levels: { error: 1 } });
+    const severe = await l.http.get(`/logs/volume?projectId=${a.projectId}&from=${from}&to=${to}&level=error,fatal`).set(bearer(a.token)).expect(200);
+    expect(severe.body.total).toBe(3);
+    expectError(await l.http.get(`/logs/volume?projectId=${b.projectId}`).set(bearer(a.token)), 404, 'not_found');
+    expectError(await l.http.get(`/logs/volume?projectId=${a.projectId}&level=loud`).set(bearer(a.token)), 400, 'validation_failed');
+    expectError(await l.http.get('/logs/volume').set(bearer(a.token)), 400, 'missing_parameter');
+  });
+
   it('answers 401 without a token and with an API key', async () => {
     expectError(await l.http.get('/ingest/logs'), 401, 'unauthorized');
     expectError(await l.http.get('/ingest/logs').set('x-api-key', a.apiKey), 401, 'unauthorized');

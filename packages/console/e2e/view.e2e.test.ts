@@ -248,7 +248,13 @@ describe('console time and links', () => {
     try {
       await page.goto('/#/logs?range=all');
       await page.getByTestId('log-row').nth(2).waitFor();
+      // The window's volume and facets come from the server's counts: 2 errors, 1 info, over every application.
+      await page.locator('[data-testid="log-histogram"][data-total="3"]').waitFor();
+      await expect(page.getByTestId('facet-level-error').innerText()).resolves.toBe('2');
+      await expect(page.getByTestId('facet-level-info').innerText()).resolves.toBe('1');
+      await expect(page.getByTestId('facet-level-fatal').innerText()).resolves.toBe('0');
       await page.getByTestId('filter-level-error').check();
+      await page.locator('[data-testid="log-histogram"][data-total="2"]').waitFor();
       await page.waitForFunction(() => location.hash.includes('level=error'));
       await page.getByTestId('log-row').nth(1).waitFor();
       await expect(page.getByTestId('log-row').count()).resolves.toBe(2);

@@ -32,6 +32,14 @@ const ops: Record<string, Record<string, Op>> = {
         { name: 'service', in: 'query', schema: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH }, description: 'The root span\'s service (an OpenTelemetry resource\'s `service.name`), exactly, case included. A Lantern SDK span has none: find its traces by `applicationId`.' },
         { name: 'operation', in: 'query', schema: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH }, description: 'The root span\'s operation, exactly, case included: its OpenTelemetry `name`, else the name part of `requestMethod`; a server span named by its HTTP method alone gets its route after it (`route`, or the `http.route` attribute): `GET /items/:id`.' }] },
   },
+  '/logs/volume': {
+    get: { summary: 'How many logs a project\'s window holds, per bucket and level, and per level and application in all', security: 'jwt', ok: ['200', 'The volume', ref('LogVolume')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
+      description: 'The window as GET /metrics takes it: `from` before `to`, at most 90 days, widened to whole buckets of a width from 1 minute to 1 day (at most 200 buckets); without `from`, the hour ending at `to` (default now). Counts logs by the time they carry. '
+        + 'On SQLite from rollups kept as logs are written (a week reads ~50k rows for one application); on MongoDB counted when read, so a long window of a busy project may pass the read budget (503 read_timeout). `q` and `traceId` are not taken: a volume is of levels and applications.',
+      params: [{ name: 'projectId', in: 'query', required: true, schema: id }, { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 } }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 } },
+        { name: 'applicationId', in: 'query', schema: id },
+        { name: 'level', in: 'query', schema: { type: 'string', maxLength: 64, pattern: '^(trace|debug|info|warn|error|fatal)(,(trace|debug|info|warn|error|fatal))*$' }, description: 'Count only these levels (comma-separated).' }] },
+  },
   '/metrics': {
     get: { summary: 'Request metrics per application from its entry (controller:) spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       description: '`from` must be before `to`, and the window at most 90 days (with the defaults: a `from` at most 90 days before now); else 400 validation_failed, rules the schema cannot state across two parameters.',

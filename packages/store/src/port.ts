@@ -216,6 +216,30 @@ export interface MetricsQuery extends ReadBudget {
   bucketMs: number;
 }
 
+/** The log volume of a project's window (GET /logs/volume): counts per bucket, application and level. */
+export interface LogVolumeQuery extends ReadBudget {
+  userId: string;
+  projectId: number;
+  applicationId?: number;
+  /** Only these levels; all when absent. */
+  levels?: readonly LogLevel[];
+  /** Inclusive, epoch ms, a whole minute. */
+  from: number;
+  /** Exclusive, epoch ms, a whole minute. */
+  to: number;
+  /** The width of a bucket: whole minutes. */
+  bucketMs: number;
+}
+
+/** How many logs of one application and level a bucket holds (buckets without logs are left out). */
+export interface LogVolumeCell {
+  /** The bucket's start, epoch ms. */
+  start: number;
+  applicationId: number;
+  level: LogLevel;
+  count: number;
+}
+
 /** The entry spans of one application in one bucket, merged from the per-minute rollups. */
 export interface MetricsCell {
   projectId: number;
@@ -263,6 +287,11 @@ export interface TelemetryStore {
    * without requests are left out. By application, then bucket.
    */
   readMetrics(query: MetricsQuery): Promise<MetricsCell[]>;
+  /**
+   * The logs of a visible project's window counted per bucket, application and level, by the time a log carries
+   * (its `timestamp`); a project the user cannot see has none. By bucket, then application, then level.
+   */
+  readLogVolume(query: LogVolumeQuery): Promise<LogVolumeCell[]>;
 }
 
 export interface StoredDocument extends DocumentRecord {

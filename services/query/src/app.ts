@@ -7,10 +7,11 @@ import { Router, type Express, type Response } from 'express';
 import { concurrentReads } from './concurrent-reads.js';
 import { metricsReport } from './metrics.js';
 import { everyPage, exportFormat, exportName, logLines, traceLines } from './export.js';
-import { defined, encodeCursor, logFilters, traceFilters } from './params.js';
+import { logVolumeReport } from './log-volume.js';
+import { defined, encodeCursor, logFilters, logLevels, traceFilters } from './params.js';
 import { metricsWindow } from './window.js';
 
-export type QueryStore = Pick<Store, 'getProject' | 'streamTraces' | 'streamLogs' | 'readMetrics'>;
+export type QueryStore = Pick<Store, 'getProject' | 'streamTraces' | 'streamLogs' | 'readMetrics' | 'readLogVolume'>;
 
 /** The time budgets of reads (docs/api.md, "Read budgets"), in ms: config READ_BUDGET_MS and STREAM_BUDGET_MS. */
 export interface ReadBudgets {
@@ -110,6 +111,17 @@ export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4
     const logs = store.streamLogs(defined({ userId, ...filters, limit: filters.limit && filters.limit + 1, budgetMs: budgetOf(filters.limit), signal }));
     if (filters.limit) return sendPage(res, logs, filters.limit, position);
     await streamJsonArray(res, logs);
+  }));
+
+  router.get('/logs/volume', read(async (req, res, signal) => {
+    const userId = userIdOf(res);
+    const projectId = queryId(req, 'projectId', true);
+    const window = metricsWindow(queryTime(req, 'from'), queryTime(req, 'to'), Date.now());
+    const applicationId = queryId(req, 'applicationId');
+    const levels = logLevels(req);
+    if (!(await store.getProject(projectId, userId))) throw errors.notFound('project');
+    const cells = await store.readLogVolume(defined({ userId, projectId, applicationId, levels, ...window, budgetMs: budgets.readBudgetMs, signal }));
+    res.json(logVolumeReport(cells, window));
   }));
 
   router.get('/metrics', read(async (req, res, signal) => {

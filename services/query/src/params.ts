@@ -93,7 +93,7 @@ export function traceFilters(req: Request) {
 }
 
 /** `level`: one level, or several separated by commas (`error,fatal`): a log of any of them. */
-function logLevels(req: Request): LogLevel[] | undefined {
+export function logLevels(req: Request): LogLevel[] | undefined {
   const raw = queryText(req, 'level', 64);
   if (raw === undefined) return undefined;
   const levels = raw.split(',');

@@ -75,6 +75,7 @@ describe('query: a dropped read keeps its slot until it has stopped, and stops',
     const queryStore: QueryStore = {
       getProject: (...a) => store.getProject(...a),
       readMetrics: (...a) => store.readMetrics(...a),
+      readLogVolume: (...a) => store.readLogVolume(...a),
       streamTraces: (q) => observed('traces', q.urlContains ?? '', store.streamTraces(q)),
       streamLogs: (q) => observed('logs', '', store.streamLogs(q)),
     };

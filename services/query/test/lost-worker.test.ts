@@ -42,7 +42,7 @@ describe('query: a whole-set response whose read worker dies', () => {
     const tokens = createTokenService({ secret: 'test-secret-that-is-long-enough-0123456789', ttlSeconds: 3600, versions: store });
     token = tokens.issue(w.user.id, 0);
     const app = createQueryApp({
-      store: { getProject: (...a) => store.getProject(...a), readMetrics: (...a) => store.readMetrics(...a), streamTraces: pool.streamTraces, streamLogs: pool.streamLogs },
+      store: { getProject: (...a) => store.getProject(...a), readMetrics: (...a) => store.readMetrics(...a), readLogVolume: (...a) => store.readLogVolume(...a), streamTraces: pool.streamTraces, streamLogs: pool.streamLogs },
       tokens, logger: createLogger({ service: 'test', silent: true }),
     });
     server = app.listen(0, '127.0.0.1');

@@ -84,3 +84,11 @@ export interface SearchAnswer { query: string; results: SearchHit[] }
 
 /** A page of a list read: the items and the cursor of the next page (absent on the last page). */
 export interface Page<T> { items: T[]; nextCursor?: string }
+
+/** GET /logs/volume: a window's logs per bucket and level, and per level and application in all. */
+export interface LogVolume {
+  from: string; to: string; bucketMs: number; total: number;
+  levels: Array<{ level: string; count: number }>;
+  applications: Array<{ applicationId: number; count: number }>;
+  buckets: Array<{ timestamp: string; total: number; levels: Record<string, number> }>;
+}

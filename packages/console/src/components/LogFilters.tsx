@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Application } from '../api/types';
 import { syncDraft } from '../lib/draft';
+import { formatCount } from '../lib/format';
 import { LOG_LEVELS, type LogLevel } from '../lib/log-list';
 import type { TimeRange } from '../lib/time-range';
 import { TimeRangeSelect } from './TimeRangeSelect';
@@ -21,8 +22,10 @@ export interface LogFilterValues {
  * The Logs page's filter bar: levels (none checked: all), application, message text (applied after a short
  * pause in typing, or on Enter), time range, the trace a link narrowed to, and the live-tail switch.
  */
-export function LogFilters({ values, onChange, live, onLive, liveDisabled, applications, applicationId, onApplication }: {
+export function LogFilters({ values, onChange, live, onLive, liveDisabled, applications, applicationId, onApplication, counts }: {
   values: LogFilterValues;
+  /** The window's counts per level and application (GET /logs/volume), shown beside each choice: the facets. */
+  counts?: { levels: Record<string, number>; applications: Record<number, number> } | undefined;
   applications: readonly Application[];
   /** The application in view; undefined: every one. */
   applicationId: number | undefined;
@@ -59,6 +62,7 @@ export function LogFilters({ values, onChange, live, onLive, liveDisabled, appli
                 onChange={(e) => onChange({ levels: e.target.checked ? [...values.levels, l] : values.levels.filter((x) => x !== l) })}
               />
               {l}
+              {counts ? <span className="facet-count" data-testid={`facet-level-${l}`}>{formatCount(counts.levels[l] ?? 0, true)}</span> : null}
             </label>
           ))}
         </span>
@@ -67,7 +71,7 @@ export function LogFilters({ values, onChange, live, onLive, liveDisabled, appli
         <span>Application</span>
         <select data-testid="filter-application" value={applicationId ?? ''} onChange={(e) => onApplication(e.target.value ? Number(e.target.value) : undefined)}>
           <option value="">All applications</option>
-          {applications.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
+          {applications.map((a) => <option key={a.id} value={a.id}>{a.name}{counts ? ` (${formatCount(counts.applications[a.id] ?? 0, true)})` : ''}</option>)}
           {applicationId !== undefined && !applications.some((a) => a.id === applicationId) ? <option value={applicationId}>Application {applicationId}</option> : null}
         </select>
       </label>

@@ -4,16 +4,22 @@ import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { LogFilters, type LogFilterValues } from '../components/LogFilters';
 import { LogRow } from '../components/LogRow';
 import { ExportButton } from '../components/ExportButton';
+import { LogHistogram } from '../components/LogHistogram';
+import * as client from '../api/client';
+import { useAsync } from '../use-async';
 import { formatCount } from '../lib/format';
 import { listStep } from '../lib/list-keys';
 import { levelsParam, parseLevels } from '../lib/log-list';
-import { describeRange, parseRange, rangeParams, resolveRange } from '../lib/time-range';
+import { clampWindow, describeRange, parseRange, rangeParams, resolveRange } from '../lib/time-range';
 import { MAX_ROWS, useLogFeed } from '../log-feed';
 import { viewApplicationId } from '../lib/view-scope';
 import { hrefInScope, navigateView, parseHash, useRoute } from '../router';
 import { useTimePrefs } from '../time-prefs';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
+
+/** GET /logs/volume takes a window of at most 90 days. */
+const VOLUME_MAX_MS = 90 * 86_400_000;
 
 /** From this many rows the list lets the browser skip rendering the rows out of view (styles.css, `.large`). */
 const LARGE_LIST = 1_000;
@@ -69,6 +75,13 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
   const bounds = useMemo(() => resolveRange(filters.range, Date.now()), [key]);
   const liveDisabled = filters.range.name === 'custom' && filters.range.to !== undefined;
   const feed = useLogFeed(key, filter, bounds, live && !liveDisabled);
+  // Every log of the window per bucket and level, and the level and application counts: the server's (GET
+  // /logs/volume, at most 90 days: all time counts the last 90), whatever the list has loaded.
+  const volumeWindow = useMemo(() => clampWindow(bounds, VOLUME_MAX_MS, Date.now()), [bounds]);
+  const volume = useAsync((signal) => client.logVolume({ projectId: project.id, applicationId, level: levelsParam(filters.levels), ...volumeWindow }, signal),
+    [project.id, applicationId, levelsParam(filters.levels), volumeWindow.from, volumeWindow.to, refreshed]);
+  // The facets: counts per level and application of the window, without narrowing by level or application.
+  const facets = useAsync((signal) => client.logVolume({ projectId: project.id, ...volumeWindow }, signal), [project.id, volumeWindow.from, volumeWindow.to, refreshed]);
 
   const appNames = useMemo(() => new Map(ws.applications.map((a) => [a.id, a.name])), [ws.applications]);
   const onToggle = useCallback((id: string) => setExpanded((s) => {
@@ -99,8 +112,19 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
         liveDisabled={liveDisabled}
         applications={ws.applications}
         applicationId={applicationId}
+        counts={facets.data ? {
+          levels: Object.fromEntries(facets.data.levels.map((l) => [l.level, l.count])),
+          applications: Object.fromEntries(facets.data.applications.map((a) => [a.applicationId, a.count])),
+        } : undefined}
         onApplication={(id) => writeFilters({ applicationId: id ?? 'all' })}
       />
+      {volume.data && volume.data.total > 0 ? (
+        <LogHistogram
+          volume={volume.data}
+          narrowed={Boolean(filters.q || filters.traceId)}
+          onZoom={(from, to) => writeFilters({ range: { name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() } })}
+        />
+      ) : null}
       <ErrorBanner error={feed.error} onRetry={refresh} />
       {feed.loading && feed.rows.length === 0 ? <Loading what="logs" /> : null}
       {!feed.loading && !feed.error && feed.rows.length === 0 ? (

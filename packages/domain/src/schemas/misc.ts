@@ -77,3 +77,34 @@ export const metrics = {
     },
   },
 } as const;
+
+const levelName = { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] } as const;
+const count = { type: 'integer', minimum: 0 } as const;
+
+export const logVolume = {
+  $id: 'LogVolume',
+  type: 'object',
+  description: 'The logs of a project\'s window counted by the time they carry: per bucket and level (the histogram), and in all per level and per application (the facets).',
+  required: ['from', 'to', 'bucketMs', 'total', 'levels', 'applications', 'buckets'],
+  properties: {
+    from: timestamp,
+    to: timestamp,
+    bucketMs: { type: 'integer', description: 'As GET /metrics: at most 200 buckets, `from` and `to` multiples of it (UTC).' },
+    total: count,
+    levels: { type: 'array', description: 'Every level, in this order: trace, debug, info, warn, error, fatal; 0 included.', items: { type: 'object', required: ['level', 'count'], properties: { level: levelName, count } } },
+    applications: { type: 'array', description: 'The applications with logs in the window, most first.', items: { type: 'object', required: ['applicationId', 'count'], properties: { applicationId: positiveId, count } } },
+    buckets: {
+      type: 'array',
+      description: 'Every bucket of the window, oldest first.',
+      items: {
+        type: 'object',
+        required: ['timestamp', 'total', 'levels'],
+        properties: {
+          timestamp: { ...timestamp, description: 'Start of the bucket.' },
+          total: count,
+          levels: { type: 'object', description: 'The count of each level the bucket has.', properties: Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((l) => [l, count])), additionalProperties: false },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { newId, toIso } from '@lantern/domain';
 import type { LogEntry } from '@lantern/domain';
-import type { LogQuery } from '../port.js';
+import type { LogQuery, LogVolumeQuery } from '../port.js';
 import { HOUR, T0, collect, cursorOf, logBatch, logEntry, makeWorld, newestFirst, readInPages } from './fixtures.js';
 import type { StoreContext, World } from './fixtures.js';
 
@@ -176,6 +176,21 @@ export function logsContract(ctx: StoreContext): void {
       expect((await logs(w, { messageContains: 'old days' })).map((l) => l.id)).toEqual([again.id]);
     });
 
+    it('no longer counts purged logs in the volume, the cut-off\'s own minute included', async () => {
+      const w = await makeWorld(ctx.store);
+      const minute = T0 - (T0 % 60_000);
+      const cutoff = minute + 30_000;
+      await ctx.store.writeLogs(logBatch(w.app, [
+        logEntry(w.app, minute - 2 * HOUR), logEntry(w.app, minute + 10_000), logEntry(w.app, minute + 40_000), logEntry(w.app, minute + 50_000),
+      ]));
+      const total = async () => (await ctx.store.readLogVolume({ userId: w.user.id, projectId: w.project.id, from: minute - 3 * HOUR, to: minute + 60_000, bucketMs: 60_000 }))
+        .reduce((n, c) => n + c.count, 0);
+      expect(await total()).toBe(4);
+      await ctx.store.purgeTelemetryBefore(cutoff);
+      // SQLite keeps counts, and makes the cut-off's minute's again; MongoDB counts what is left.
+      expect(await total()).toBe(2);
+    });
+
     it('combines the message filter with the others, over several projects, and pages through matches only', async () => {
       const w = await makeWorld(ctx.store);
       const p2 = await ctx.store.createProject({ name: 'second', organizationId: w.org.id });
@@ -226,6 +241,37 @@ export function logsContract(ctx: StoreContext): void {
       expect(pages.map((p) => p.length)).toEqual([5, 5, 5, 1]);
       expect(pages.flat().map((l) => l.id)).toEqual(expected(severe));
       expect(await logs(w, { levels: ['trace'] })).toEqual([]);
+    });
+
+    it('counts a window\'s logs by bucket, application and level: each stored log once, a project not visible none', async () => {
+      const w = await makeWorld(ctx.store);
+      const app2 = await ctx.store.createApplication({ name: 'second', projectId: w.project.id });
+      const stranger = await makeWorld(ctx.store, 'stranger');
+      const start = T0 - (T0 % 60_000);
+      const first = Array.from({ length: 12 }, (_, i) => logEntry(w.app, start + i * 20_000, { level: i % 4 === 0 ? 'error' : 'info' }));
+      await ctx.store.writeLogs(logBatch(w.app, first));
+      // The same batch again, and a repeated log: stored once, counted once.
+      await ctx.store.writeLogs(logBatch(w.app, first));
+      await ctx.store.writeLogs(logBatch(app2, [logEntry(app2, start + 30_000, { level: 'warn' }), logEntry(app2, start + 200_000, { level: 'warn' })]));
+      const volume = (query: Partial<LogVolumeQuery> = {}) => ctx.store.readLogVolume({
+        userId: w.user.id, projectId: w.project.id, from: start, to: start + 4 * 60_000, bucketMs: 2 * 60_000, ...query,
+      });
+      // 12 logs 20 s apart from the window's start: six in each two-minute bucket, every fourth an error.
+      expect(await volume()).toEqual([
+        { start, applicationId: w.app.id, level: 'info', count: 4 },
+        { start, applicationId: w.app.id, level: 'error', count: 2 },
+        { start, applicationId: app2.id, level: 'warn', count: 1 },
+        { start: start + 120_000, applicationId: w.app.id, level: 'info', count: 5 },
+        { start: start + 120_000, applicationId: w.app.id, level: 'error', count: 1 },
+        { start: start + 120_000, applicationId: app2.id, level: 'warn', count: 1 },
+      ]);
+      expect((await volume({ applicationId: app2.id, levels: ['warn', 'fatal'] })).map((c) => c.count)).toEqual([1, 1]);
+      expect(await volume({ levels: ['fatal'] })).toEqual([]);
+      expect(await volume({ from: start + 60_000, to: start + 120_000, bucketMs: 60_000 })).toEqual([
+        { start: start + 60_000, applicationId: w.app.id, level: 'info', count: 2 },
+        { start: start + 60_000, applicationId: w.app.id, level: 'error', count: 1 },
+      ]);
+      expect(await ctx.store.readLogVolume({ userId: stranger.user.id, projectId: w.project.id, from: start, to: start + 240_000, bucketMs: 60_000 })).toEqual([]);
     });
 
     it('without a project, merges the logs of every project the user can see, newest first', async () => {

@@ -12,6 +12,8 @@ import { ensureIndexes } from './indexes.js';
 import { createIngestWriter } from './ingest.js';
 import { createLimitsStore } from './limits.js';
 import { backfillTraceNames, traceNamesBackfilled } from './trace-names.js';
+import { readLogVolume } from './log-volume.js';
+import { deadlineOf } from './budget.js';
 import { MONGO_INDEX_CHUNK, indexLogsStep, legacyLogsMarked, markLegacyLogs, startMongoIndexLoop } from './log-indexer.js';
 import { createLogReader } from './logs.js';
 import { DEFAULT_PAGE_SIZE } from './paging.js';
@@ -120,6 +122,10 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
       await guard.run(() => db.command({ ping: 1 }));
     },
     readMetrics: (query) => guard.run(() => readRollups(c, access, query, firstHour), { budgetMs: query.budgetMs }),
+    readLogVolume: (query) => {
+      const deadline = deadlineOf(query.budgetMs, Date.now, query.signal);
+      return guard.run(() => readLogVolume(c, access, query, deadline), { budgetMs: deadline.budgetMs });
+    },
     purgeTelemetryBefore: (cutoffMs) => guard.run(() => purge(cutoffMs)),
     async close() {
       if (guard.closed) return;

@@ -13,6 +13,7 @@ import { DEFAULT_PAGE_SIZE } from './paging.js';
 import { createPurger } from './purge.js';
 import { startReadPool } from './read-pool.js';
 import { createRollupReader } from './rollup-reader.js';
+import { createLogVolumeReader } from './log-volume.js';
 import { configure, migrate } from './schema.js';
 import { createTraceReader } from './traces.js';
 import { startWriterThread } from './writer-thread.js';
@@ -73,6 +74,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const writer = threaded ? startWriterThread(options.file) : undefined;
   const pool = options.file !== ':memory:' && (options.readWorkers ?? 0) > 0 ? startReadPool(options.file, options.readWorkers!, pageSize) : undefined;
   const readMetrics = pool?.readMetrics ?? createRollupReader(connection);
+  const readLogVolume = createLogVolumeReader(connection);
   // The log search index is filled after the write (log-indexer.ts): by the writer thread (started at once if logs
   // wait for the index, and looking for them whenever it starts), or here, in the turns this event loop has free.
   const indexing = writer ? undefined : startIndexLoop(createLogIndexer(connection), () => false);
@@ -100,6 +102,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     async readMetrics(query) {
       try {
         return await readMetrics(query);
+      } catch (e) {
+        throw toStoreError(e);
+      }
+    },
+    async readLogVolume(query) {
+      try {
+        return await readLogVolume(query);
       } catch (e) {
         throw toStoreError(e);
       }

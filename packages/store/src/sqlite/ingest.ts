@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { newId } from '@lantern/domain';
 import type { LogBatchMessage, TelemetryMessage } from '@lantern/domain';
 import type { TelemetryStore } from '../port.js';
-import { RollupDelta } from '../rollups.js';
+import { RollupDelta, minuteOf } from '../rollups.js';
 import { guard } from './errors.js';
 import { createRollupWriter } from './rollups.js';
 import { contextUses, type ContextUse } from './span-contexts.js';
@@ -96,6 +96,9 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
         has_root = CASE WHEN ${ROOT_WINS} THEN excluded.has_root ELSE traces.has_root END`),
     log: db.prepare(`INSERT OR IGNORE INTO logs (id, project_id, application_id, trace_id, level, ts, data)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    // The log volume (schema.ts, 16): the logs a group stored, counted per (project, minute, application, level).
+    logVolume: db.prepare<[number, number, number, string, number]>(`INSERT INTO log_rollups (project_id, minute, application_id, level, count)
+      VALUES (?, ?, ?, ?, ?) ON CONFLICT (project_id, minute, application_id, level) DO UPDATE SET count = count + excluded.count`),
   };
   const applyRollups = createRollupWriter(db);
   const newContextUse = contextUses(db);
@@ -188,16 +191,24 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     }
   }
 
-  /** Stores one log batch; runs inside the caller's transaction. */
-  function storeLogs(batch: LogBatchMessage): void {
+  /** Stores one log batch, counting the logs it stores into `volume`; runs inside the caller's transaction. */
+  function storeLogs(batch: LogBatchMessage, volume: Map<string, [number, number, number, string, number]>): void {
     const at = batchTime(batch, now);
     if (!claimKey(batch.applicationId, 'logs', batch.idempotencyKey, at)) return;
     for (const log of batch.logs) {
       const { id, projectId, applicationId, ...rest } = log;
       if (rest.traceId == null) delete rest.traceId;
       const parsed = Date.parse(log.timestamp);
-      q.log.run(id, projectId ?? batch.projectId, applicationId ?? batch.applicationId, rest.traceId ?? null, log.level,
-        Number.isNaN(parsed) ? at : parsed, JSON.stringify(rest));
+      const ts = Number.isNaN(parsed) ? at : parsed;
+      const project = projectId ?? batch.projectId;
+      const app = applicationId ?? batch.applicationId;
+      // A log already stored (its id) is not stored again, nor counted.
+      if (q.log.run(id, project, app, rest.traceId ?? null, log.level, ts, JSON.stringify(rest)).changes === 0) continue;
+      const minute = minuteOf(ts);
+      const key = `${project}:${minute}:${app}:${log.level}`;
+      const cell = volume.get(key);
+      if (cell) cell[4] += 1;
+      else volume.set(key, [project, minute, app, log.level, 1]);
     }
   }
 
@@ -214,7 +225,9 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     applyRollups(rollups);
   });
   const logGroupTx = db.transaction((batches: readonly LogBatchMessage[]) => {
-    for (const batch of batches) if (batch.logs.length > 0 || batch.idempotencyKey) storeLogs(batch);
+    const volume = new Map<string, [number, number, number, string, number]>();
+    for (const batch of batches) if (batch.logs.length > 0 || batch.idempotencyKey) storeLogs(batch, volume);
+    for (const cell of volume.values()) q.logVolume.run(...cell);
   });
 
   return {

@@ -40,7 +40,19 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
           AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))`),
     deleteRollups: db.prepare<[number, number, number]>(`DELETE FROM metric_rollups WHERE (project_id, minute, application_id) IN
       (SELECT project_id, minute, application_id FROM metric_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
+    deleteLogVolume: db.prepare<[number, number, number]>(`DELETE FROM log_rollups WHERE (project_id, minute, application_id, level) IN
+      (SELECT project_id, minute, application_id, level FROM log_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
   };
+  // The cut-off's own minute loses the logs before it: its counts are made again from the logs it keeps.
+  const volumeOfMinute = {
+    drop: db.prepare<[number, number]>('DELETE FROM log_rollups WHERE project_id = ? AND minute = ?'),
+    count: db.prepare<[number, number, number, number]>(`INSERT INTO log_rollups (project_id, minute, application_id, level, count)
+      SELECT project_id, ?, application_id, level, count(*) FROM logs WHERE project_id = ? AND ts >= ? AND ts < ? GROUP BY application_id, level`),
+  };
+  const recountMinute = db.transaction((projectId: number, minute: number) => {
+    volumeOfMinute.drop.run(projectId, minute);
+    volumeOfMinute.count.run(minute, projectId, minute, minute + 60_000);
+  });
   const applyRollups = createRollupWriter(db);
   const trimHours = createHourTrimmer(db);
 
@@ -72,6 +84,8 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
       deleted += await drain(() => traceChunk.immediate(projectId, cutoffMs));
       await drain(() => q.deleteContexts.run(projectId, cutoffMs, CHUNK).changes);
       deleted += await drain(() => q.deleteLogs.run(projectId, cutoffMs, CHUNK).changes);
+      await drain(() => q.deleteLogVolume.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
+      if (cutoffMs !== minuteOf(cutoffMs)) guard(() => recountMinute.immediate(projectId, minuteOf(cutoffMs)));
       await drain(() => q.deleteRollups.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
       guard(() => trimHours(projectId, minuteOf(cutoffMs)));
     }
