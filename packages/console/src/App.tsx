@@ -133,7 +133,14 @@ function ScopeOfLink({ route, ws, children }: { route: Route; ws: Workspace; chi
           asked.current = link;
           const from = project?.id;
           showProject(wanted).then(
-            (found) => { if (!found) setMissing({ link, projectId: from }); },
+            (found) => {
+              // Another choice came first while this one looked: it selected nothing; the link asks again if opened again.
+              if (found === undefined) {
+                if (asked.current === link) asked.current = '';
+                return;
+              }
+              if (!found) setMissing({ link, projectId: from });
+            },
             (error: unknown) => setMissing({ link, error, projectId: from }),
           );
         }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import * as client from './api/client';
 import type { LogEntry } from './api/types';
 
@@ -40,5 +40,6 @@ export function useTraceLogs(projectId: number, traceId: string): TraceLogsFeed 
     });
     return () => abort.abort();
   }, [projectId, traceId, tick]);
-  return { ...state, reload: () => setTick((t) => t + 1) };
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { ...state, reload };
 }

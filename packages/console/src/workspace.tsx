@@ -18,8 +18,11 @@ export interface Workspace {
   selectOrganization(id: number): void;
   selectProject(id: number): void;
   selectApplication(id: number | undefined): void;
-  /** Selects a project wherever it is among the user's organizations (for a link); false when it is not visible. */
-  showProject(projectId: number): Promise<boolean>;
+  /**
+   * Selects a project wherever it is among the user's organizations (for a link); false when it is not visible,
+   * undefined when another selection came first while it looked (it then selects nothing).
+   */
+  showProject(projectId: number): Promise<boolean | undefined>;
   /** Reads organizations, projects and applications again (after one was created). */
   refresh(): Promise<void>;
   /** False until the first read of organizations, projects and applications has ended (well or not). */
@@ -56,6 +59,8 @@ export function WorkspaceProvider({ user, children }: { user: User; children: Re
   const [error, setError] = useState<unknown>();
   // Only the latest read applies its answers: a slower earlier one (the selection changed meanwhile) is dropped.
   const readSeq = useRef(0);
+  // Each selection, and each link's look-up, takes a number: a look-up that ends after a later one selects nothing.
+  const choiceSeq = useRef(0);
 
   useEffect(() => {
     try {
@@ -105,10 +110,17 @@ export function WorkspaceProvider({ user, children }: { user: User; children: Re
     organization: organizations.find((o) => o.id === selection.organizationId),
     project: projects.find((p) => p.id === selection.projectId),
     application: applications.find((a) => a.id === selection.applicationId),
-    selectOrganization: (id) => setSelection({ organizationId: id }),
-    selectProject: (id) => setSelection((s) => ({ organizationId: s.organizationId, projectId: id })),
+    selectOrganization: (id) => {
+      choiceSeq.current++;
+      setSelection({ organizationId: id });
+    },
+    selectProject: (id) => {
+      choiceSeq.current++;
+      setSelection((s) => ({ organizationId: s.organizationId, projectId: id }));
+    },
     selectApplication: (id) => setSelection((s) => ({ ...s, applicationId: id })),
     showProject: async (projectId) => {
+      const seq = ++choiceSeq.current;
       // The project names its organization: the selection takes both from it, never the organization selected now,
       // which may already be another one while `projects` still lists the last one's (a switch being read).
       let project = projects.find((p) => p.id === projectId);
@@ -116,6 +128,7 @@ export function WorkspaceProvider({ user, children }: { user: User; children: Re
         if (project) break;
         project = (await client.listProjects(org.id)).find((p) => p.id === projectId);
       }
+      if (seq !== choiceSeq.current) return undefined;
       if (!project) return false;
       setSelection({ organizationId: project.organizationId, projectId });
       return true;

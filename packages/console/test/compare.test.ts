@@ -59,3 +59,17 @@ describe('compareTraces', () => {
     expect(compareTraces(plain, plain, (id) => `app ${id}`).rows[0]!.service).toBe('app 1');
   });
 });
+
+describe('compareTraces with awkward names and deep chains', () => {
+  it('places a span whose name holds ">" under its parent, and keeps keys short down a deep chain', () => {
+    const spans: S[] = [{ id: 'r', at: 0, dur: 50, name: 'SELECT * WHERE a > 1', service: 'db>proxy' }];
+    for (let i = 1; i < 3000; i++) spans.push({ id: `s${i}`, parent: i === 1 ? 'r' : `s${i - 1}`, at: i, dur: 1, name: `step > ${i % 3}` });
+    const deep = layout('deep', spans);
+    const result = compareTraces(deep, deep);
+    expect(result.rows[0]).toMatchObject({ label: 'SELECT * WHERE a > 1', depth: 0 });
+    expect(result.rows[1]).toMatchObject({ depth: 1 });
+    expect(result.rows[2999]).toMatchObject({ depth: 2999 });
+    expect(result).toMatchObject({ matched: 3000, onlyA: 0, onlyB: 0 });
+    expect(Math.max(...result.rows.map((r) => r.key.length))).toBeLessThan(80);
+  });
+});

@@ -56,7 +56,8 @@ export const LatencyChart = memo(function LatencyChart({ rows, projectId, now, o
 }) {
   const [ref, W] = useWidth(800);
   const { time } = useTimePrefs();
-  const points = rows.slice(0, MAX_POINTS).filter((r) => typeof r.durationMs === 'number');
+  // With the window's axis, a trace loaded from before it (all time shows the last 90 days) has no place on it.
+  const points = rows.slice(0, MAX_POINTS).filter((r) => typeof r.durationMs === 'number' && (!volume || (r.startMs >= volume.from && r.startMs < volume.to)));
   const [t0, t1] = extent(points.map((p) => p.startMs)) ?? [now, now];
   const pad = Math.max((t1 - t0) * 0.02, 1000);
   const from = volume ? volume.from : t0 - pad;

@@ -35,6 +35,9 @@ export interface SpanDetailsProps {
   onClose(): void;
 }
 
+/** A span's logs listed in full here at most; the rest are in the waterfall and on the Logs page. */
+const SHOWN_LOGS = 200;
+
 /** Around a log, on the Logs page: what its application logged a minute either side, every trace. */
 const AROUND_MS = 60_000;
 
@@ -109,7 +112,7 @@ export function SpanDetails({ row, applicationName, parentApplicationName, proje
         <section className="span-logs" data-testid="span-logs" data-log-count={logs.length} aria-label="Logs of this span">
           <h3>Logs of this span <span className="muted">{logs.length}</span></h3>
           <ol className="tl-list">
-            {logs.map((l) => {
+            {logs.slice(0, SHOWN_LOGS).map((l) => {
               const level = isLogLevel(l.level) ? l.level : 'info';
               const t = Date.parse(l.timestamp);
               const mark = l.id === highlightLogId;
@@ -125,6 +128,11 @@ export function SpanDetails({ row, applicationName, parentApplicationName, proje
               );
             })}
           </ol>
+          {logs.length > SHOWN_LOGS ? (
+            <p className="muted" data-testid="span-logs-more">
+              The first {SHOWN_LOGS} of {logs.length}: <a href={hrefInScope('/logs', params, { traceId: row.span.traceId, range: 'all' })}>all of the trace's logs in Logs</a>.
+            </p>
+          ) : null}
         </section>
       ) : null}
       {row.skewMs ? (

@@ -4,6 +4,7 @@
 //
 // data-testid: trace-logs (the panel; data-log-count), trace-log (each entry; data-level, data-log-id),
 // trace-logs-empty, trace-logs-more (shown when the trace has more logs than were read), trace-logs-open
+import { memo, useMemo } from 'react';
 import type { Application, LogEntry } from '../api/types';
 import { applicationName } from '../lib/applications';
 import { formatDuration } from '../lib/format';
@@ -28,9 +29,10 @@ export interface TraceLogsProps {
   onOpen(log: LogEntry): void;
 }
 
-export function TraceLogs({ logs, loading, error, onRetry, applications, traceStartMs, truncated, limit, allHref, onOpen }: TraceLogsProps) {
+export const TraceLogs = memo(function TraceLogs({ logs, loading, error, onRetry, applications, traceStartMs, truncated, limit, allHref, onOpen }: TraceLogsProps) {
   const { time } = useTimePrefs();
-  const items = [...logs].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
+  // Once per read of the logs, not on every selection of a span (the arrow keys): up to 5,000 of them.
+  const items = useMemo(() => logs.map((l) => ({ l, t: Date.parse(l.timestamp) })).sort((a, b) => a.t - b.t).map((x) => x.l), [logs]);
   const multiApp = new Set(items.map((l) => l.applicationId)).size > 1;
   const done = !loading || items.length > 0;
   return (
@@ -64,4 +66,4 @@ export function TraceLogs({ logs, loading, error, onRetry, applications, traceSt
       {truncated ? <p className="muted" data-testid="trace-logs-more">Showing the newest {limit.toLocaleString('en-US')} logs of this trace.</p> : null}
     </section>
   );
-}
+});

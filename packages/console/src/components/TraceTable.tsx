@@ -8,7 +8,7 @@
 //
 // data-testid: trace-table (the scroll container), trace-row (each row: a link to #/traces/<traceId>,
 // data-trace-id), trace-service (a row's Service cell), sort-time, sort-status, sort-duration, sort-spans
-import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { Application } from '../api/types';
 import { applicationName } from '../lib/applications';
 import { formatDuration, spanName, spanType, statusClass } from '../lib/format';
@@ -60,19 +60,18 @@ export function TraceTable({ rows, applications, projectId, now, onNearEnd, sort
   const { short } = useTimePrefs();
   // The row that takes the focus when the list is tabbed into, and that the keys move.
   const [current, setCurrent] = useState(0);
-  const [moved, setMoved] = useState(0);
+  // The row the keys moved to, until it has the focus: it may mount only after the list scrolls to it (Home, End).
+  const [focusTarget, setFocusTarget] = useState<number>();
   const body = useRef<HTMLDivElement>(null);
   const at = Math.min(current, Math.max(0, rows.length - 1));
-  useEffect(() => {
-    if (moved) body.current?.querySelector<HTMLElement>(`[data-row-index="${at}"]`)?.focus();
-  }, [moved, at]);
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     const next = listStep(rows.length, at, e.key);
     if (next === undefined) return;
     e.preventDefault();
     setCurrent(next);
-    setMoved((n) => n + 1);
+    setFocusTarget(next);
   };
+  const focused = useCallback(() => setFocusTarget(undefined), []);
   return (
     <div ref={body} className="trace-table" role="table" aria-label="Traces" aria-rowcount={rows.length}>
       <div className="trace-grid trace-head" role="row">
@@ -91,20 +90,30 @@ export function TraceTable({ rows, applications, projectId, now, onNearEnd, sort
         rowHeight={TRACE_ROW_HEIGHT}
         rowKey={(i) => rows[i]!.traceId}
         onNearEnd={onNearEnd}
-        scrollToIndex={moved ? at : undefined}
+        scrollToIndex={focusTarget}
         containerProps={{ 'data-testid': 'trace-table', role: 'rowgroup', onKeyDown, onFocus: (e) => {
           const index = Number((e.target as HTMLElement).dataset['rowIndex']);
           if (Number.isInteger(index) && index !== at) setCurrent(index);
         } }}
-        renderRow={(i) => <TraceRow row={rows[i]!} index={i} current={i === at} applications={applications} projectId={projectId} now={now} />}
+        renderRow={(i) => <TraceRow row={rows[i]!} index={i} current={i === at} focusNow={i === focusTarget} onFocused={focused}
+          applications={applications} projectId={projectId} now={now} />}
       />
     </div>
   );
 }
 
-function TraceRow({ row, index, current, applications, projectId, now }: {
+function TraceRow({ row, index, current, focusNow, onFocused, applications, projectId, now }: {
   row: TraceSummary; index: number; current: boolean; applications: Application[]; projectId: number; now: number;
+  /** The keys moved here: take the focus once mounted, then say so. */
+  focusNow: boolean;
+  onFocused(): void;
 }) {
+  const link = useRef<HTMLAnchorElement>(null);
+  useEffect(() => {
+    if (!focusNow) return;
+    link.current?.focus();
+    onFocused();
+  }, [focusNow, onFocused]);
   const { time } = useTimePrefs();
   const method = row.root?.requestMethod ?? '';
   const others = row.applicationIds.length - 1;
@@ -117,6 +126,7 @@ function TraceRow({ row, index, current, applications, projectId, now }: {
       role="row"
       data-testid="trace-row"
       data-trace-id={row.traceId}
+      ref={link}
       data-row-index={index}
       tabIndex={current ? 0 : -1}
       href={traceHref(row.traceId, projectId)}

@@ -38,6 +38,12 @@ export function useDragZoom(width: number, left: number, right: number, at: (x: 
       },
       onPointerMove(e) {
         if (start.current === undefined) return;
+        // Released outside before a drag began (no capture yet, so no pointerup here): not a drag any more.
+        if (e.buttons === 0) {
+          start.current = undefined;
+          setBand(undefined);
+          return;
+        }
         const x = clamp(svgX(e));
         if (Math.abs(x - start.current) < MIN_DRAG_PX) return;
         if (!band) e.currentTarget.setPointerCapture?.(e.pointerId);

@@ -35,53 +35,48 @@ export interface Comparison {
   onlyB: number;
 }
 
-interface Node { key: string; label: string; service: string; a?: WaterfallRow; b?: WaterfallRow; children: Node[] }
+interface Node { id: number; key: string; label: string; service: string; a?: WaterfallRow; b?: WaterfallRow; children: Node[] }
 
 /** The name a span is aligned by: its service (else its application), and its operation. */
 function nameOf(row: WaterfallRow, appName: (id: number) => string): { service: string; label: string } {
   return { service: spanService(row.span) ?? appName(row.applicationId), label: spanLabel(row.span) || row.type };
 }
 
-/** Each row's key (layout.rows is pre-order, siblings by start time, so the n-th same-named sibling is stable). */
-function keysOf(layout: WaterfallLayout, appName: (id: number) => string): Map<string, string> {
-  const keys = new Map<string, string>();
-  const seen = new Map<string, number>();
-  for (const row of layout.rows) {
-    const parent = row.parentSpanId === undefined ? '' : keys.get(row.parentSpanId) ?? '';
-    const { service, label } = nameOf(row, appName);
-    const base = `${parent}>${service}\u0000${label}`;
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    keys.set(row.spanId, `${base}#${n}`);
-  }
-  return keys;
-}
-
 const sideOf = (r: WaterfallRow): Side => ({ spanId: r.spanId, durationMs: r.durationMs, offsetMs: r.offsetMs, error: r.error });
 
 /**
  * The two traces aligned: every span of A in A's order, each with its match in B; a span only B has sits under its
- * parent's match, after A's spans there. Totals are the traces' extents.
+ * parent's match, after A's spans there. A span's place is its parent's node and its name and rank among the
+ * same-named children of that parent (`layout.rows` is pre-order, siblings by start time, so the n-th is stable):
+ * a node key is short whatever the depth, and a name holding any character places its span right. Totals are the
+ * traces' extents.
  */
 export function compareTraces(a: WaterfallLayout, b: WaterfallLayout, appName: (id: number) => string = (id) => `application ${id}`): Comparison {
-  const keysA = keysOf(a, appName);
-  const keysB = keysOf(b, appName);
   const nodes = new Map<string, Node>();
   const roots: Node[] = [];
-  const place = (row: WaterfallRow, key: string, side: 'a' | 'b') => {
-    let node = nodes.get(key);
-    if (!node) {
+  let nextId = 1;
+  const placeAll = (layout: WaterfallLayout, side: 'a' | 'b') => {
+    const nodeOfSpan = new Map<string, Node>();
+    const rank = new Map<string, number>();
+    for (const row of layout.rows) {
+      const parent = row.parentSpanId === undefined ? undefined : nodeOfSpan.get(row.parentSpanId);
       const { service, label } = nameOf(row, appName);
-      node = { key, label, service, children: [] };
-      nodes.set(key, node);
-      const parentKey = key.slice(0, key.lastIndexOf('>'));
-      const parent = parentKey ? nodes.get(parentKey) : undefined;
-      (parent ? parent.children : roots).push(node);
+      const base = `${parent?.id ?? 0}\u0000${service}\u0000${label}`;
+      const n = rank.get(base) ?? 0;
+      rank.set(base, n + 1);
+      const key = `${base}#${n}`;
+      let node = nodes.get(key);
+      if (!node) {
+        node = { id: nextId++, key, label, service, children: [] };
+        nodes.set(key, node);
+        (parent ? parent.children : roots).push(node);
+      }
+      node[side] = row;
+      nodeOfSpan.set(row.spanId, node);
     }
-    node[side] = row;
   };
-  for (const row of a.rows) place(row, keysA.get(row.spanId)!, 'a');
-  for (const row of b.rows) place(row, keysB.get(row.spanId)!, 'b');
+  placeAll(a, 'a');
+  placeAll(b, 'b');
 
   const rows: CompareRow[] = [];
   let matched = 0;

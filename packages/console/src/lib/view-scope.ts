@@ -21,7 +21,7 @@ export function isScopedPath(path: string): boolean {
 }
 
 /** Parameters of ids that belong to the project in view: they mean nothing in another project. */
-const PROJECT_BOUND_KEYS = ['traceId', 'span', 'app', 'tenant'];
+const PROJECT_BOUND_KEYS = ['traceId', 'span', 'app', 'tenant', 'a', 'b'];
 
 const id = (v: string | null): number | undefined => {
   const n = Number(v);

@@ -7,6 +7,7 @@
 // SpanDetails.tsx); trace-logs, trace-log (components/TraceLogs.tsx)
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import * as client from '../api/client';
+import type { LogEntry } from '../api/types';
 import { ApiError } from '../api/errors';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { SpanDetails } from '../components/SpanDetails';
@@ -69,6 +70,14 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
     setHighlightLogId(logId);
     navigateView(`/traces/${traceId}`, { span: spanId }, 'replace');
   }, [traceId]);
+  // A log of the side panel opens its span, the log marked. Stable, so the memoised panel does not redraw its logs.
+  const spanLogsRef = useRef(spanLogs);
+  spanLogsRef.current = spanLogs;
+  const openLog = useCallback((log: LogEntry) => {
+    for (const [spanId, list] of spanLogsRef.current.bySpan) {
+      if (list.some((l) => l.id === log.id)) return select(spanId, log.id);
+    }
+  }, [select]);
   const toggleLogs = useCallback((spanId: string) => setOpenLogs((s) => {
     const next = new Set(s);
     if (!next.delete(spanId)) next.add(spanId);
@@ -156,10 +165,7 @@ function TraceScreen({ projectId, traceId, selectedId }: { projectId: number; tr
                 truncated={logs.truncated}
                 limit={MAX_TRACE_LOGS}
                 allHref={hrefInScope('/logs', params, { traceId, range: 'all' })}
-                onOpen={(log) => {
-                  const spanId = spanLogs.bySpan.size ? [...spanLogs.bySpan].find(([, list]) => list.some((l) => l.id === log.id))?.[0] : undefined;
-                  if (spanId) select(spanId, log.id);
-                }}
+                onOpen={openLog}
               />
             </aside>
           </div>

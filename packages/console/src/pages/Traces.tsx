@@ -4,7 +4,7 @@
 // data-testid: traces-page, filter-* (components/TraceFilters.tsx), latency-chart, trace-table, trace-row,
 // traces-empty (the project has no traces yet), traces-no-match (filters match nothing), no-project (components/NoProject.tsx),
 // traces-load-more, traces-count, traces-refresh
-import { useEffect, useMemo } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import * as client from '../api/client';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
 import { LatencyChart } from '../components/LatencyChart';
@@ -27,9 +27,11 @@ export function TracesPage() {
   const ws = useWorkspace();
   const route = useRoute();
   const params = useMemo(() => parseTraceParams(route.params, ws.application?.id), [route.params, ws.application?.id]);
-  const key = JSON.stringify(traceParamsToHash(params));
+  // What the server reads: the filters, not the order (a sort reorders the rows loaded, it reads nothing again).
+  const key = JSON.stringify({ ...traceParamsToHash(params), sort: undefined });
   const pages = useTracePages(ws.project?.id, params, key);
-  useEffect(() => rememberTraceListHash(location.hash || '#/traces'), [key]);
+  // The list's whole URL (scope and order included), for a trace's "All traces" link.
+  useEffect(() => rememberTraceListHash(location.hash || '#/traces'), [route.params]);
 
   // A filter change is a history entry (Back returns to the view before); a burst of typing is one entry.
   const apply = (next: TraceListParams) => navigateView('/traces', traceParamsToHash(next), onlyTyped(params, next) ? 'typing' : 'push');
@@ -44,12 +46,17 @@ export function TracesPage() {
 
   // Service and operation names seen on the loaded traces' roots: the filter fields suggest them.
   const names = useMemo(() => rootNames(pages.list.rows), [pages.list.rows]);
-  const zoom = (from: number, to: number) => apply({ ...params, range: { name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() } });
+  // Stable, so the memoised chart does not draw its dots again on every render of the page.
+  const paramsRef = useRef(params);
+  paramsRef.current = params;
+  const zoom = useCallback((from: number, to: number) => navigateView('/traces',
+    traceParamsToHash({ ...paramsRef.current, range: { name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() } })), []);
+
+  const sorted = useMemo(() => sortTraces(pages.list.rows, params.sort), [pages.list.rows, params.sort]);
 
   if (!ws.project) return <NoProject what="Traces" />;
 
   const { list, loading, error, hasMore } = pages;
-  const sorted = sortTraces(list.rows, params.sort);
   const filtered = isFiltered(params);
   const nothing = !loading && !error && list.rows.length === 0;
   const everything = params.range.name === 'all' && !filtered;

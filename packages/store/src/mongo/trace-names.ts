@@ -36,7 +36,10 @@ export async function backfillTraceNames(c: Collections, step = STEP): Promise<v
     const spans = new Map<string, Span[]>();
     const rooted = page.filter((t) => t.rootRank > 0).map((t) => t._id);
     if (rooted.length > 0) {
-      for await (const s of c.spans.find({ traceKey: { $in: rooted } }, { sort: { traceKey: 1, ts: 1, spanId: 1 }, projection: { traceKey: 1, data: 1 } })) {
+      // Only the spans that can be a root (without parent, or controller spans): a trace of thousands of spans has
+      // one or a few, so a step holds a few spans per record, not every span of 500 traces.
+      for await (const s of c.spans.find({ traceKey: { $in: rooted }, $or: [{ parentSpanId: null }, { controller: true }] },
+        { sort: { traceKey: 1, ts: 1, spanId: 1 }, projection: { traceKey: 1, data: 1 } })) {
         let list = spans.get(s.traceKey);
         if (list === undefined) spans.set(s.traceKey, (list = []));
         list.push(JSON.parse(s.data) as Span);
