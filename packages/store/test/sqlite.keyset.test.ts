@@ -111,7 +111,7 @@ describe('sqlite keyset paging', () => {
     const cases: Array<[Partial<TraceQuery>, RegExp]> = [
       [{ operation: 'POST /rare' }, /traces_operation \(project_id=\? AND root_operation=\? AND ts>\? AND \(ts,id\)<\(\?,\?\)\)/],
       [{ service: 'api' }, /traces_service \(project_id=\? AND root_service=\? AND ts>\? AND \(ts,id\)<\(\?,\?\)\)/],
-      [{ status: { min: 500, max: 599 } }, /traces_status_class \(project_id=\? AND <expr>=\? AND ts>\? AND \(ts,id\)<\(\?,\?\)\)/],
+      [{ status: { min: 500, max: 599 } }, /traces_errors \(project_id=\? AND ts>\? AND \(ts,id\)<\(\?,\?\)\)/],
       // The operation's index leads; the service and the application are tested on its rows.
       [{ operation: 'GET /op1', service: 'web', applicationId: w.app.id }, /traces_operation \(project_id=\? AND root_operation=\?/],
     ];
@@ -125,11 +125,15 @@ describe('sqlite keyset paging', () => {
     // Each read on its own index hands over only its own records: the rare operation's first page is its 200
     // records' newest 100, not a slice of the project's.
     expect(cost(tracePageSql(query({ operation: 'POST /rare' }), undefined, PAGE), 't').visited).toBe(PAGE);
-    // An exact code is tested within its class's range of the index: one slice at most, never the project's.
+    // A failed code is tested among the failed traces: one slice at most, never the project's.
     const exact = tracePageSql(query({ status: { min: 503, max: 503 } }), undefined, PAGE, 500);
     const exactCost = cost(exact, 't');
-    expect(exactCost.plan).toMatch(/traces_status_class/);
+    expect(exactCost.plan).toMatch(/traces_errors/);
     expect(exactCost.visited).toBeLessThanOrEqual(500);
+    // Another class is common: slices of the project's time index.
+    const missing = cost(tracePageSql(query({ status: { min: 404, max: 404 } }), undefined, PAGE, 500), 't');
+    expect(missing.plan).toMatch(/traces_project_ts/);
+    expect(missing.visited).toBeLessThanOrEqual(500);
   });
 
   it('starts a log page at the cursor on the project, level and trace indexes', () => {

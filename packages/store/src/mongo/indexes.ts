@@ -48,8 +48,8 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     // The trace filters (issue 19), each in the list's order within its key: a filtered page reads its own range.
     { key: { projectId: 1, rootOperation: 1, ts: -1, id: -1 }, name: 'project_operation_ts' },
     { key: { projectId: 1, rootService: 1, ts: -1, id: -1 }, name: 'project_service_ts' },
-    // A class (`5xx`) is the $in of its hundred codes: one range each, merged in order (SORT_MERGE), not sorted.
-    { key: { projectId: 1, rootStatus: 1, ts: -1, id: -1 }, name: 'project_status_ts' },
+    // The failed traces (`5xx`, or a code of it): partial, so only the records that failed pay for it.
+    { key: { projectId: 1, ts: -1, id: -1 }, name: 'project_errors_ts', partialFilterExpression: { rootStatus: { $gte: 500 } } },
   ],
   spans: [
     // The spans of a page of trace records, in the order they are returned.

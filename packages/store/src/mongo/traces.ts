@@ -23,15 +23,13 @@ const HEAD = { _id: 1, id: 1, projectId: 1, applicationId: 1, traceId: 1, ts: 1 
 /** With the url filter: what finding the root of a record written before `rootUrl` existed takes. */
 const HEAD_WITH_ROOT = { ...HEAD, rootRank: 1, rootTs: 1, rootDurationMs: 1, rootStatus: 1, rootUrl: 1 } as const;
 
-/** The codes of a status filter, as one point each when it is a class or a code (so the index merges them in order). */
+/** A status filter: a code, or a class's range. */
 function statusFilter(status: NonNullable<TraceQuery['status']>): Filter<TraceDoc>['rootStatus'] {
-  if (status.min === status.max) return status.min;
-  if (Math.floor(status.min / 100) !== Math.floor(status.max / 100)) return { $gte: status.min, $lte: status.max };
-  return { $in: Array.from({ length: status.max - status.min + 1 }, (_, i) => status.min + i) };
+  return status.min === status.max ? status.min : { $gte: status.min, $lte: status.max };
 }
 
 /**
- * The index a read names (`hint`): the operation's, the service's or the status's, in the list's order within
+ * The index a read names (`hint`): the operation's, the service's or the failed traces', in the list's order within
  * their key, before the application's and the project's time indexes the planner picks by itself. Named, as the
  * SQLite store does, so that a filter's read never turns into a sort of the project's range.
  */
@@ -39,7 +37,7 @@ export function traceHint(query: TraceQuery): string | undefined {
   if (query.traceId !== undefined) return undefined;
   if (query.operation !== undefined) return 'project_operation_ts';
   if (query.service !== undefined) return 'project_service_ts';
-  if (query.status !== undefined && Math.floor(query.status.min / 100) === Math.floor(query.status.max / 100)) return 'project_status_ts';
+  if (query.status !== undefined && query.status.min >= 500 && query.status.max <= 599) return 'project_errors_ts';
   return undefined;
 }
 

@@ -54,7 +54,7 @@ export type TraceDriver = 'trace' | 'operation' | 'service' | 'status' | 'applic
 
 /** The index of each filter's own driver (schema.ts migration 15). */
 const DRIVER_INDEX: Partial<Record<TraceDriver, string>> = {
-  operation: 'traces_operation', service: 'traces_service', status: 'traces_status_class',
+  operation: 'traces_operation', service: 'traces_service', status: 'traces_errors',
 };
 
 /** The hundred of a status filter that is one class or one code within a class (`5xx`, `503`); else undefined. */
@@ -65,15 +65,16 @@ const statusClass = (status: TraceQuery['status']): number | undefined => {
 };
 
 /**
- * Which index serves a read: a trace id's primary key, else the operation's, the service's or the status class's
- * index (schema.ts migration 15), else the application's, else the project's time index. Each keeps the list's
- * order, so the read stops after a page instead of sorting; the other filters are tested on the rows it visits.
+ * Which index serves a read: a trace id's primary key, else the operation's, the service's or the failed traces'
+ * index (schema.ts migration 15: `5xx` or a code of it), else the application's, else the project's time index. Each
+ * keeps the list's order, so the read stops after a page instead of sorting; the other filters are tested on the
+ * rows it visits.
  */
 export function traceDriver(query: TraceQuery): TraceDriver {
   if (query.traceId !== undefined) return 'trace';
   if (query.operation !== undefined) return 'operation';
   if (query.service !== undefined) return 'service';
-  if (statusClass(query.status) !== undefined) return 'status';
+  if (statusClass(query.status) === 5) return 'status';
   if (query.applicationId !== undefined) return 'application';
   return 'project';
 }
@@ -101,14 +102,14 @@ export function tracePageSql(query: TraceQuery, cursor: Cursor | undefined, limi
   else filter.maybe('t.root_operation = ?', query.operation);
   if (driver === 'service') where.add('t.root_service = ?', query.service);
   else filter.maybe('t.root_service = ?', query.service);
-  // The class index's own expression, and the condition of its partial index, written as the index has them.
-  if (driver === 'status') where.add('CAST(t.root_status / 100 AS INTEGER) = ? AND t.root_status IS NOT NULL', statusClass(query.status));
+  // The condition of the failed traces' partial index, written as the index has it.
+  if (driver === 'status') where.add('t.root_status >= 500');
   if (driver === 'application' || driver === 'trace') where.maybe('t.application_id = ?', query.applicationId);
   else filter.maybe('t.application_id = ?', query.applicationId);
   newestFirst(where, 't', query, cursor);
   filter.maybe('t.root_duration_ms >= ?', query.minDurationMs).maybe('t.root_duration_ms <= ?', query.maxDurationMs);
-  // An exact code within its class's range of the index, or a status range no class index serves.
-  if (query.status && !(driver === 'status' && query.status.min % 100 === 0 && query.status.max % 100 === 99)) {
+  // An exact code among the failed traces, or a status no index serves.
+  if (query.status && !(driver === 'status' && query.status.min === 500 && query.status.max === 599)) {
     filter.add('t.root_status BETWEEN ? AND ?', query.status.min, query.status.max);
   }
   // Literal and ASCII-case-insensitive (../text.ts): instr has no wildcards, lower() folds ASCII only. No index
