@@ -1,9 +1,10 @@
 """schemathesis hooks of `pnpm test:api` (run.mjs sets SCHEMATHESIS_HOOKS to this module).
 
 The document states, in the descriptions of `from` and `to`, rules that JSON Schema cannot state across two
-parameters: on the trace and log reads `from` must be before `to`; on GET /metrics too, and the window is at most
-90 days (a missing `to` is now, a missing `from` an hour before `to`); and a `cursor` is only one the service
-issued in X-Next-Cursor (an opaque text). Those answers are 400 validation_failed, declared.
+parameters: on the trace and log reads `from` must be before `to`; on GET /metrics and GET /logs/volume too, and the
+window is at most 90 days (a missing `to` is now, a missing `from` an hour before `to`); on the trace read
+`minDurationMs` may not be above `maxDurationMs`; and a `cursor` is only one the service issued in X-Next-Cursor (an
+opaque text). Those answers are 400 validation_failed, declared.
 These hooks keep the *positive* (schema-valid) cases inside the stated rules, so the positive_data_acceptance check
 judges the rest of each request. Negative cases are left alone and still have to be refused, but for one the
 multipart encoding makes valid: an upload whose `file` is a non-string (null goes as the four bytes `null`).
@@ -14,7 +15,8 @@ from datetime import datetime, timedelta, timezone
 
 import schemathesis
 
-READS = {"/ingest/logs", "/logs/project", "/metrics"}
+READS = {"/ingest/logs", "/logs/project", "/metrics", "/logs/volume"}
+WINDOWED = {"/metrics", "/logs/volume"}
 MAX_WINDOW = timedelta(days=90)
 
 
@@ -43,8 +45,11 @@ def _issued_cursor(value):
 def _within_stated_rules(path, query):
     if "cursor" in query and not _issued_cursor(str(query["cursor"])):
         return False
+    low, high = query.get("minDurationMs"), query.get("maxDurationMs")
+    if isinstance(low, int) and isinstance(high, int) and not isinstance(low, bool) and not isinstance(high, bool) and low > high:
+        return False
     start, end = _time(query.get("from")), _time(query.get("to"))
-    if path == "/metrics":
+    if path in WINDOWED:
         end = end or datetime.now(timezone.utc)
         start = start or end - timedelta(hours=1)
         return start < end and end - start <= MAX_WINDOW

@@ -19,8 +19,9 @@ export function exportFormat(req: Request): ExportFormat | undefined {
 
 /**
  * Every record a read matches, page after page by keyset (`cursor`), each page one read of the store with its own
- * budget, so an export has no time cap and holds one page in memory however many records it streams. `limit`, when
- * given, caps the records in all.
+ * budget, so an export has no time cap and holds one page in memory however many records it streams. A page is read
+ * whole before it is handed on: the budget times the store, not a client slow to take the bytes. `limit`, when given,
+ * caps the records in all.
  */
 export async function* everyPage<T>(read: (cursor: Cursor | undefined, limit: number) => AsyncIterable<T>, position: (item: T) => Cursor,
   start: Cursor | undefined, limit?: number): AsyncGenerator<T> {
@@ -28,17 +29,22 @@ export async function* everyPage<T>(read: (cursor: Cursor | undefined, limit: nu
   let left = limit ?? Infinity;
   while (left > 0) {
     const want = Math.min(EXPORT_PAGE, left);
-    let n = 0;
-    let last: T | undefined;
-    for await (const item of read(cursor, want)) {
-      n++;
-      last = item;
-      yield item;
-    }
-    left -= n;
-    if (n < want || last === undefined) return;
-    cursor = position(last);
+    const page: T[] = [];
+    for await (const item of read(cursor, want)) page.push(item);
+    yield* page;
+    left -= page.length;
+    if (page.length < want) return;
+    cursor = position(page[page.length - 1]!);
   }
+}
+
+/** A CSV's header, with its first row: read before the header, so an error of the first read still gets its error body. */
+async function* withHeader(header: string, rows: AsyncIterable<string>): AsyncGenerator<string> {
+  const it = rows[Symbol.asyncIterator]();
+  const first = await it.next();
+  yield first.done ? header : header + first.value;
+  if (first.done) return;
+  for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
 }
 
 /** The root span of a record, as the list shows it: its span without parent, else its first controller span, else its first. */
@@ -52,13 +58,13 @@ export const TRACE_CSV_COLUMNS = ['id', 'traceId', 'projectId', 'applicationId',
 export const LOG_CSV_COLUMNS = ['id', 'timestamp', 'level', 'projectId', 'applicationId', 'traceId', 'spanId', 'type', 'message', 'fields'] as const;
 
 /** Trace records as lines: each record whole (NDJSON), or one row of its root span's summary (CSV; its spans are NDJSON's). */
-export async function* traceLines(format: ExportFormat, records: AsyncIterable<TraceRecord>): AsyncGenerator<string> {
-  if (format === 'csv') yield csvLine(TRACE_CSV_COLUMNS);
+export function traceLines(format: ExportFormat, records: AsyncIterable<TraceRecord>): AsyncIterable<string> {
+  if (format === 'csv') return withHeader(csvLine(TRACE_CSV_COLUMNS), traceRows(records));
+  return ndjson(records);
+}
+
+async function* traceRows(records: AsyncIterable<TraceRecord>): AsyncGenerator<string> {
   for await (const r of records) {
-    if (format === 'ndjson') {
-      yield `${JSON.stringify(r)}\n`;
-      continue;
-    }
     const root = rootOf(r);
     yield csvLine([r.id, r.traceId, r.projectId, r.applicationId, r.timestamp, r.telemetry?.length ?? 0, root && serviceOf(root), root && operationOf(root),
       root?.requestMethod, root?.requestURL, root?.responseStatus, root?.durationMs]);
@@ -66,16 +72,20 @@ export async function* traceLines(format: ExportFormat, records: AsyncIterable<T
 }
 
 /** Logs as lines: each log whole (NDJSON), or its main fields and the rest as one JSON field (CSV). */
-export async function* logLines(format: ExportFormat, logs: AsyncIterable<LogEntry>): AsyncGenerator<string> {
-  if (format === 'csv') yield csvLine(LOG_CSV_COLUMNS);
+export function logLines(format: ExportFormat, logs: AsyncIterable<LogEntry>): AsyncIterable<string> {
+  if (format === 'csv') return withHeader(csvLine(LOG_CSV_COLUMNS), logRows(logs));
+  return ndjson(logs);
+}
+
+async function* logRows(logs: AsyncIterable<LogEntry>): AsyncGenerator<string> {
   for await (const l of logs) {
-    if (format === 'ndjson') {
-      yield `${JSON.stringify(l)}\n`;
-      continue;
-    }
     const { id, timestamp, level, projectId, applicationId, traceId, spanId, type, message, ...rest } = l as LogEntry & { spanId?: unknown };
     yield csvLine([id, timestamp, level, projectId, applicationId, traceId, spanId, type, message, Object.keys(rest).length ? rest : undefined]);
   }
+}
+
+async function* ndjson(items: AsyncIterable<unknown>): AsyncGenerator<string> {
+  for await (const item of items) yield `${JSON.stringify(item)}\n`;
 }
 
 /** `lantern-traces-project-4-2026-11-27T10-43-00Z.csv`: what the read is, and when it was made. */

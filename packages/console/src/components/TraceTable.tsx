@@ -72,6 +72,10 @@ export function TraceTable({ rows, applications, projectId, now, onNearEnd, sort
     setFocusTarget(next);
   };
   const focused = useCallback(() => setFocusTarget(undefined), []);
+  // A list read again (new filters, Refresh) starts empty: a row the keys moved to in the old one is not waited for.
+  useEffect(() => {
+    if (rows.length === 0) setFocusTarget(undefined);
+  }, [rows.length]);
   return (
     <div ref={body} className="trace-table" role="table" aria-label="Traces" aria-rowcount={rows.length}>
       <div className="trace-grid trace-head" role="row">

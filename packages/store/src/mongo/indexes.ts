@@ -171,9 +171,10 @@ async function ensureTtl(db: Db, name: string, field: string, seconds: number | 
  * Indexes of earlier versions, dropped where found: the chunks' text index, which the postings replaced (the
  * documents it indexed are processed again: ai-processing.ts requeueOutdated); the logs' multikey trigram index
  * (2.7 GB a million logs), which the log postings replaced (its logs are indexed again: log-indexer.ts
- * markLegacyLogs), and the pending logs' index by the flag alone, which `pending_seq` replaced.
+ * markLegacyLogs), and the pending logs' index by the flag alone, which `pending_seq` replaced; the traces' full
+ * status index of an earlier draft of the trace filters, which the partial `project_errors_ts` replaced.
  */
-const RETIRED: Record<string, string[]> = { chunks: ['tenant_text'], logs: ['project_grams_ts', 'grams_pending'] };
+const RETIRED: Record<string, string[]> = { chunks: ['tenant_text'], logs: ['project_grams_ts', 'grams_pending'], traces: ['project_status_ts'] };
 
 /**
  * Collections stored in `_id` order (clustered: MongoDB 5.3 and later), created before anything is written to

@@ -389,6 +389,7 @@ export const MIGRATIONS: readonly string[] = [
   // 16: issue 19, the log volume (GET /logs/volume): logs counted per (project, minute, application, level) as they are
   // written (ingest.ts) and purged (purge.ts), so a histogram or the level and application counts of a week read a
   // few thousand rows, not the week's logs. Backfilled here from the logs already stored: reads every log once.
+  // And the failed traces' index for a database that took an earlier draft of 15 (a status-class index, dropped).
   `
   CREATE TABLE IF NOT EXISTS log_rollups (
     project_id INTEGER NOT NULL,
@@ -400,6 +401,8 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   INSERT INTO log_rollups (project_id, minute, application_id, level, count)
     SELECT project_id, (ts / 60000) * 60000, application_id, level, count(*) FROM logs GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4;
+  DROP INDEX IF EXISTS traces_status_class;
+  CREATE INDEX IF NOT EXISTS traces_errors ON traces (project_id, ts, id) WHERE root_status >= 500;
   `,
 ];
 
