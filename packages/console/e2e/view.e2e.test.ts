@@ -273,6 +273,31 @@ describe('console time and links', () => {
     }
   });
 
+  it('reads the metrics of a window ending now again every 30 s, and not a fixed window', async () => {
+    const { context, page } = await open();
+    try {
+      const reads: string[] = [];
+      page.on('request', (r) => { if (new URL(r.url()).pathname === '/metrics') reads.push(r.url()); });
+      await page.clock.install();
+      await page.goto('/#/metrics?range=1h');
+      await page.getByTestId('metrics-app').first().waitFor();
+      const before = reads.length;
+      await page.clock.fastForward(31_000);
+      for (let i = 0; i < 100 && reads.length < before + 1; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(reads.length).toBe(before + 1);
+      // A fixed window: the box is off, nothing is read again.
+      await page.goto(`/#/metrics?from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date().toISOString()}`);
+      await page.getByTestId('metrics-app').first().waitFor();
+      await expect(page.getByTestId('metrics-auto-refresh').isDisabled()).resolves.toBe(true);
+      const fixed = reads.length;
+      await page.clock.fastForward(61_000);
+      await page.waitForTimeout(200);
+      expect(reads.length).toBe(fixed);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('the URL is the view: a link opens its project and application for a reader on another, and filters are history', async () => {
     const { context, page } = await open({ project: projectB.id });
     const problems = watchProblems(page);

@@ -2,7 +2,9 @@
 // requests, error rate and p50/p95/p99 latency, from GET /metrics.
 //
 // data-testid: metrics-empty (no requests in the window), metrics-app (components/AppMetricsCard.tsx),
-// metrics-chart (components/LineChart.tsx; data-series "requests", "errorRate" or "p50Ms p95Ms p99Ms")
+// metrics-chart (components/LineChart.tsx; data-series "requests", "errorRate" or "p50Ms p95Ms p99Ms"),
+// metrics-auto-refresh (the 30 s re-read of a window ending now)
+import { useEffect, useState } from 'react';
 import * as client from '../api/client';
 import type { Project } from '../api/types';
 import { AppMetricsCard } from '../components/AppMetricsCard';
@@ -16,6 +18,9 @@ import { hrefInScope, navigateView, parseHash, useRoute } from '../router';
 import { useTimePrefs } from '../time-prefs';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
+
+/** How often a window that ends now is read again. */
+const AUTO_REFRESH_MS = 30_000;
 
 /** GET /metrics takes a window of at most 90 days, so "all time" is not offered. */
 const MAX_WINDOW_MS = 90 * 86_400_000;
@@ -50,6 +55,18 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
     return client.metrics({ projectId: project.id, applicationId, ...bounds }, signal);
   }, [project.id, applicationId, JSON.stringify(range)]);
 
+  // Auto-refresh: a window ending now is read again every 30 s while the tab is visible (a fixed window never changes).
+  const [auto, setAuto] = useState(true);
+  const follows = range.name !== 'custom';
+  const { reload } = report;
+  useEffect(() => {
+    if (!auto || !follows) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') reload();
+    }, AUTO_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [auto, follows, reload]);
+
   const names = new Map(ws.applications.map((a) => [a.id, a.name]));
   const data = report.data;
   const active = data?.applications.filter((a) => a.requests > 0) ?? [];
@@ -71,6 +88,10 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
         <div className="filters">
           <TimeRangeSelect value={range} onChange={writeRange} names={METRICS_RANGES} />
           <button type="button" onClick={report.reload} disabled={report.loading}>Refresh</button>
+          <label className="filter" title={follows ? 'Read the window again every 30 seconds' : 'A fixed window does not change'}>
+            <input type="checkbox" data-testid="metrics-auto-refresh" checked={auto && follows} disabled={!follows} onChange={(e) => setAuto(e.target.checked)} />
+            <span>Every 30 s</span>
+          </label>
         </div>
       </header>
       <ErrorBanner error={report.error} onRetry={report.reload} />
