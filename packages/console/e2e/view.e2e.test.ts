@@ -273,6 +273,24 @@ describe('console time and links', () => {
     }
   });
 
+  it('opens the traces behind a spike: a click on a bucket of the error rate shows its failed traces', async () => {
+    const { context, page } = await open();
+    try {
+      await page.goto('/#/metrics?range=1h');
+      const errors = page.locator(`[data-testid="metrics-app"][data-application-id="${appA2.id}"] figure[data-series="errorRate"] rect[data-testid="chart-bucket"]`)
+        .filter({ hasText: '100%' });
+      await errors.first().click();
+      await page.waitForFunction(() => location.hash.startsWith('#/traces?') && location.hash.includes('status=5xx'));
+      await page.getByTestId('traces-count').filter({ hasText: '1 trace' }).waitFor();
+      await expect(traceIds(page)).resolves.toEqual([other]);
+      const p = hashParams(page);
+      expect(p.get('applicationId')).toBe(String(appA2.id));
+      expect(Date.parse(p.get('to')!) - Date.parse(p.get('from')!)).toBe(60_000);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('reads the metrics of a window ending now again every 30 s, and not a fixed window', async () => {
     const { context, page } = await open();
     try {

@@ -22,12 +22,14 @@ function Stat({ label, value, tone }: { label: string; value: string; tone?: str
 }
 
 /** One application's request metrics in the window: totals, then per bucket requests, error rate and latency. */
-export function AppMetricsCard({ app, name, bucketMs, onZoom }: {
+export function AppMetricsCard({ app, name, bucketMs, onZoom, onPick }: {
   app: ApplicationMetrics;
   name: string;
   bucketMs: number;
   /** A drag across a chart chose this window (epoch ms). */
   onZoom?(from: number, to: number): void;
+  /** A click on a bucket: the application's traces of it (`errors`: its failed ones). */
+  onPick?(from: number, to: number, errors: boolean): void;
 }) {
   const { series } = app;
   const times = series.map((p) => p.timestamp);
@@ -59,9 +61,12 @@ export function AppMetricsCard({ app, name, bucketMs, onZoom }: {
         <Stat label="p99" value={formatDuration(app.p99Ms)} />
       </div>
       <div className="charts">
-        <LineChart title={`Requests per ${per}`} kind="bar" integer series={[requests]} times={times} format={(v) => formatCount(v, true)} bucketMs={bucketMs} onZoom={onZoom} />
-        <LineChart title={`Error rate (5xx) per ${per}`} series={[errorRate]} times={times} format={formatPercent} detail={errorsOf} bucketMs={bucketMs} onZoom={onZoom} />
-        <LineChart title={`Latency per ${per}`} series={latency} times={times} format={formatDuration} bucketMs={bucketMs} onZoom={onZoom} />
+        <LineChart title={`Requests per ${per}`} kind="bar" integer series={[requests]} times={times} format={(v) => formatCount(v, true)} bucketMs={bucketMs} onZoom={onZoom}
+          onPick={onPick && ((from, to) => onPick(from, to, false))} />
+        <LineChart title={`Error rate (5xx) per ${per}`} series={[errorRate]} times={times} format={formatPercent} detail={errorsOf} bucketMs={bucketMs} onZoom={onZoom}
+          onPick={onPick && ((from, to) => onPick(from, to, true))} />
+        <LineChart title={`Latency per ${per}`} series={latency} times={times} format={formatDuration} bucketMs={bucketMs} onZoom={onZoom}
+          onPick={onPick && ((from, to) => onPick(from, to, false))} />
       </div>
     </section>
   );

@@ -34,7 +34,7 @@ const DASH = '5 4';
  * (of the first series) or as lines that break where a value is null. Several series share one y axis and get a
  * legend. The y axis starts at 0; hovering a bucket shows its time and the value of each series.
  */
-export function LineChart({ title, series, times, kind = 'line', format, integer = false, detail, bucketMs: bucketWidth, onZoom }: {
+export function LineChart({ title, series, times, kind = 'line', format, integer = false, detail, bucketMs: bucketWidth, onZoom, onPick }: {
   title: string;
   series: readonly ChartSeries[];
   times: readonly string[];
@@ -49,6 +49,8 @@ export function LineChart({ title, series, times, kind = 'line', format, integer
   bucketMs?: number;
   /** A drag across the plot chose this window (epoch ms, whole buckets). */
   onZoom?(from: number, to: number): void;
+  /** A click on bucket `i` (its start and end, epoch ms): the traces behind it. */
+  onPick?(from: number, to: number): void;
 }) {
   const n = times.length;
   const { time: formatTime } = useTimePrefs();
@@ -121,8 +123,21 @@ export function LineChart({ title, series, times, kind = 'line', format, integer
         ))}
         <g className="chart-hover">
           {times.map((_, i) => (
-            <rect key={i} x={PAD.left + slot(i).x} y={PAD.top} width={slot(i).width} height={PLOT_H}>
-              <title>{tooltip(i)}</title>
+            <rect
+              key={i}
+              x={PAD.left + slot(i).x}
+              y={PAD.top}
+              width={slot(i).width}
+              height={PLOT_H}
+              data-testid="chart-bucket"
+              className={onPick ? 'pickable' : undefined}
+              onClick={onPick && Number.isFinite(bucketMs) ? () => {
+                if (zoom.dragged()) return;
+                const start = Date.parse(times[i]!);
+                onPick(start, start + bucketMs);
+              } : undefined}
+            >
+              <title>{`${tooltip(i)}${onPick ? ' (click: its traces)' : ''}`}</title>
             </rect>
           ))}
         </g>

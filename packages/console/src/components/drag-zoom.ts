@@ -5,6 +5,8 @@ import { dragWindow, MIN_DRAG_PX } from '../lib/scale';
 export interface DragZoom {
   /** The band being dragged, in the svg's own x units; undefined when no drag is on. */
   band: { x: number; width: number } | undefined;
+  /** Whether the click that follows a release ended a drag (then it is not a click on what lies under it). */
+  dragged(): boolean;
   handlers: {
     onPointerDown(e: ReactPointerEvent<SVGSVGElement>): void;
     onPointerMove(e: ReactPointerEvent<SVGSVGElement>): void;
@@ -20,8 +22,9 @@ export interface DragZoom {
  */
 export function useDragZoom(width: number, left: number, right: number, at: (x: number) => number, onZoom?: (from: number, to: number) => void): DragZoom {
   const start = useRef<number | undefined>(undefined);
+  const zoomed = useRef(false);
   const [band, setBand] = useState<{ x: number; width: number }>();
-  if (!onZoom) return { band: undefined, handlers: {} };
+  if (!onZoom) return { band: undefined, handlers: {}, dragged: () => false };
   const svgX = (e: ReactPointerEvent<SVGSVGElement>) => {
     const rect = e.currentTarget.getBoundingClientRect();
     return rect.width ? ((e.clientX - rect.left) * width) / rect.width : 0;
@@ -29,10 +32,12 @@ export function useDragZoom(width: number, left: number, right: number, at: (x: 
   const clamp = (x: number) => Math.min(Math.max(x, left), right);
   return {
     band,
+    dragged: () => zoomed.current,
     handlers: {
       onPointerDown(e) {
         if (e.button !== 0) return;
         const x = svgX(e);
+        zoomed.current = false;
         if (x < left || x > right) return;
         start.current = x;
       },
@@ -55,6 +60,7 @@ export function useDragZoom(width: number, left: number, right: number, at: (x: 
         setBand(undefined);
         if (x0 === undefined) return;
         const picked = dragWindow(x0, svgX(e), left, right, at);
+        zoomed.current = picked !== undefined;
         if (picked) onZoom(picked.from, picked.to);
       },
       onPointerCancel() {

@@ -114,7 +114,11 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
           ) : (
             <div className={`metrics-list${report.loading ? ' stale' : ''}`}>
               {active.map((app) => (
-                <AppMetricsCard key={app.applicationId} app={app} name={names.get(app.applicationId) ?? `Application #${app.applicationId}`} bucketMs={data.bucketMs} onZoom={zoom} />
+                <AppMetricsCard key={app.applicationId} app={app} name={names.get(app.applicationId) ?? `Application #${app.applicationId}`} bucketMs={data.bucketMs} onZoom={zoom}
+                  onPick={(from, to, errors) => navigateView('/traces', {
+                    applicationId: String(app.applicationId), from: new Date(from).toISOString(), to: new Date(to).toISOString(),
+                    ...(errors ? { status: '5xx' } : {}),
+                  })} />
               ))}
             </div>
           )}
