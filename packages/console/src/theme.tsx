@@ -17,10 +17,23 @@ export function loadTheme(): ThemeChoice {
   }
 }
 
-/** Sets the theme on the document (before the first render too: main.tsx, so the page never flashes the other one). */
+const systemDark = (): MediaQueryList | undefined => (typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined);
+let following: (() => void) | undefined;
+
+/**
+ * Sets the theme on the document as `data-theme` (before the first render too: main.tsx, so the page never flashes
+ * the other one): the choice, or with 'system' the system's, followed while it changes (styles/base.css has one dark
+ * palette, for `data-theme=dark`).
+ */
 export function applyTheme(choice: ThemeChoice): void {
-  if (choice === 'system') delete document.documentElement.dataset['theme'];
-  else document.documentElement.dataset['theme'] = choice;
+  const media = systemDark();
+  if (following) media?.removeEventListener('change', following);
+  following = undefined;
+  const set = (dark: boolean) => { document.documentElement.dataset['theme'] = dark ? 'dark' : 'light'; };
+  if (choice !== 'system') return set(choice === 'dark');
+  set(media?.matches ?? false);
+  following = () => set(media?.matches ?? false);
+  media?.addEventListener('change', following);
 }
 
 /** The top bar's theme choice. */

@@ -1,6 +1,5 @@
-import { AppError } from '@lantern/domain';
 import type { Response } from 'express';
-import { clientGone } from './stream.js';
+import { streamTexts } from './stream.js';
 
 /** The formats a read exports in, besides its JSON array: one JSON document a line, or comma-separated values. */
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
@@ -27,62 +26,15 @@ export function csvField(value: unknown): string {
 export const csvLine = (fields: readonly unknown[]): string => `${fields.map(csvField).join(',')}\r\n`;
 
 /**
- * Streams lines (each already ended) as an attachment, honouring back-pressure, so memory holds one chunk whatever
- * the size of the export. As streamJsonArray: the first line is read before the status is sent (an error before
- * any data gets the contract's error body), a client gone away stops the read. A read past its budget midway ends
- * an NDJSON export with one last line, its error body (`{"error":{"code":"read_timeout",...}}`); a CSV has no place
- * for it, so the connection is cut there (the client sees an incomplete download, never a silently short file).
+ * Streams lines (each already ended) as an attachment (streamTexts: back-pressure, memory of a chunk, the first line
+ * read before the status, a client gone stops the read). A read past its budget midway ends an NDJSON export with
+ * one last line, its error body (`{"error":{"code":"read_timeout",...}}`); a CSV has no place for it, so the
+ * connection is cut there (the client sees an incomplete download, never a silently short file).
  */
-export async function streamExport(res: Response, format: ExportFormat, filename: string, lines: AsyncIterable<string>): Promise<void> {
-  const it = lines[Symbol.asyncIterator]();
-  const gone = () => clientGone(res);
-  const stop = async () => {
-    await it.return?.();
-  };
-  if (gone()) return stop();
-  let next: IteratorResult<string>;
-  try {
-    next = await it.next();
-  } catch (err) {
-    if (gone()) return;
-    throw err;
-  }
-  if (gone()) return stop();
-  res.status(200);
-  res.setHeader('Content-Type', CONTENT_TYPES[format]);
-  res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
-  let wake: (() => void) | undefined;
-  const resume = () => wake?.();
-  res.on('drain', resume);
-  res.on('close', resume);
-  let chunk = '';
-  try {
-    while (!next.done) {
-      chunk += next.value;
-      if (chunk.length >= 16_384) {
-        if (gone()) break;
-        if (!res.write(chunk) && !gone()) await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        chunk = '';
-      }
-      if (gone()) break;
-      next = await it.next();
-    }
-    if (gone()) {
-      await stop();
-      return;
-    }
-    res.end(chunk);
-  } catch (err) {
-    if (gone()) return;
-    if (format === 'ndjson' && err instanceof AppError && err.code === 'read_timeout') {
-      res.end(`${chunk}${JSON.stringify(err.toBody())}\n`);
-      return;
-    }
-    res.destroy(err instanceof Error ? err : new Error(String(err)));
-    throw err;
-  } finally {
-    res.off('drain', resume);
-    res.off('close', resume);
-  }
+export function streamExport(res: Response, format: ExportFormat, filename: string, lines: AsyncIterable<string>): Promise<void> {
+  return streamTexts(res, lines, {
+    contentType: CONTENT_TYPES[format],
+    headers: { 'Content-Disposition': `attachment; filename="${filename}"` },
+    ...(format === 'ndjson' ? { timeoutTail: (body: object) => `${JSON.stringify(body)}\n` } : {}),
+  });
 }

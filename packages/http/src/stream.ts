@@ -4,20 +4,33 @@ import type { Response } from 'express';
 /** Whether the response can take no more: finished, or its client has gone away (the connection closed). */
 export const clientGone = (res: Response): boolean => res.destroyed || res.writableEnded || res.closed;
 
+/** How a body of texts is framed (streamTexts). */
+export interface TextFraming {
+  contentType: string;
+  headers?: Record<string, string>;
+  /** Written before the first text, between two texts, and after the last; none by default. */
+  open?: string;
+  separator?: string;
+  close?: string;
+  /**
+   * How a read past its budget midway ends the body, given the error body and whether any text was written; without
+   * it, the connection is cut there.
+   */
+  timeoutTail?: (errorBody: object, wroteAny: boolean) => string;
+}
+
 /**
- * Streams an async iterable as a JSON array, honouring back-pressure, so memory does not grow with the
- * size of the set. The first item is read before the status is sent, so an error before any data still gets
- * the contract's error body (a read past its budget: 503 read_timeout). A read past its budget midway ends the
- * array with one last element, its error body `{"error":{"code":"read_timeout",...}}` (docs/api.md, "Read
- * budgets": the JSON stays valid and says why the array ends there); any
- * other error midway ends the connection abruptly (the client sees invalid JSON, never a silently short array).
- * A client gone away stops the read: no item is asked for once it has gone, and the iterator is returned, so
- * the store stops reading (to stop one in the middle of an item, the caller passes the store a signal too,
- * ReadBudget.signal). What a read gone that way throws goes to nobody: it resolves quietly.
+ * Streams texts as one response body, honouring back-pressure, so memory holds a chunk whatever the size of the
+ * set. The first text is read before the status is sent, so an error before any data still gets the contract's error
+ * body (a read past its budget: 503 read_timeout). A read past its budget midway ends the body with `timeoutTail`
+ * (the body stays valid and says why it ends there); any other error midway, or a timeout without a tail, ends the
+ * connection abruptly (the client sees an incomplete body, never a silently short one). A client gone away stops
+ * the read: no text is asked for once it has gone, and the iterator is returned, so the store stops reading (to stop
+ * one in the middle of an item, the caller passes the store a signal too, ReadBudget.signal). What a read gone that
+ * way throws goes to nobody: it resolves quietly. Empty texts are skipped.
  */
-export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>, headers: Record<string, string> = {}): Promise<void> {
-  // Records serialised where they were read when the source offers it (the SQLite read workers), else here.
-  const it = jsonTexts(items)[Symbol.asyncIterator]();
+export async function streamTexts(res: Response, texts: AsyncIterable<string>, framing: TextFraming): Promise<void> {
+  const it = texts[Symbol.asyncIterator]();
   const gone = () => clientGone(res);
   const stop = async () => {
     await it.return?.();
@@ -32,20 +45,20 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
   }
   if (gone()) return stop();
   res.status(200);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.setHeader('Content-Type', framing.contentType);
+  for (const [k, v] of Object.entries(framing.headers ?? {})) res.setHeader(k, v);
   // One 'drain' and one 'close' listener for the whole response, not one pair per chunk: with compression, 'drain'
   // listeners go to the compressor's stream and could not be removed from `res` one by one.
   let wake: (() => void) | undefined;
   const resume = () => wake?.();
   res.on('drain', resume);
   res.on('close', resume);
-  let chunk = '[';
+  let chunk = framing.open ?? '';
   let first = true;
   try {
     while (!next.done) {
       if (next.value.length > 0) {
-        chunk += (first ? '' : ',') + next.value;
+        chunk += (first ? '' : framing.separator ?? '') + next.value;
         first = false;
       }
       if (chunk.length >= 16_384) {
@@ -64,11 +77,11 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
       await stop();
       return;
     }
-    res.end(`${chunk}]`);
+    res.end(`${chunk}${framing.close ?? ''}`);
   } catch (err) {
     if (gone()) return;
-    if (err instanceof AppError && err.code === 'read_timeout') {
-      res.end(`${chunk}${first ? '' : ','}${JSON.stringify(err.toBody())}]`);
+    if (framing.timeoutTail && err instanceof AppError && err.code === 'read_timeout') {
+      res.end(`${chunk}${framing.timeoutTail(err.toBody(), !first)}`);
       return;
     }
     res.destroy(err instanceof Error ? err : new Error(String(err)));
@@ -77,6 +90,19 @@ export async function streamJsonArray<T>(res: Response, items: AsyncIterable<T>,
     res.off('drain', resume);
     res.off('close', resume);
   }
+}
+
+/**
+ * Streams an async iterable as a JSON array (streamTexts). A read past its budget midway ends the array with one
+ * last element, its error body `{"error":{"code":"read_timeout",...}}` (docs/api.md, "Read budgets": the JSON stays
+ * valid and says why the array ends there).
+ */
+export function streamJsonArray<T>(res: Response, items: AsyncIterable<T>, headers: Record<string, string> = {}): Promise<void> {
+  // Records serialised where they were read when the source offers it (the SQLite read workers), else here.
+  return streamTexts(res, jsonTexts(items), {
+    contentType: 'application/json; charset=utf-8', headers, open: '[', separator: ',', close: ']',
+    timeoutTail: (body, wroteAny) => `${wroteAny ? ',' : ''}${JSON.stringify(body)}]`,
+  });
 }
 
 /** Collects at most `limit + 1` items to learn whether there is a next page, then streams the first `limit`. */
