@@ -74,7 +74,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const writer = threaded ? startWriterThread(options.file) : undefined;
   const pool = options.file !== ':memory:' && (options.readWorkers ?? 0) > 0 ? startReadPool(options.file, options.readWorkers!, pageSize) : undefined;
   const readMetrics = pool?.readMetrics ?? createRollupReader(connection);
-  const readLogVolume = createLogVolumeReader(connection);
+  // On a read worker when there are some, as metrics: a week's rows stay off the thread that serves requests.
+  const readLogVolume = pool?.readLogVolume ?? createLogVolumeReader(connection);
   // The log search index is filled after the write (log-indexer.ts): by the writer thread (started at once if logs
   // wait for the index, and looking for them whenever it starts), or here, in the turns this event loop has free.
   const indexing = writer ? undefined : startIndexLoop(createLogIndexer(connection), () => false);

@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { AppError, JSON_BATCHES, QuantileSketch, errors, type ErrorCode, type JsonBatches, type LogEntry, type TraceRecord } from '@lantern/domain';
-import type { ChunkHit, ChunkSearch, LogQuery, MetricsCell, MetricsQuery, RootSpanQuery, RootSpanRow, TraceQuery, VectorSearch } from '../port.js';
+import type {
+  ChunkHit, ChunkSearch, LogQuery, LogVolumeCell, LogVolumeQuery, MetricsCell, MetricsQuery, RootSpanQuery, RootSpanRow, TraceQuery, VectorSearch,
+} from '../port.js';
 import { logReadClass, metricsReadClass, traceReadClass, type ReadClass } from './read-class.js';
 import type { ReadFailure, ReadReply, ReadRequest, StreamMethod, WireCell } from './read-worker.js';
 import { workerFile } from './writer-thread.js';
@@ -27,6 +29,8 @@ export interface ReadPool {
   streamLogs(query: LogQuery): AsyncIterable<LogEntry>;
   streamRootSpans(query: RootSpanQuery): AsyncIterable<RootSpanRow>;
   readMetrics(query: MetricsQuery): Promise<MetricsCell[]>;
+  /** The log volume (log-volume.ts): a short window a light read, a long one heavy, as metrics. */
+  readLogVolume(query: LogVolumeQuery): Promise<LogVolumeCell[]>;
   /** AI document search (port.ts searchChunks), a heavy read: it scores every chunk of the tenant holding a word. */
   searchChunks(query: ChunkSearch): Promise<ChunkHit[]>;
   /** Nearest chunks by cosine (port.ts nearestChunks), a heavy read: it compares every vector of the tenant. */
@@ -207,6 +211,16 @@ export function startReadPool(file: string, size: number, pageSize: number): Rea
         signal?.throwIfAborted();
         const reply = (await call(liveOf(slot), { kind: 'metrics', query: wire })) as { cells: WireCell[] };
         return reply.cells.map(toCell);
+      } finally {
+        release(slot, query.userId);
+      }
+    },
+    async readLogVolume(query) {
+      const slot = acquire(query.userId, metricsReadClass(query));
+      try {
+        const { signal, ...wire } = query; // as readMetrics: bounded by its read budget, not stopped midway
+        signal?.throwIfAborted();
+        return ((await call(liveOf(slot), { kind: 'volume', query: wire })) as { volume: LogVolumeCell[] }).volume;
       } finally {
         release(slot, query.userId);
       }

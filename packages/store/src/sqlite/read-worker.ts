@@ -3,11 +3,12 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { AppError, errors } from '@lantern/domain';
-import type { ChunkHit, ChunkSearch, MetricsQuery, VectorSearch } from '../port.js';
+import type { ChunkHit, ChunkSearch, LogVolumeCell, LogVolumeQuery, MetricsQuery, VectorSearch } from '../port.js';
 import { chunkSearcher } from './ai-search.js';
 import { nearestSearcher } from './ai-nearest.js';
 import { toStoreError } from './errors.js';
 import { createLogReader } from './logs.js';
+import { createLogVolumeReader } from './log-volume.js';
 import { createRollupReader } from './rollup-reader.js';
 import { BUSY_TIMEOUT_MS, SCHEMA_VERSION } from './schema.js';
 import { createTraceReader } from './traces.js';
@@ -27,6 +28,7 @@ export type ReadRequest =
   | { id: number; kind: 'next'; stream: number }
   | { id: number; kind: 'close'; stream: number }
   | { id: number; kind: 'metrics'; query: MetricsQuery }
+  | { id: number; kind: 'volume'; query: LogVolumeQuery }
   | { id: number; kind: 'search'; query: ChunkSearch }
   | { id: number; kind: 'nearest'; query: VectorSearch };
 
@@ -49,6 +51,7 @@ export type ReadReply =
   | { id: number; items: unknown[]; done: boolean }
   | { id: number; text: string; done: boolean }
   | { id: number; cells: WireCell[] }
+  | { id: number; volume: LogVolumeCell[] }
   | { id: number; hits: ChunkHit[] }
   | { id: number; failure: ReadFailure }
   | { id: number };
@@ -78,6 +81,7 @@ if (version !== SCHEMA_VERSION) throw new Error(`The database is at schema versi
 
 const readers = { ...createTraceReader(db, pageSize), ...createLogReader(db, pageSize) };
 const readMetrics = createRollupReader(db);
+const readLogVolume = createLogVolumeReader(db);
 // Document search (FTS5 BM25 scores every match: off the request thread, as the heavy reads).
 const searchChunks = chunkSearcher(db);
 // Nearest chunks by cosine, brute force over the tenant's vectors: a heavy read too.
@@ -143,6 +147,8 @@ async function handle(request: ReadRequest): Promise<ReadReply> {
       const cells = await readMetrics(request.query);
       return { id: request.id, cells: cells.map((c) => ({ ...c, sketch: c.sketch.toArray(), alpha: c.sketch.alpha })) };
     }
+    case 'volume':
+      return { id: request.id, volume: await readLogVolume(request.query) };
     case 'search':
       return { id: request.id, hits: searchChunks(request.query) };
     case 'nearest':
