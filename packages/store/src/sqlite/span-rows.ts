@@ -38,7 +38,7 @@ export const Col = {
   /** The span's JSON without its context fields. */
   data: 8,
   context: 9,
-  /** serviceOf(span) and operationOf(span) (@lantern/domain span-names.ts), or null: a root's are searched by. */
+  /** serviceOf(span) and operationOf(span) (@lantern/domain span-names.ts) of a span that can be a root, else null. */
   service: 10,
   operation: 11,
 } as const;
@@ -106,8 +106,10 @@ function rowsOf(batch: SpanBatchMessage, memo: ContextMemo): SpanRows {
     rows[at + Col.url] = typeof span.requestURL === 'string' ? span.requestURL : null;
     rows[at + Col.data] = data;
     rows[at + Col.context] = context;
-    rows[at + Col.service] = serviceOf(span) ?? null;
-    rows[at + Col.operation] = operationOf(span) ?? null;
+    // Only a span without parent or a controller span can be a record's root (ingest.ts, rootRank): the others' names are never read.
+    const rootCandidate = span.parentSpanId == null || rows[at + Col.controller] === 1;
+    rows[at + Col.service] = rootCandidate ? serviceOf(span) ?? null : null;
+    rows[at + Col.operation] = rootCandidate ? operationOf(span) ?? null : null;
     at += ROW_WIDTH;
   }
   const out: SpanRows = { applicationId: batch.applicationId, projectId: batch.projectId, receivedAt: batch.receivedAt, rows, contexts };
