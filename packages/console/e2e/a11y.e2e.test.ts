@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAccount, waitForTrace, type Account } from './support/api.js';
+import { createAccount, ingest, waitForTrace, type Account } from './support/api.js';
 import { seriousViolations } from './support/axe.js';
-import { launchBrowser, newContext, screenshot } from './support/browser.js';
+import { launchBrowser, screenshot, signedInPage } from './support/browser.js';
 import { startServer, type LanternServer } from './support/server.js';
 
 /**
@@ -22,22 +22,13 @@ describe('console accessibility and small screens', () => {
     account = await createAccount(server.url, 'a11y');
     const t = Date.now() - 5 * 60_000;
     const root = randomUUID();
-    const res = await fetch(`${server.url}/ingest/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
-      body: JSON.stringify({ timestamp: new Date().toISOString(), traces: [
-        { traceId, spanId: root, parentSpanId: null, timestamp: new Date(t).toISOString(), requestMethod: 'controller:POST', route: '/checkout/:cart', requestURL: '/checkout/42?coupon=SPRING', responseStatus: 500, durationMs: 120, error: 'card declined' },
-        { traceId, spanId: randomUUID(), parentSpanId: root, timestamp: new Date(t + 5).toISOString(), requestMethod: 'external:payments', requestURL: 'https://payments.example/charge', responseStatus: 502, durationMs: 90 },
-      ] }),
-    });
-    expect(res.status).toBe(200);
-    await fetch(`${server.url}/ingest/logs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
-      body: JSON.stringify({ timestamp: new Date().toISOString(), logs: [
-        { traceId, spanId: root, level: 'error', type: 'app', message: 'payment failed: card declined', timestamp: new Date(t + 50).toISOString(), clientTimestamp: new Date(t + 50).toISOString() },
-      ] }),
-    });
+    await ingest(server.url, account.apiKey, 'traces', [
+      { traceId, spanId: root, parentSpanId: null, timestamp: new Date(t).toISOString(), requestMethod: 'controller:POST', route: '/checkout/:cart', requestURL: '/checkout/42?coupon=SPRING', responseStatus: 500, durationMs: 120, error: 'card declined' },
+      { traceId, spanId: randomUUID(), parentSpanId: root, timestamp: new Date(t + 5).toISOString(), requestMethod: 'external:payments', requestURL: 'https://payments.example/charge', responseStatus: 502, durationMs: 90 },
+    ]);
+    await ingest(server.url, account.apiKey, 'logs', [
+      { traceId, spanId: root, level: 'error', type: 'app', message: 'payment failed: card declined', timestamp: new Date(t + 50).toISOString(), clientTimestamp: new Date(t + 50).toISOString() },
+    ]);
     await waitForTrace(server.url, account, traceId, 2);
     // A tenant with a document with a long name: the AI page's widest state.
     const tenant = (await (await fetch(`${server.url}/ai/tenant`, {
@@ -66,8 +57,7 @@ describe('console accessibility and small screens', () => {
   ];
 
   async function open(viewport: { width: number; height: number }, colorScheme: 'light' | 'dark'): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await newContext(browser, { baseURL: server.url, token: account.token, selection: { organizationId: account.organizationId, projectId: account.projectId } });
-    const page = await context.newPage();
+    const { context, page } = await signedInPage(browser, server.url, account);
     await page.setViewportSize(viewport);
     await page.emulateMedia({ colorScheme });
     return { context, page };

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAccount, waitForTrace, type Account } from './support/api.js';
-import { launchBrowser, newContext, screenshot, watchProblems } from './support/browser.js';
+import { createAccount, ingest, waitForTrace, type Account } from './support/api.js';
+import { launchBrowser, screenshot, signedInPage, watchProblems } from './support/browser.js';
 import { startServer, type LanternServer } from './support/server.js';
 
 /** Issue 19, item 7: two traces compared, aligned by service and operation, with per-span changes and spans added or missing. */
@@ -28,16 +28,10 @@ describe('console: compare two traces', () => {
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     account = await createAccount(server.url, 'compare');
-    const res = await fetch(`${server.url}/ingest/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
-      body: JSON.stringify({ timestamp: new Date().toISOString(), traces: [...spans(fast, 0, 'fast'), ...spans(slow, 1000, 'slow')] }),
-    });
-    expect(res.status).toBe(200);
+    await ingest(server.url, account.apiKey, 'traces', [...spans(fast, 0, 'fast'), ...spans(slow, 1000, 'slow')]);
     await waitForTrace(server.url, account, fast, 4);
     await waitForTrace(server.url, account, slow, 4);
-    context = await newContext(browser, { baseURL: server.url, token: account.token, selection: { organizationId: account.organizationId, projectId: account.projectId } });
-    page = await context.newPage();
+    ({ context, page } = await signedInPage(browser, server.url, account));
   }, 60_000);
   afterAll(async () => {
     await context?.close();

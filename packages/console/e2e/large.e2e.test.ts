@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAccount, waitForTrace, type Account } from './support/api.js';
-import { launchBrowser, newContext, screenshot, watchProblems } from './support/browser.js';
+import { launchBrowser, screenshot, signedInPage, watchProblems } from './support/browser.js';
 import { startServer, type LanternServer } from './support/server.js';
 
 /** Sends spans with the account's API key, in batches the ingest accepts (at most 10,000 items). */
@@ -39,8 +39,7 @@ describe('console with large data', () => {
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     account = await createAccount(server.url, 'large');
-    context = await newContext(browser, { baseURL: server.url, token: account.token, selection: { organizationId: account.organizationId, projectId: account.projectId } });
-    page = await context.newPage();
+    ({ context, page } = await signedInPage(browser, server.url, account));
   }, 60_000);
   afterAll(async () => {
     await context?.close();

@@ -1,23 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAccount, waitForTrace, type Account } from './support/api.js';
-import { launchBrowser, newContext, screenshot, watchProblems } from './support/browser.js';
+import { createAccount, ingest, waitForTrace, type Account } from './support/api.js';
+import { launchBrowser, screenshot, signedInPage, watchProblems } from './support/browser.js';
 import { startServer, type LanternServer } from './support/server.js';
 
 /**
  * Issue 19, item 4: logs inside the trace. Each span's logs sit under it in the waterfall, expandable, and in
  * its details with "Open in Logs"; a failed trace opens on the span where the failure began, its cause on top.
  */
-
-async function send(server: LanternServer, account: Account, path: '/ingest/traces' | '/ingest/logs', items: object[]): Promise<void> {
-  const res = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
-    body: JSON.stringify({ timestamp: new Date().toISOString(), [path === '/ingest/traces' ? 'traces' : 'logs']: items }),
-  });
-  expect(res.status).toBe(200);
-}
 
 async function waitForLogs(server: LanternServer, account: Account, traceId: string, count: number): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -49,12 +40,12 @@ describe('console: logs inside the trace', () => {
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     account = await createAccount(server.url, 'tracelogs');
-    await send(server, account, '/ingest/traces', [
+    await ingest(server.url, account.apiKey, 'traces', [
       { traceId, spanId: root, parentSpanId: null, timestamp: at(0), requestMethod: 'controller:POST', requestURL: '/checkout', responseStatus: 500, durationMs: 80 },
       { traceId, spanId: call, parentSpanId: root, timestamp: at(10), requestMethod: 'external:payments', requestURL: 'http://payments/charge', responseStatus: 502, durationMs: 50 },
       { traceId, spanId: query, parentSpanId: call, timestamp: at(20), requestMethod: 'service:chargeCard', durationMs: 20, error: 'connection refused by card-db:5432', stack: 'Error: connection refused by card-db:5432\n    at connect (db.js:10:5)' },
     ]);
-    await send(server, account, '/ingest/logs', [
+    await ingest(server.url, account.apiKey, 'logs', [
       log(1, 'info', 'checkout started', root),
       log(21, 'warn', 'card-db slow to answer', query),
       log(39, 'error', 'charge failed: connection refused', query),
@@ -62,8 +53,7 @@ describe('console: logs inside the trace', () => {
     ]);
     await waitForTrace(server.url, account, traceId, 3);
     await waitForLogs(server, account, traceId, 4);
-    context = await newContext(browser, { baseURL: server.url, token: account.token, selection: { organizationId: account.organizationId, projectId: account.projectId } });
-    page = await context.newPage();
+    ({ context, page } = await signedInPage(browser, server.url, account));
   }, 60_000);
   afterAll(async () => {
     await context?.close();
@@ -134,8 +124,8 @@ describe('console: logs inside the trace', () => {
   it('reads every log of a trace, past one page', async () => {
     const busy = randomUUID();
     const spanId = randomUUID();
-    await send(server, account, '/ingest/traces', [{ traceId: busy, spanId, parentSpanId: null, timestamp: at(0), requestMethod: 'controller:GET', requestURL: '/busy', responseStatus: 200, durationMs: 900 }]);
-    await send(server, account, '/ingest/logs', Array.from({ length: 620 }, (_, i) => ({
+    await ingest(server.url, account.apiKey, 'traces', [{ traceId: busy, spanId, parentSpanId: null, timestamp: at(0), requestMethod: 'controller:GET', requestURL: '/busy', responseStatus: 200, durationMs: 900 }]);
+    await ingest(server.url, account.apiKey, 'logs', Array.from({ length: 620 }, (_, i) => ({
       traceId: busy, spanId, level: 'info', type: 'app', message: `step ${i}`, timestamp: at(1 + i), clientTimestamp: at(1 + i),
     })));
     await waitForTrace(server.url, account, busy, 1);

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAccount, waitForTrace, type Account } from './support/api.js';
-import { launchBrowser, newContext, screenshot, watchProblems } from './support/browser.js';
+import { createAccount, ingest, waitForTrace, type Account } from './support/api.js';
+import { launchBrowser, screenshot, signedInPage, watchProblems } from './support/browser.js';
 import { startServer, type LanternServer } from './support/server.js';
 
 /**
@@ -25,21 +25,15 @@ describe('console: trace search', () => {
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     account = await createAccount(server.url, 'search');
-    const res = await fetch(`${server.url}/ingest/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey },
-      body: JSON.stringify({ timestamp: new Date().toISOString(), traces: [
-        root(ids.pay, 1, { serviceName: 'checkout', name: 'POST /pay', kind: 'server', responseStatus: 502, durationMs: 300 }),
-        root(ids.cart, 2, { serviceName: 'checkout', name: 'GET', kind: 'server', attributes: [{ key: 'http.route', value: '/cart' }], durationMs: 20 }),
-        root(ids.billing, 3, { serviceName: 'billing', name: 'POST /pay', kind: 'server', durationMs: 40 }),
-        root(ids.items, 4, { route: '/items/:id', durationMs: 7 }),
-        root(ids.slow, 5, { serviceName: 'billing', name: 'GET /invoices', kind: 'server', responseStatus: 504, durationMs: 2500 }),
-      ] }),
-    });
-    expect(res.status).toBe(200);
+    await ingest(server.url, account.apiKey, 'traces', [
+      root(ids.pay, 1, { serviceName: 'checkout', name: 'POST /pay', kind: 'server', responseStatus: 502, durationMs: 300 }),
+      root(ids.cart, 2, { serviceName: 'checkout', name: 'GET', kind: 'server', attributes: [{ key: 'http.route', value: '/cart' }], durationMs: 20 }),
+      root(ids.billing, 3, { serviceName: 'billing', name: 'POST /pay', kind: 'server', durationMs: 40 }),
+      root(ids.items, 4, { route: '/items/:id', durationMs: 7 }),
+      root(ids.slow, 5, { serviceName: 'billing', name: 'GET /invoices', kind: 'server', responseStatus: 504, durationMs: 2500 }),
+    ]);
     for (const id of Object.values(ids)) await waitForTrace(server.url, account, id, 1);
-    context = await newContext(browser, { baseURL: server.url, token: account.token, selection: { organizationId: account.organizationId, projectId: account.projectId } });
-    page = await context.newPage();
+    ({ context, page } = await signedInPage(browser, server.url, account));
   }, 60_000);
   afterAll(async () => {
     await context?.close();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAccount, waitForTrace, type Account } from './support/api.js';
-import { launchBrowser, newContext, screenshot, watchProblems } from './support/browser.js';
+import { createAccount, ingest, waitForTrace, type Account } from './support/api.js';
+import { launchBrowser, screenshot, signedInPage, watchProblems } from './support/browser.js';
 import { startServer, type LanternServer } from './support/server.js';
 
 /**
@@ -19,15 +19,6 @@ async function call<T>(server: LanternServer, method: string, path: string, toke
   });
   expect(res.status).toBeLessThan(300);
   return (await res.json()) as T;
-}
-
-async function send(server: LanternServer, apiKey: string, path: '/ingest/traces' | '/ingest/logs', items: object[]): Promise<void> {
-  const res = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-    body: JSON.stringify({ timestamp: new Date().toISOString(), [path === '/ingest/traces' ? 'traces' : 'logs']: items }),
-  });
-  expect(res.status).toBe(200);
 }
 
 const MIN = 60_000;
@@ -74,15 +65,15 @@ describe('console time and links', () => {
     projectB = { id: pB.id, appKey: (await call<{ key: string }>(server, 'POST', `/applications/${appB.id}/api-keys`, a.token, { name: 'e2e' })).key };
 
     const root = randomUUID();
-    await send(server, a.apiKey, '/ingest/traces', [
+    await ingest(server.url, a.apiKey, 'traces', [
       span(recent, recentAt, '/recent', 200, null, root),
       span(recent, recentAt + 2, '/recent', 200, root, recentChild),
       span(old, oldAt, '/old'),
     ]);
-    await send(server, appA2.key, '/ingest/traces', [span(other, otherAt, '/other', 503)]);
-    await send(server, projectB.appKey, '/ingest/traces', [span(oldB, oldAt, '/old-b')]);
-    await send(server, a.apiKey, '/ingest/logs', [log(recentAt, 'error', 'recent log of the first app', recent), log(oldAt, 'error', 'old log of the first app', old)]);
-    await send(server, appA2.key, '/ingest/logs', [log(otherAt, 'info', 'recent log of the second app', other)]);
+    await ingest(server.url, appA2.key, 'traces', [span(other, otherAt, '/other', 503)]);
+    await ingest(server.url, projectB.appKey, 'traces', [span(oldB, oldAt, '/old-b')]);
+    await ingest(server.url, a.apiKey, 'logs', [log(recentAt, 'error', 'recent log of the first app', recent), log(oldAt, 'error', 'old log of the first app', old)]);
+    await ingest(server.url, appA2.key, 'logs', [log(otherAt, 'info', 'recent log of the second app', other)]);
     for (const id of [recent, old, other]) await waitForTrace(server.url, a, id, 1);
   }, 90_000);
   afterAll(async () => {
@@ -90,13 +81,8 @@ describe('console time and links', () => {
     await server?.stop();
   });
 
-  async function open(options: { project?: number; timezoneId?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await newContext(browser, {
-      baseURL: server.url, token: a.token, timezoneId: options.timezoneId,
-      selection: { organizationId: a.organizationId, projectId: options.project ?? a.projectId },
-    });
-    return { context, page: await context.newPage() };
-  }
+  const open = (options: { project?: number; timezoneId?: string } = {}): Promise<{ context: BrowserContext; page: Page }> =>
+    signedInPage(browser, server.url, a, { projectId: options.project, timezoneId: options.timezoneId });
 
   const rows = (page: Page) => page.getByTestId('trace-row');
   const traceIds = async (page: Page) => (await rows(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')))).sort();

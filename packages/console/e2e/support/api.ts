@@ -47,3 +47,13 @@ export async function waitForTrace(baseUrl: string, account: Account, traceId: s
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Sends one batch of spans or logs with an application's API key, as an SDK would; fails unless ingest answers 200. */
+export async function ingest(baseUrl: string, apiKey: string, kind: 'traces' | 'logs', items: object[]): Promise<void> {
+  const res = await fetch(`${baseUrl}/ingest/${kind}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify({ timestamp: new Date().toISOString(), [kind]: items }),
+  });
+  if (res.status !== 200) throw new Error(`POST /ingest/${kind}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+}

@@ -52,6 +52,19 @@ export async function newContext(browser: Browser, { baseURL, token, selection, 
   });
 }
 
+/**
+ * A context signed in as `account`, looking at its organization and project (or `projectId` of its organization),
+ * and a page of it.
+ */
+export async function signedInPage(browser: Browser, baseURL: string, account: { token: string; organizationId: number; projectId: number },
+  options: { projectId?: number; timezoneId?: string } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await newContext(browser, {
+    baseURL, token: account.token, timezoneId: options.timezoneId,
+    selection: { organizationId: account.organizationId, projectId: options.projectId ?? account.projectId },
+  });
+  return { context, page: await context.newPage() };
+}
+
 /** What went wrong in a page: console errors (CSP violations among them), uncaught errors, failed requests. */
 export interface Problems {
   /** Everything recorded so far, one line each; a test asserts `toEqual([])`. */
