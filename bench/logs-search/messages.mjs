@@ -3,8 +3,8 @@
 // 10 % warn, 4.5 % error, 0.5 % fatal. Deterministic for a seed, so every run stores the same messages.
 import { randomUUID } from 'node:crypto';
 
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed) {
+/** A small deterministic PRNG (mulberry32); bench/traces-search uses it too. */
+export function prng(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

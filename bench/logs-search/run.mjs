@@ -18,6 +18,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchWorld, grownWorld, mb, timeFirstPages } from '../lib/store-bench.mjs';
 import { logGenerator } from './messages.mjs';
 import { performance } from 'node:perf_hooks';
 import Database from '../../packages/store/node_modules/better-sqlite3/lib/index.js';
@@ -85,16 +86,6 @@ async function sizeOf() {
   return (await stat(file)).size;
 }
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
-
-async function time(store, query) {
-  const started = performance.now();
-  let n = 0;
-  for await (const _ of store.streamLogs(query)) n++;
-  return { ms: performance.now() - started, n };
-}
-
 const mongo = values.mongo;
 const database = `lantern_logs_search_${entries}`;
 const dir = values.file || mongo ? undefined : await mkdtemp(join(os.tmpdir(), 'lantern-logs-search-'));
@@ -136,23 +127,9 @@ async function waitIndexed(label) {
   }
 }
 console.log(`logs-search: ${entries.toLocaleString('en')} entries into ${mongo ? `${database} (MongoDB)` : file}; node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model}`);
-/** The user, project and size of a database this script grew before. */
-function grown() {
-  const db = new Database(file, { readonly: true });
-  try {
-    const row = db.prepare('SELECT m.user_id AS userId, p.id AS projectId FROM projects p JOIN memberships m ON m.organization_id = p.organization_id').get();
-    return { ...row, count: db.prepare('SELECT count(*) FROM logs').pluck().get() };
-  } finally {
-    db.close();
-  }
-}
-
 async function grow() {
   const store = await openStore();
-  const user = await store.createUser({ email: `bench-${randomUUID()}@example.test`, name: 'Bench', passwordHash: 'x' });
-  const org = await store.createOrganization({ name: 'Bench', ownerId: user.id });
-  const project = await store.createProject({ name: 'Logs', organizationId: org.id });
-  const app = await store.createApplication({ name: 'shop', projectId: project.id });
+  const { user, project, app } = await benchWorld(store, 'Logs');
   let writeMs = 0;
   let sinceReport = 0;
   for (let first = 0; first < entries; first += BATCH) {
@@ -217,7 +194,7 @@ async function growThenMigrate() {
 }
 
 const reuse = !mongo && values.file !== undefined && existsSync(file);
-const world = reuse ? grown() : values.migrate ? await growThenMigrate() : await grow();
+const world = reuse ? grownWorld(file, 'logs') : values.migrate ? await growThenMigrate() : await grow();
 if (reuse) {
   if (world.count !== entries) throw new Error(`${file} holds ${world.count} logs, not --entries ${entries}.`);
   console.log(`  reusing the ${entries.toLocaleString('en')} logs already in ${file}`);
@@ -249,19 +226,7 @@ const QUERIES = [
   ['live tail + "timeout"', { messageContains: 'timeout', from: newest - 5000, limit: 1001 }],
   ['live tail + "zebracorn" + error', { messageContains: 'zebracorn', level: 'error', from: newest - 5000, limit: 1001 }],
 ];
-console.log(`first page (ms over ${runs} runs; first = the first run after opening the store):`);
-for (const [name, query] of QUERIES) {
-  const times = [];
-  let found = 0;
-  for (let i = 0; i < runs; i++) {
-    const { ms, n } = await time(store, { ...base, ...query });
-    times.push(ms);
-    found = n;
-  }
-  const first = times[0];
-  times.sort((a, b) => a - b);
-  console.log(`  ${name.padEnd(42)} p50 ${percentile(times, 50).toFixed(1).padStart(7)}  p99 ${percentile(times, 99).toFixed(1).padStart(7)}  first ${first.toFixed(1).padStart(7)}  rows ${found}`);
-}
+await timeFirstPages((query) => store.streamLogs(query), base, QUERIES, runs, 'rows');
 await store.close();
 if (dir && !values.keep) await rm(dir, { recursive: true, force: true });
 if (mongo && !values.keep) {

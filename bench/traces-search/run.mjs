@@ -8,7 +8,6 @@
 // Usage: node bench/traces-search/run.mjs [--spans 10000000 --runs 20 --file /path/to/lantern.db --keep]
 // With --file naming a database this script already grew, it only measures the reads.
 // With --mongo <url> it measures the distributed store instead, in a database of its own (dropped after unless --keep).
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,6 +18,7 @@ import Database from '../../packages/store/node_modules/better-sqlite3/lib/index
 import { openSqliteStore } from '../../packages/store/dist/index.js';
 import { createMongoStore } from '../../packages/store/dist/mongo/index.js';
 import { MongoClient } from '../../packages/store/node_modules/mongodb/lib/index.js';
+import { benchWorld, grownWorld, mb, timeFirstPages } from '../lib/store-bench.mjs';
 import { traceGenerator } from './traces.mjs';
 
 const argv = process.argv.slice(2);
@@ -44,8 +44,6 @@ const dir = values.file || mongo ? undefined : await mkdtemp(join(os.tmpdir(), '
 const file = values.file ?? (mongo ? undefined : join(dir, 'lantern.db'));
 const openStore = () => (mongo ? createMongoStore({ url: mongo, database }) : openSqliteStore({ file, writerThread: true }));
 const gen = traceGenerator(7, T0, STEP_MS, SPANS_PER_TRACE);
-const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function sizeOf() {
   if (mongo) {
@@ -72,22 +70,9 @@ async function sizeOf() {
   return (await stat(file)).size;
 }
 
-function grown() {
-  const db = new Database(file, { readonly: true });
-  try {
-    const row = db.prepare('SELECT m.user_id AS userId, p.id AS projectId FROM projects p JOIN memberships m ON m.organization_id = p.organization_id').get();
-    return { ...row, count: db.prepare('SELECT count(*) FROM spans').pluck().get() };
-  } finally {
-    db.close();
-  }
-}
-
 async function grow() {
   const store = await openStore();
-  const user = await store.createUser({ email: `bench-${randomUUID()}@example.test`, name: 'Bench', passwordHash: 'x' });
-  const org = await store.createOrganization({ name: 'Bench', ownerId: user.id });
-  const project = await store.createProject({ name: 'Traces', organizationId: org.id });
-  const app = await store.createApplication({ name: 'shop', projectId: project.id });
+  const { user, project, app } = await benchWorld(store, 'Traces');
   let writeMs = 0;
   let sinceReport = 0;
   for (let first = 0; first < spanCount; first += BATCH) {
@@ -113,7 +98,7 @@ async function grow() {
 
 console.log(`traces-search: ${spanCount.toLocaleString('en')} spans (${(spanCount / SPANS_PER_TRACE).toLocaleString('en')} traces) into ${mongo ? `${database} (MongoDB)` : file}; node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model}`);
 const reuse = !mongo && values.file !== undefined && existsSync(file);
-const world = reuse ? grown() : await grow();
+const world = reuse ? grownWorld(file, 'spans') : await grow();
 if (reuse) {
   if (world.count !== spanCount) throw new Error(`${file} holds ${world.count} spans, not --spans ${spanCount}.`);
   console.log(`  reusing the ${spanCount.toLocaleString('en')} spans already in ${file}`);
@@ -146,26 +131,7 @@ const QUERIES = [
   ['trace id', { traceId: gen.traceIdOf(Math.floor(traces / 3)) }],
 ];
 
-async function time(query) {
-  const started = performance.now();
-  let n = 0;
-  for await (const _ of store.streamTraces(query)) n++;
-  return { ms: performance.now() - started, n };
-}
-
-console.log(`first page (ms over ${runs} runs; first = the first run after opening the store):`);
-for (const [name, query] of QUERIES) {
-  const times = [];
-  let found = 0;
-  for (let i = 0; i < runs; i++) {
-    const { ms, n } = await time({ ...base, ...query });
-    times.push(ms);
-    found = n;
-  }
-  const first = times[0];
-  times.sort((a, b) => a - b);
-  console.log(`  ${name.padEnd(42)} p50 ${percentile(times, 50).toFixed(1).padStart(7)}  p99 ${percentile(times, 99).toFixed(1).padStart(7)}  first ${first.toFixed(1).padStart(7)}  records ${found}`);
-}
+await timeFirstPages((query) => store.streamTraces(query), base, QUERIES, runs, 'records');
 await store.close();
 if (dir && !values.keep) await rm(dir, { recursive: true, force: true });
 if (mongo && !values.keep) {

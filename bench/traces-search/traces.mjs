@@ -1,20 +1,10 @@
 // The traces of bench/traces-search: deterministic (a seeded generator), each trace a root span and children of the
 // same application, with OpenTelemetry's fields on the root (service.name, name, kind, http.route) the way
 // @lantern/otlp maps them, so the root's service and operation are what the trace filters index.
+import { prng } from '../logs-search/messages.mjs';
+
 const SERVICES = [['checkout', 0.2], ['catalog', 0.3], ['search', 0.25], ['accounts', 0.14], ['billing', 0.1], ['ledger', 0.01]];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
-
-/** A small, fast, seeded generator (mulberry32): the same traces on every run. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A UUID made from a number: trace i's id can be found again without keeping it. */
 function uuidOf(prefix, n) {
@@ -23,7 +13,7 @@ function uuidOf(prefix, n) {
 }
 
 export function traceGenerator(seed, t0, stepMs, spansPerTrace) {
-  const rand = seeded(seed);
+  const rand = prng(seed);
   const operations = Array.from({ length: 39 }, (_, i) => `${METHODS[i % 4]} /${['items', 'cart', 'users', 'orders', 'search'][i % 5]}${i < 5 ? '/:id' : `/v${i}`}`);
   const service = () => {
     let r = rand();
