@@ -1,7 +1,9 @@
 // What bench/logs-search and bench/traces-search share: the world a grown store holds, and the first-page timings.
 import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import Database from '../../packages/store/node_modules/better-sqlite3/lib/index.js';
+import { MongoClient } from '../../packages/store/node_modules/mongodb/lib/index.js';
 
 export const mb = (bytes) => `${(bytes / 1e6).toFixed(0)} MB`;
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -13,6 +15,48 @@ export async function benchWorld(store, projectName) {
   const project = await store.createProject({ name: projectName, organizationId: org.id });
   const app = await store.createApplication({ name: 'shop', projectId: project.id });
   return { user, project, app };
+}
+
+/** Bytes on disk of `collections` in MongoDB's `database` (data and indexes), each printed with its indexes. */
+export async function mongoSize(url, database, collections) {
+  const client = await MongoClient.connect(url);
+  try {
+    let total = 0;
+    for (const name of collections) {
+      const stats = await client.db(database).command({ collStats: name });
+      const perIndex = Object.entries(stats.indexSizes).map(([index, bytes]) => `${index} ${mb(bytes)}`).join(', ');
+      console.log(`  ${name}: ${stats.count.toLocaleString('en')} documents, data ${mb(stats.storageSize)}, indexes ${mb(stats.totalIndexSize)} (${perIndex})`);
+      total += stats.storageSize + stats.totalIndexSize;
+    }
+    return total;
+  } finally {
+    await client.close();
+  }
+}
+
+/** Bytes of a SQLite file after a checkpoint; with `like`, the tables and indexes so named are printed a line each. */
+export async function sqliteSize(file, like) {
+  const db = new Database(file);
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    if (like) {
+      for (const row of db.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE ? GROUP BY name ORDER BY name').all(like)) {
+        console.log(`  ${row.name}: ${mb(row.bytes)}`);
+      }
+    }
+  } finally {
+    db.close();
+  }
+  return (await stat(file)).size;
+}
+
+export async function dropMongoDatabase(url, database) {
+  const client = await MongoClient.connect(url);
+  try {
+    await client.db(database).dropDatabase();
+  } finally {
+    await client.close();
+  }
 }
 
 /** The user and project of a SQLite file grown before, and how many rows `table` holds. */

@@ -14,11 +14,11 @@
 // With --mongo <url> it measures the distributed store instead, in a database of its own (dropped after unless --keep).
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchWorld, grownWorld, mb, timeFirstPages } from '../lib/store-bench.mjs';
+import { benchWorld, dropMongoDatabase, grownWorld, mb, mongoSize, sqliteSize, timeFirstPages } from '../lib/store-bench.mjs';
 import { logGenerator } from './messages.mjs';
 import { performance } from 'node:perf_hooks';
 import Database from '../../packages/store/node_modules/better-sqlite3/lib/index.js';
@@ -62,29 +62,8 @@ function makeBatch(app, first) {
   return { kind: 'logs', applicationId: app.id, projectId: app.projectId, receivedAt: new Date(T0 + first * STEP_MS).toISOString(), logs };
 }
 
-/** The database's size on disk: SQLite's file after a checkpoint; MongoDB's logs collection and its indexes. */
-async function sizeOf() {
-  if (mongo) {
-    const client = await MongoClient.connect(mongo);
-    try {
-      let total = 0;
-      // The logs, and the search index's segments and postings (mongo/log-segments.ts).
-      for (const name of ['logs', 'logSegments', 'logPostings']) {
-        const stats = await client.db(database).command({ collStats: name });
-        const perIndex = Object.entries(stats.indexSizes).map(([index, bytes]) => `${index} ${mb(bytes)}`).join(', ');
-        console.log(`  ${name}: ${stats.count.toLocaleString('en')} documents, data ${mb(stats.storageSize)}, indexes ${mb(stats.totalIndexSize)} (${perIndex})`);
-        total += stats.storageSize + stats.totalIndexSize;
-      }
-      return total;
-    } finally {
-      await client.close();
-    }
-  }
-  const db = new Database(file);
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-  return (await stat(file)).size;
-}
+/** The database's size on disk: SQLite's file after a checkpoint; MongoDB's logs, the search index's segments and postings (mongo/log-segments.ts). */
+const sizeOf = () => (mongo ? mongoSize(mongo, database, ['logs', 'logSegments', 'logPostings']) : sqliteSize(file));
 
 const mongo = values.mongo;
 const database = `lantern_logs_search_${entries}`;
@@ -229,8 +208,4 @@ const QUERIES = [
 await timeFirstPages((query) => store.streamLogs(query), base, QUERIES, runs, 'rows');
 await store.close();
 if (dir && !values.keep) await rm(dir, { recursive: true, force: true });
-if (mongo && !values.keep) {
-  const client = await MongoClient.connect(mongo);
-  await client.db(database).dropDatabase();
-  await client.close();
-}
+if (mongo && !values.keep) await dropMongoDatabase(mongo, database);

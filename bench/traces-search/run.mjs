@@ -9,16 +9,14 @@
 // With --file naming a database this script already grew, it only measures the reads.
 // With --mongo <url> it measures the distributed store instead, in a database of its own (dropped after unless --keep).
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import Database from '../../packages/store/node_modules/better-sqlite3/lib/index.js';
 import { openSqliteStore } from '../../packages/store/dist/index.js';
 import { createMongoStore } from '../../packages/store/dist/mongo/index.js';
-import { MongoClient } from '../../packages/store/node_modules/mongodb/lib/index.js';
-import { benchWorld, grownWorld, mb, timeFirstPages } from '../lib/store-bench.mjs';
+import { benchWorld, dropMongoDatabase, grownWorld, mb, mongoSize, sqliteSize, timeFirstPages } from '../lib/store-bench.mjs';
 import { traceGenerator } from './traces.mjs';
 
 const argv = process.argv.slice(2);
@@ -45,30 +43,7 @@ const file = values.file ?? (mongo ? undefined : join(dir, 'lantern.db'));
 const openStore = () => (mongo ? createMongoStore({ url: mongo, database }) : openSqliteStore({ file, writerThread: true }));
 const gen = traceGenerator(7, T0, STEP_MS, SPANS_PER_TRACE);
 
-async function sizeOf() {
-  if (mongo) {
-    const client = await MongoClient.connect(mongo);
-    try {
-      let total = 0;
-      for (const name of ['traces', 'spans']) {
-        const stats = await client.db(database).command({ collStats: name });
-        const perIndex = Object.entries(stats.indexSizes).map(([index, bytes]) => `${index} ${mb(bytes)}`).join(', ');
-        console.log(`  ${name}: ${stats.count.toLocaleString('en')} documents, data ${mb(stats.storageSize)}, indexes ${mb(stats.totalIndexSize)} (${perIndex})`);
-        total += stats.storageSize + stats.totalIndexSize;
-      }
-      return total;
-    } finally {
-      await client.close();
-    }
-  }
-  const db = new Database(file);
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  for (const row of db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE 'traces%' GROUP BY name ORDER BY name").all()) {
-    console.log(`  ${row.name}: ${mb(row.bytes)}`);
-  }
-  db.close();
-  return (await stat(file)).size;
-}
+const sizeOf = () => (mongo ? mongoSize(mongo, database, ['traces', 'spans']) : sqliteSize(file, 'traces%'));
 
 async function grow() {
   const store = await openStore();
@@ -134,8 +109,4 @@ const QUERIES = [
 await timeFirstPages((query) => store.streamTraces(query), base, QUERIES, runs, 'records');
 await store.close();
 if (dir && !values.keep) await rm(dir, { recursive: true, force: true });
-if (mongo && !values.keep) {
-  const client = await MongoClient.connect(mongo);
-  await client.db(database).dropDatabase();
-  await client.close();
-}
+if (mongo && !values.keep) await dropMongoDatabase(mongo, database);
