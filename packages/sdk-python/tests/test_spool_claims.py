@@ -18,7 +18,7 @@ from typing import Iterator
 import pytest
 
 import lantern as lantern_package
-from fault_server import free_port
+from fault_server import Hold, free_port
 from test_spool_shared import fill_spool, keys_sent, spool_files
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="claims held by flock()")
@@ -65,6 +65,18 @@ def claims(directory):
     return [name for name in spool_files(directory) if name.startswith(".claim-")]
 
 
+@contextlib.contextmanager
+def resend_held(server) -> Iterator[Hold]:
+    """Keeps the first resend in flight, so what the scan took back is still on disk (and counted) when a test
+    reads the stats: without it the sender may have sent and deleted the file first."""
+    hold = Hold()
+    server.fail_next(hold)
+    try:
+        yield hold
+    finally:
+        hold.release()
+
+
 # -- 2. a claim is judged by its lock, not by the pid in its name ---------------------------------------------
 
 def test_a_claim_left_by_a_dead_process_is_taken_back_and_a_locked_one_is_left_alone(server, clients, tmp_path):
@@ -74,8 +86,10 @@ def test_a_claim_left_by_a_dead_process_is_taken_back_and_a_locked_one_is_left_a
     claim(tmp_path, older, dead_pid())
     live = claim(tmp_path, newer, os.getppid())
     with locked_by_another_process(tmp_path / live):
-        lantern = clients(server.url, spool_dir=str(tmp_path))
-        assert lantern.stats().logs.spool_pending == 1
+        with resend_held(server) as hold:
+            lantern = clients(server.url, spool_dir=str(tmp_path))
+            assert hold.arrived.wait(5)
+            assert lantern.stats().logs.spool_pending == 1
         assert lantern.flush(timeout=5)
         assert [log["i"] for log in server.logs()] == [older_i]
         assert spool_files(tmp_path) == [live]
@@ -86,8 +100,10 @@ def test_an_unlocked_claim_is_taken_back_even_when_a_live_process_has_its_pid(se
     keys = fill_spool(clients, tmp_path, 1)
     [name] = spool_files(tmp_path)
     claim(tmp_path, name, os.getppid())  # alive, and not the claim's owner
-    lantern = clients(server.url, spool_dir=str(tmp_path))
-    assert lantern.stats().logs.spool_pending == 1
+    with resend_held(server) as hold:
+        lantern = clients(server.url, spool_dir=str(tmp_path))
+        assert hold.arrived.wait(5)
+        assert lantern.stats().logs.spool_pending == 1
     assert lantern.flush(timeout=5)
     assert keys_sent(server) == Counter({key: 1 for key in keys})
     assert spool_files(tmp_path) == []
@@ -105,8 +121,10 @@ def test_a_locked_claim_is_left_alone_whatever_pid_its_name_carries(server, clie
         assert lantern.flush(timeout=5)
         assert server.requests == [] and spool_files(tmp_path) == [claimed]
     # The owner has ended (however it ends, the kernel releases its lock): the next process takes the file back.
-    after = clients(server.url, spool_dir=str(tmp_path))
-    assert after.stats().logs.spool_pending == 1
+    with resend_held(server) as hold:
+        after = clients(server.url, spool_dir=str(tmp_path))
+        assert hold.arrived.wait(5)
+        assert after.stats().logs.spool_pending == 1
     assert after.flush(timeout=5)
     assert keys_sent(server) == Counter({key: 1 for key in keys})
 
