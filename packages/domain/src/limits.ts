@@ -21,6 +21,10 @@ export const limits = {
   maxNameLength: 200,
   /** Longest text of a substring filter of the reads (`url` of traces, `q` of logs), in characters. */
   maxSearchLength: 200,
+  /** Most `attr` terms of one trace search (all must hold). */
+  maxAttributeFilters: 8,
+  /** Longest `attr` term (`key=value`), in characters. */
+  maxAttributeFilterLength: 400,
   /** Largest duration of a span, in milliseconds (about 24.8 days). */
   maxDurationMs: 2_147_483_647,
 } as const;

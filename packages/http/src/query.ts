@@ -25,6 +25,26 @@ export function queryText(req: Request, name: string, maxLength = 1024): string 
   return value;
 }
 
+/**
+ * A repeatable query parameter (`?a=1&a=2`): its values in order, each at most `maxLength` code points, at most
+ * `maxItems` of them; undefined when absent. The bracket syntax (`a[]=`) is 400, as for queryText.
+ */
+export function queryTexts(req: Request, name: string, maxItems: number, maxLength = 1024): string[] | undefined {
+  const query = req.query as Record<string, unknown>;
+  if (bracketed(query, name)) {
+    throw errors.validation(`The query parameter "${name}" must be repeated as text (${name}=...&${name}=...): the bracket syntax (${name}[...]) is not accepted.`, [{ parameter: name }]);
+  }
+  const value = query[name];
+  if (value === undefined) return undefined;
+  const values = Array.isArray(value) ? value : [value];
+  if (values.length > maxItems) throw errors.validation(`The query parameter "${name}" may be given at most ${maxItems} times.`, [{ parameter: name }]);
+  for (const v of values) {
+    if (typeof v !== 'string') throw errors.validation(`The query parameter "${name}" must be text.`, [{ parameter: name }]);
+    if (longerThan(v, maxLength)) throw errors.validation(`The query parameter "${name}" is too long.`, [{ parameter: name }]);
+  }
+  return values as string[];
+}
+
 export function requiredText(req: Request, name: string): string {
   // Only the bracket form (`?id[$gt]=1`) given: the parameter itself is absent.
   if ((req.query as Record<string, unknown>)[name] === undefined) throw errors.missingParameter(name);

@@ -1,3 +1,4 @@
 export type * from './port.js';
 export { openSqliteStore } from './sqlite/index.js';
 export type { SqliteStoreOptions } from './sqlite/index.js';
+export type { AttributeFilter } from './attribute-pairs.js';

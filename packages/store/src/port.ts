@@ -1,5 +1,6 @@
 import { LOG_LEVELS } from '@lantern/domain';
 import type { QuantileSketch } from '@lantern/domain';
+import type { AttributeFilter } from './attribute-pairs.js';
 import type {
   ApiKey, Application, DocumentFailure, DocumentRecord, Invitation, LogBatchMessage, LogEntry, LogLevel, Member, Membership, Organization, PendingInvitation,
   Project, Role, SpanBatchMessage, Tenant, TraceRecord, User,
@@ -165,6 +166,11 @@ export interface TraceQuery extends TimeWindow, ReadBudget {
   service?: string;
   /** The root span's operation (operationOf: `GET /items/:id`, `SELECT orders`), exactly. */
   operation?: string;
+  /**
+   * Attributes any span of the record carries (attribute-pairs.ts): each `key=value` (compared as text) or `key`
+   * (present, whatever its value); all of them.
+   */
+  attributes?: readonly AttributeFilter[];
   /**
    * Root span `requestURL` contains this text: literal (no wildcards, no pattern), ASCII letters compared
    * without regard to case, every other character exactly. A record without root, or whose root has no

@@ -221,6 +221,22 @@ describe('mongo store: trace records are read on an index', () => {
   });
 });
 
+describe('mongo store: trace records are found by attribute on the multikey index', () => {
+  const traces = (query: Partial<Parameters<Store['streamTraces']>[0]> = {}) => () =>
+    collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id, limit: 20, ...query }));
+
+  it('one attribute, a second one, or with the other filters: (projectId, attrs, ts, id) bounded by a hash, newest first, never sorted', async () => {
+    const failed = [{ key: 'responseStatus', value: '500' }];
+    const first = await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id, limit: 20, attributes: failed }));
+    expect(first).toHaveLength(20);
+    await expectServed(traces({ attributes: failed }), [...VISIBLE_PROJECT, 'traces project_attrs_ts', 'spans trace_ts']);
+    await expectServed(traces({ attributes: failed, cursor: cursorOf(first[9]!) }), [...VISIBLE_PROJECT, 'traces project_attrs_ts', 'spans trace_ts']);
+    await expectServed(traces({ attributes: [...failed, { key: 'requestURL' }], service: 'checkout', minDurationMs: 10 }),
+      [...VISIBLE_PROJECT, 'traces project_attrs_ts']);
+    await expectServed(traces({ attributes: [{ key: 'requestURL', value: '/nowhere' }] }), [...VISIBLE_PROJECT, 'traces project_attrs_ts']);
+  });
+});
+
 describe('mongo store: root spans (metrics) are read on an index', () => {
   const window = { from: T0, to: T0 + HOUR };
 

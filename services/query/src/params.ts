@@ -1,6 +1,6 @@
 import { errors, isUuid, limits, LOG_LEVELS, MAX_NAME_LENGTH, type LogLevel } from '@lantern/domain';
-import { queryId, queryInt, queryText, queryTime } from '@lantern/http';
-import type { Cursor } from '@lantern/store';
+import { queryId, queryInt, queryText, queryTexts, queryTime } from '@lantern/http';
+import type { AttributeFilter, Cursor } from '@lantern/store';
 import type { Request } from 'express';
 
 export const MAX_PAGE = 1000;
@@ -75,6 +75,23 @@ function nameText(req: Request, name: string): string | undefined {
   return text;
 }
 
+/**
+ * `attr`, repeatable (all must hold): `key=value` (the first `=` ends the key; the value is compared as text) or
+ * `key` (present, whatever its value). The key is 1 or more characters; the term at most maxAttributeFilterLength.
+ */
+export function attributeFilters(req: Request): AttributeFilter[] | undefined {
+  const terms = queryTexts(req, 'attr', limits.maxAttributeFilters, limits.maxAttributeFilterLength * 2);
+  return terms?.map((term) => {
+    const length = [...term].length;
+    const equals = term.indexOf('=');
+    const key = equals < 0 ? term : term.slice(0, equals);
+    if (length > limits.maxAttributeFilterLength || key === '') {
+      throw errors.validation(`Each "attr" must be key=value or key: a key of 1 or more characters, at most ${limits.maxAttributeFilterLength} characters in all.`, [{ parameter: 'attr' }]);
+    }
+    return equals < 0 ? { key } : { key, value: term.slice(equals + 1) };
+  });
+}
+
 export function traceFilters(req: Request) {
   const minDurationMs = queryInt(req, 'minDurationMs', 0, 2_147_483_647);
   const maxDurationMs = queryInt(req, 'maxDurationMs', 0, 2_147_483_647);
@@ -89,6 +106,7 @@ export function traceFilters(req: Request) {
     urlContains: searchText(req, 'url'),
     service: nameText(req, 'service'),
     operation: nameText(req, 'operation'),
+    attributes: attributeFilters(req),
   };
 }
 

@@ -17,6 +17,7 @@ import { maintenanceContract } from './maintenance.js';
 import { membersContract } from './members.js';
 import { metricsContract } from './metrics.js';
 import { metricsHoursContract } from './metrics-hours.js';
+import { traceAttributesContract } from './trace-attributes.js';
 import { traceQueriesContract } from './trace-queries.js';
 import { tracesContract } from './traces.js';
 
@@ -49,6 +50,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore, opti
     isolationContract(ctx);
     tracesContract(ctx);
     traceQueriesContract(ctx);
+    traceAttributesContract(ctx);
     idempotencyContract(ctx);
     groupsContract(ctx);
     logsContract(ctx);

@@ -153,6 +153,12 @@ export interface TraceDoc {
    */
   rootService?: string | null;
   rootOperation?: string | null;
+  /**
+   * The attribute hashes of the record's spans (../attribute-pairs.ts), for the `attr` filter, at most
+   * MAX_RECORD_PAIRS. Absent in records written before the field existed, until the background backfill reaches
+   * them (trace-attrs.ts).
+   */
+  attrs?: number[];
 }
 
 export interface LogDoc {

@@ -12,6 +12,7 @@ import { ensureIndexes } from './indexes.js';
 import { createIngestWriter } from './ingest.js';
 import { createLimitsStore } from './limits.js';
 import { backfillTraceNames, traceNamesBackfilled } from './trace-names.js';
+import { backfillTraceAttrs, traceAttrsBackfilled } from './trace-attrs.js';
 import { readLogVolume } from './log-volume.js';
 import { deadlineOf } from './budget.js';
 import { MONGO_INDEX_CHUNK, indexLogsStep, legacyLogsMarked, markLegacyLogs, startMongoIndexLoop } from './log-indexer.js';
@@ -94,6 +95,10 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   // Trace records written before the service and operation filters: named from their root span (trace-names.ts).
   void guard.run(async () => {
     if (!(await traceNamesBackfilled(c))) await backfillTraceNames(c);
+  }).catch(() => undefined);
+  // And before the attribute filter: their spans' attribute hashes (trace-attrs.ts).
+  void guard.run(async () => {
+    if (!(await traceAttrsBackfilled(c))) await backfillTraceAttrs(c);
   }).catch(() => undefined);
   if (!marked) {
     void guard.run(() => markLegacyLogs(c)).then(() => {

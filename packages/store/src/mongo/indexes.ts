@@ -50,6 +50,8 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { projectId: 1, rootService: 1, ts: -1, id: -1 }, name: 'project_service_ts' },
     // The failed traces (`5xx`, or a code of it): partial, so only the records that failed pay for it.
     { key: { projectId: 1, ts: -1, id: -1 }, name: 'project_errors_ts', partialFilterExpression: { rootStatus: { $gte: 500 } } },
+    // The attribute filter: one entry per (record, hash) of the multikey `attrs`, in the list's order within a hash.
+    { key: { projectId: 1, attrs: 1, ts: -1, id: -1 }, name: 'project_attrs_ts' },
   ],
   spans: [
     // The spans of a page of trace records, in the order they are returned.

@@ -1,7 +1,8 @@
 import type { SpanBatchMessage } from '@lantern/domain';
+import { MAX_RECORD_PAIRS, pairsByTrace } from '../attribute-pairs.js';
 import { firstOfEach, insertIfAbsent } from './bulk.js';
 import type { Collections, SpanDoc } from './collections.js';
-import { spanKey } from './collections.js';
+import { spanKey, traceKey } from './collections.js';
 import { acceptBatches, recordKeys } from './idempotency.js';
 import { newOpId } from './rollups.js';
 import { entryCandidate, updateRollups } from './rollup-ops.js';
@@ -70,11 +71,24 @@ export async function writeSpanGroup(c: Collections, batches: readonly SpanBatch
     const inserted = new Set(docs.filter((_, i) => insertedAt.has(i)).map((d) => d._id));
     const { stored, parentsStored, children } = await lookUp(c, docs, inserted, inGroup);
     await settleAll([
-      updateTraceRecords(c, { stored, inGroup, parentsStored }),
+      updateTraceRecords(c, { stored, inGroup, parentsStored, pairs: groupPairs(accepted.map((a) => a.batch)) }),
       updateRollups(c, { stored, inserted, inGroup, parentsStored, children, op }),
     ]);
   }
   await recordKeys(c, 'spans', claims);
+}
+
+/** The attribute hashes of the group's spans by trace record (`traceKey`), at most MAX_RECORD_PAIRS each. */
+function groupPairs(batches: readonly SpanBatchMessage[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const batch of batches) {
+    for (const [traceId, hashes] of pairsByTrace(batch.spans)) {
+      const key = traceKey(batch.applicationId, traceId);
+      const held = out.get(key);
+      out.set(key, held === undefined ? hashes : [...new Set([...held, ...hashes])].slice(0, MAX_RECORD_PAIRS));
+    }
+  }
+  return out;
 }
 
 /** Waits for every step, then throws the first failure: no step is left running behind a failed call. */

@@ -4,6 +4,7 @@ import type { AnyBulkWriteOperation, Filter } from 'mongodb';
 import type { Collections, RootRank, SpanDoc, TraceDoc } from './collections.js';
 import { spanKey } from './collections.js';
 import { onlyDuplicates } from './bulk.js';
+import { MAX_RECORD_PAIRS } from '../attribute-pairs.js';
 
 /** What the spans of one trace in a batch bring to its trace record. */
 interface TraceUpdate {
@@ -52,6 +53,16 @@ export interface RecordsInput {
   inGroup: Set<string>;
   /** `spanKey` of the parents of the group's controller spans, outside the group, that are stored. */
   parentsStored: Set<string>;
+  /** The attribute hashes the group's spans bring, by `traceKey` (../attribute-pairs.ts). */
+  pairs: Map<string, number[]>;
+}
+
+/** Of a group's hashes, those a record does not hold yet, within MAX_RECORD_PAIRS. */
+function newHashes(held: readonly number[] | undefined, brought: readonly number[] | undefined): number[] {
+  if (brought === undefined || brought.length === 0) return [];
+  const known = new Set(held ?? []);
+  const room = MAX_RECORD_PAIRS - known.size;
+  return brought.filter((h) => !known.has(h)).slice(0, Math.max(0, room));
 }
 
 /** What a root span gives its record besides its columns: `requestURL`, service and operation (from its JSON text). */
@@ -101,17 +112,24 @@ export async function updateTraceRecords(c: Collections, input: RecordsInput): P
   // conditional update only when the candidate outranks the root read here (roots only ever move up that order,
   // so a root changed since cannot be one the candidate would outrank).
   const current = new Map((await c.traces.find({ _id: { $in: [...updates.keys()] } },
-    { projection: { ts: 1, rootRank: 1, rootTs: 1, rootDurationMs: 1 } }).toArray()).map((t) => [t._id, t]));
+    { projection: { ts: 1, rootRank: 1, rootTs: 1, rootDurationMs: 1, attrs: 1 } }).toArray()).map((t) => [t._id, t]));
   const entries = [...updates];
   const upserts: AnyBulkWriteOperation<TraceDoc>[] = [];
   const upserted: string[] = [];
+  const attrs: AnyBulkWriteOperation<TraceDoc>[] = [];
   for (const [key, u] of entries) {
     const record = current.get(key);
-    if (record !== undefined && record.ts.getTime() <= u.ts) continue;
+    const added = newHashes(record?.attrs, input.pairs.get(key));
+    const addAttrs = added.length === 0 ? {} : { $addToSet: { attrs: { $each: added } } };
+    if (record !== undefined && record.ts.getTime() <= u.ts) {
+      if (added.length > 0) attrs.push({ updateOne: { filter: { _id: key }, update: addAttrs } });
+      continue;
+    }
     upserted.push(key);
     upserts.push({ updateOne: {
       filter: { _id: key },
       update: {
+        ...addAttrs,
         $min: { ts: new Date(u.ts) },
         $setOnInsert: {
           id: newId(), projectId: u.projectId, applicationId: u.applicationId, traceId: u.traceId, rootRank: u.rootRank,
@@ -123,6 +141,7 @@ export async function updateTraceRecords(c: Collections, input: RecordsInput): P
     } });
   }
   const inserted = await upsertAll(c, upserts, upserted);
+  if (attrs.length > 0) await c.traces.bulkWrite(attrs, { ordered: false });
 
   // Each comparison is one atomic conditional update, so concurrent writers of a trace end with the root the
   // rule picks, whatever their order.

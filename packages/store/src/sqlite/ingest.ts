@@ -7,6 +7,7 @@ import { guard } from './errors.js';
 import { createRollupWriter } from './rollups.js';
 import { contextUses, type ContextUse } from './span-contexts.js';
 import { Col, ROW_WIDTH, spanRowsOf, type SpanRows } from './span-rows.js';
+import { createTraceAttrs } from './trace-attrs.js';
 
 /** How long an Idempotency-Key is remembered per (application, kind). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -83,10 +84,11 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       FROM spans WHERE application_id = ? AND trace_id = ? AND controller = 1 AND parent_span_id IS NOT NULL`),
     // The root columns follow `outranks` (ROOT_WINS is the same rule in SQL); `ts` only ever moves earlier.
     trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status, root_url,
-        root_service, root_operation)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        root_service, root_operation, attrs)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (application_id, trace_id) DO UPDATE SET
         ts = min(traces.ts, excluded.ts),
+        attrs = coalesce(excluded.attrs, traces.attrs),
         root_ts = CASE WHEN ${ROOT_WINS} THEN excluded.root_ts ELSE traces.root_ts END,
         root_duration_ms = CASE WHEN ${ROOT_WINS} THEN excluded.root_duration_ms ELSE traces.root_duration_ms END,
         root_status = CASE WHEN ${ROOT_WINS} THEN excluded.root_status ELSE traces.root_status END,
@@ -102,6 +104,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
   };
   const applyRollups = createRollupWriter(db);
   const newContextUse = contextUses(db);
+  const attrs = createTraceAttrs(db);
 
   /**
    * The controller spans stored before this batch whose parent is not stored, by (trace, parent): counted as
@@ -187,7 +190,11 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       if (outranks(candidate, update)) Object.assign(update, candidate);
     }
     for (const [traceId, u] of traces) {
-      q.trace.run(newId(), applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url, u.service, u.operation);
+      // The record before the upsert: its attribute postings follow its (id, ts) after (trace-attrs.ts).
+      const before = attrs.before(applicationId, traceId);
+      const after = before === undefined ? { id: newId(), ts: u.ts } : { id: before.id, ts: Math.min(before.ts, u.ts) };
+      const held = attrs.merge(projectId, before, after, batch.pairs.get(traceId));
+      q.trace.run(after.id, applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url, u.service, u.operation, held);
     }
   }
 

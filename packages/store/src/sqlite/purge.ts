@@ -5,6 +5,7 @@ import { RollupDelta, minuteOf } from '../rollups.js';
 import { IDEMPOTENCY_WINDOW_MS } from './ingest.js';
 import { turn } from './paging.js';
 import { createHourTrimmer, createRollupWriter } from './rollups.js';
+import { createTraceAttrs, type RecordBefore } from './trace-attrs.js';
 
 /** Rows deleted per transaction, so that a large purge never holds the write lock for long. */
 const CHUNK = 2000;
@@ -24,8 +25,8 @@ const CHUNK = 2000;
 export function createPurger(db: Database, now: () => number): (cutoffMs: number) => Promise<number> {
   const q = {
     projects: db.prepare<[], number>('SELECT id FROM projects ORDER BY id').pluck(),
-    oldTraces: db.prepare<[number, number, number], { application_id: number; trace_id: string }>(
-      'SELECT application_id, trace_id FROM traces WHERE project_id = ? AND ts < ? LIMIT ?'),
+    oldTraces: db.prepare<[number, number, number], { application_id: number; trace_id: string } & RecordBefore>(
+      'SELECT application_id, trace_id, id, ts, attrs FROM traces WHERE project_id = ? AND ts < ? LIMIT ?'),
     deleteSpans: db.prepare<[number, string]>('DELETE FROM spans WHERE application_id = ? AND trace_id = ?'),
     deleteTrace: db.prepare<[number, string]>('DELETE FROM traces WHERE application_id = ? AND trace_id = ?'),
     deleteLogs: db.prepare<[number, number, number]>(
@@ -54,6 +55,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
     volumeOfMinute.count.run(minute, projectId, minute, minute + 60_000);
   });
   const applyRollups = createRollupWriter(db);
+  const attrs = createTraceAttrs(db);
   const trimHours = createHourTrimmer(db);
 
   const traceChunk = db.transaction((projectId: number, cutoffMs: number): number => {
@@ -62,6 +64,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
     for (const t of traces) {
       for (const entry of q.entriesFrom.all(t.application_id, t.trace_id, minuteOf(cutoffMs))) rollups.add(projectId, t.application_id, entry, -1);
       q.deleteSpans.run(t.application_id, t.trace_id);
+      attrs.drop(projectId, t);
       q.deleteTrace.run(t.application_id, t.trace_id);
     }
     applyRollups(rollups);

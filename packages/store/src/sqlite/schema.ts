@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { backfillRootNames } from './root-names.js';
+import { backfillTraceAttrs } from './trace-attrs.js';
 
 /**
  * The SQLite schema, as an ordered list of migrations. `PRAGMA user_version` records how many have run;
@@ -404,10 +405,23 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX IF EXISTS traces_status_class;
   CREATE INDEX IF NOT EXISTS traces_errors ON traces (project_id, ts, id) WHERE root_status >= 500;
   `,
+  // 17: issue 19, trace search by attribute (`attr`, ../attribute-pairs.ts): a record's attribute hashes in
+  // `traces.attrs`, and one posting per (record, hash) at the record's (ts, id), the list's order within a hash
+  // (trace-attrs.ts). Records already stored take theirs from their spans after this runs (BACKFILLS): reads every span once.
+  `
+  ALTER TABLE traces ADD COLUMN attrs BLOB;
+  CREATE TABLE IF NOT EXISTS trace_attrs (
+    project_id INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    ts INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    PRIMARY KEY (project_id, hash, ts, id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Steps of a migration that SQL alone does not say well, run after its SQL, in its transaction (by version). */
-const BACKFILLS: ReadonlyMap<number, (db: Database) => void> = new Map([[14, backfillRootNames]]);
+const BACKFILLS: ReadonlyMap<number, (db: Database) => void> = new Map([[14, backfillRootNames], [17, backfillTraceAttrs]]);
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

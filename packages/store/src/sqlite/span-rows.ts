@@ -1,5 +1,6 @@
 import { operationOf, serviceOf } from '@lantern/domain';
 import type { SpanBatchMessage } from '@lantern/domain';
+import { pairsByTrace } from '../attribute-pairs.js';
 
 /**
  * A span batch as the SQLite writer stores it: each span's columns and its `data` text already made, so that the
@@ -20,6 +21,8 @@ export interface SpanRows {
   rows: Array<string | number | null>;
   /** The distinct context texts of the batch (JSON objects), which `Col.context` indexes; -1: none. */
   contexts: string[];
+  /** The attribute hashes of each trace's spans (../attribute-pairs.ts), by trace id. */
+  pairs: Map<string, number[]>;
 }
 
 /** The offsets of a span's values in `rows`. */
@@ -112,7 +115,8 @@ function rowsOf(batch: SpanBatchMessage, memo: ContextMemo): SpanRows {
     rows[at + Col.operation] = rootCandidate ? operationOf(span) ?? null : null;
     at += ROW_WIDTH;
   }
-  const out: SpanRows = { applicationId: batch.applicationId, projectId: batch.projectId, receivedAt: batch.receivedAt, rows, contexts };
+  const pairs = pairsByTrace(batch.spans);
+  const out: SpanRows = { applicationId: batch.applicationId, projectId: batch.projectId, receivedAt: batch.receivedAt, rows, contexts, pairs };
   if (batch.idempotencyKey !== undefined) out.idempotencyKey = batch.idempotencyKey;
   return out;
 }

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { toIso } from '@lantern/domain';
 import type { Span, TraceRecord } from '@lantern/domain';
 import type { Cursor, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
+import { filterHash } from '../attribute-pairs.js';
 import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
 import { spanJson } from './span-rows.js';
@@ -50,7 +51,7 @@ export interface TraceReader {
 }
 
 /** The index a trace read walks, in the list's order (ts, id) within its key: the narrowest its filters allow. */
-export type TraceDriver = 'trace' | 'operation' | 'service' | 'status' | 'application' | 'project';
+export type TraceDriver = 'trace' | 'attribute' | 'operation' | 'service' | 'status' | 'application' | 'project';
 
 /** The index of each filter's own driver (schema.ts migration 15). */
 const DRIVER_INDEX: Partial<Record<TraceDriver, string>> = {
@@ -65,13 +66,15 @@ const statusClass = (status: TraceQuery['status']): number | undefined => {
 };
 
 /**
- * Which index serves a read: a trace id's primary key, else the operation's, the service's or the failed traces'
+ * Which index serves a read: a trace id's primary key, else the first attribute's postings (trace_attrs, schema.ts
+ * 17), else the operation's, the service's or the failed traces'
  * index (schema.ts migration 15: `5xx` or a code of it), else the application's, else the project's time index. Each
  * keeps the list's order, so the read stops after a page instead of sorting; the other filters are tested on the
  * rows it visits.
  */
 export function traceDriver(query: TraceQuery): TraceDriver {
   if (query.traceId !== undefined) return 'trace';
+  if (query.attributes !== undefined && query.attributes.length > 0) return 'attribute';
   if (query.operation !== undefined) return 'operation';
   if (query.service !== undefined) return 'service';
   if (statusClass(query.status) === 5) return 'status';
@@ -91,8 +94,16 @@ export function tracePageSql(query: TraceQuery, cursor: Cursor | undefined, limi
   // On the application's index or a trace id's primary key, the unary `+` keeps the planner off the project's
   // whole index; the operation, service and status indexes lead with the project, as the time index does.
   const narrower = driver === 'application' || driver === 'trace';
-  const where = new Where().add(narrower ? '+t.project_id = ?' : 't.project_id = ?', query.projectId);
+  const where = new Where();
   const filter = new Where();
+  // On the first attribute's postings, in the list's order within its hash; the others are looked up per record.
+  const [first, ...others] = driver === 'attribute' ? query.attributes! : query.attributes ?? [];
+  if (driver === 'attribute') where.add('a.project_id = ? AND a.hash = ?', query.projectId, filterHash(first!));
+  else where.add(narrower ? '+t.project_id = ?' : 't.project_id = ?', query.projectId);
+  for (const attribute of driver === 'attribute' ? others : query.attributes ?? []) {
+    filter.add('EXISTS (SELECT 1 FROM trace_attrs x WHERE x.project_id = t.project_id AND x.hash = ? AND x.ts = t.ts AND x.id = t.id)',
+      filterHash(attribute));
+  }
   // One trace id has at most a record per application of the project: looked up by primary key.
   if (driver === 'trace') {
     where.add('t.trace_id = ? AND t.application_id IN (SELECT a.id FROM applications a WHERE a.project_id = ?)',
@@ -106,7 +117,7 @@ export function tracePageSql(query: TraceQuery, cursor: Cursor | undefined, limi
   if (driver === 'status') where.add('t.root_status >= 500');
   if (driver === 'application' || driver === 'trace') where.maybe('t.application_id = ?', query.applicationId);
   else filter.maybe('t.application_id = ?', query.applicationId);
-  newestFirst(where, 't', query, cursor);
+  newestFirst(where, driver === 'attribute' ? 'a' : 't', query, cursor);
   filter.maybe('t.root_duration_ms >= ?', query.minDurationMs).maybe('t.root_duration_ms <= ?', query.maxDurationMs);
   // An exact code among the failed traces, or a status no index serves.
   if (query.status && !(driver === 'status' && query.status.min === 500 && query.status.max === 599)) {
@@ -121,8 +132,13 @@ export function tracePageSql(query: TraceQuery, cursor: Cursor | undefined, limi
   // Named, not left to the planner: without statistics it weighs the time index's range above the class index's
   // expression, and a plan that sorts a whole class would be no bound at all.
   const indexed = DRIVER_INDEX[driver] ? ` INDEXED BY ${DRIVER_INDEX[driver]}` : '';
-  const sql = `SELECT t.id, t.project_id, t.application_id, t.trace_id, t.ts, ${hit} AS hit FROM traces t${indexed} ${visibleJoin('t')}
-    ${where.sql} ORDER BY t.ts DESC, t.id DESC LIMIT ?`;
+  // The postings lead; each finds its record on the time index by (project, ts, id).
+  const from = driver === 'attribute'
+    ? 'trace_attrs a JOIN traces t INDEXED BY traces_project_ts ON t.project_id = a.project_id AND t.ts = a.ts AND t.id = a.id'
+    : `traces t${indexed}`;
+  const order = driver === 'attribute' ? 'a' : 't';
+  const sql = `SELECT t.id, t.project_id, t.application_id, t.trace_id, t.ts, ${hit} AS hit FROM ${from} ${visibleJoin('t')}
+    ${where.sql} ORDER BY ${order}.ts DESC, ${order}.id DESC LIMIT ?`;
   return { sql, params: [...filter.params, query.userId, ...where.params, visits], visits };
 }
 

@@ -1,0 +1,131 @@
+/**
+ * The attribute index of trace records (issue 19, `attr` on GET /logs/project): every key a record's spans carry,
+ * and every key with its value when the value is a string, a number or a boolean, each as a 53-bit hash. A record
+ * keeps the set of its hashes; a search for `key=value` or `key` (it exists) walks the records holding that hash
+ * in the list's order (SQLite: the trace_attrs table, schema.ts 17; MongoDB: the multikey `attrs` field).
+ *
+ * What counts as a span's attributes (docs/api.md, "Attribute search"):
+ * - its OpenTelemetry `attributes`, its resource's (`resource`) and its scope's (`scope.attributes`), each a list
+ *   of `{ key, value }`;
+ * - its other top-level fields (`requestMethod`, `requestURL`, `responseStatus`, `name`, a Lantern span's own
+ *   extra fields...), but not the ids, the time nor the duration, which have their own filters.
+ * One namespace: a resource's `host.name` and a span's `host.name` are the same key.
+ *
+ * A value is compared as text: a number as JavaScript writes it (`500`, `1.5`), a boolean as `true`/`false`. A
+ * list or nested value is only found by its key. Hashes may collide: two different pairs of a project with the same
+ * hash (about one chance in 10^15 per search at 10^8 distinct pairs) would find each other's records.
+ */
+
+/** Distinct hashes a record keeps at most (each batch's first ones, in span order): a hostile span cannot grow one without bound. */
+export const MAX_RECORD_PAIRS = 512;
+
+/** A search term: `key=value`, or `key` alone (the key exists, whatever its value). */
+export interface AttributeFilter {
+  key: string;
+  value?: string;
+}
+
+/** Top-level span fields that are not attributes: the ids and the time have their own filters. */
+const NOT_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'traceId', 'spanId', 'parentSpanId', 'timestamp', 'durationMs', 'attributes', 'resource', 'scope', 'serviceName',
+]);
+
+/**
+ * cyrb53 (public domain, bryc): a fast, well-mixed 53-bit string hash, exact as a JavaScript number, a SQLite
+ * INTEGER and a BSON double.
+ */
+function cyrb53(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** A key's hash (the key exists). */
+export const keyHash = (key: string): number => cyrb53(`k\u0000${key}`);
+/** A key and value's hash. */
+export const pairHash = (key: string, value: string): number => cyrb53(`v\u0000${key}\u0000${value}`);
+
+/** The hash a search term looks up. */
+export const filterHash = (filter: AttributeFilter): number =>
+  (filter.value === undefined ? keyHash(filter.key) : pairHash(filter.key, filter.value));
+
+/** A value's text when it is compared by value (a string, a finite number, a boolean); else undefined. */
+function valueText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return undefined;
+}
+
+/** Adds a key (and its value's pair) to `out`, while it holds fewer than `max`. */
+function addPair(out: Set<number>, key: string, value: unknown, max: number): void {
+  if (out.size >= max) return;
+  out.add(keyHash(key));
+  const text = valueText(value);
+  if (text !== undefined && out.size < max) out.add(pairHash(key, text));
+}
+
+/** The `{ key, value }` entries of an attribute list into `out`. */
+function addList(out: Set<number>, list: unknown, max: number): void {
+  if (!Array.isArray(list)) return;
+  for (const kv of list) {
+    if (kv === null || typeof kv !== 'object') continue;
+    const key = (kv as { key?: unknown }).key;
+    if (typeof key === 'string' && key !== '') addPair(out, key, (kv as { value?: unknown }).value, max);
+  }
+}
+
+/** The hashes of what a resource and scope give a span (`resource`, `scope.attributes`, `serviceName` as `service.name`). */
+export function contextPairs(span: Record<string, unknown>, out: Set<number>, max = MAX_RECORD_PAIRS): void {
+  addList(out, span['resource'], max);
+  const scope = span['scope'];
+  if (scope !== null && typeof scope === 'object') addList(out, (scope as { attributes?: unknown }).attributes, max);
+  if (typeof span['serviceName'] === 'string') addPair(out, 'service.name', span['serviceName'], max);
+}
+
+/** The hashes of a span's own attributes and top-level fields (not its context's: contextPairs). */
+export function ownPairs(span: Record<string, unknown>, out: Set<number>, max = MAX_RECORD_PAIRS): void {
+  addList(out, span['attributes'], max);
+  for (const key of Object.keys(span)) {
+    if (!NOT_ATTRIBUTES.has(key)) addPair(out, key, span[key], max);
+  }
+}
+
+/**
+ * The hashes of a batch's spans per trace id, at most `max` per trace: the context's pairs once per distinct
+ * resource and scope objects (a batch's spans share them), each span's own.
+ */
+export function pairsByTrace(spans: ReadonlyArray<Record<string, unknown>>, max = MAX_RECORD_PAIRS): Map<string, number[]> {
+  const sets = new Map<string, Set<number>>();
+  let resource: unknown;
+  let scope: unknown;
+  let serviceName: unknown;
+  let context: Set<number> | undefined;
+  for (const span of spans) {
+    if (context === undefined || span['resource'] !== resource || span['scope'] !== scope || span['serviceName'] !== serviceName) {
+      resource = span['resource'];
+      scope = span['scope'];
+      serviceName = span['serviceName'];
+      context = new Set();
+      contextPairs(span, context, max);
+    }
+    const traceId = String(span['traceId']);
+    let set = sets.get(traceId);
+    if (set === undefined) sets.set(traceId, (set = new Set()));
+    for (const h of context) {
+      if (set.size >= max) break;
+      set.add(h);
+    }
+    ownPairs(span, set, max);
+  }
+  return new Map([...sets].map(([traceId, set]) => [traceId, [...set]]));
+}

@@ -1,0 +1,46 @@
+import type { AnyBulkWriteOperation } from 'mongodb';
+import { MAX_RECORD_PAIRS, contextPairs, ownPairs } from '../attribute-pairs.js';
+import type { Collections, TraceDoc } from './collections.js';
+
+/**
+ * Trace records written before the attribute index (`attrs`, ../attribute-pairs.ts) get the hashes of their stored
+ * spans, once per database, in the background of the processes that start (then this marker in `counters`). Until
+ * the backfill has reached a record, the `attr` filter does not find it (docs/deploy.md, upgrading).
+ */
+export const TRACE_ATTRS_MARKER = 'migration:trace-attrs';
+
+/** Records per step: one read of them, one of their spans, one bulk of updates. */
+const STEP = 200;
+
+export async function traceAttrsBackfilled(c: Collections): Promise<boolean> {
+  return (await c.counters.findOne({ _id: TRACE_ATTRS_MARKER })) !== null;
+}
+
+/**
+ * Walks the records without `attrs` in `_id` order, a step at a time, reads their spans, and adds their hashes
+ * with `$addToSet` (a record a writer has reached since keeps what it added). Then records the marker. A record
+ * whose spans give no hash gets an empty list, so that it is not read again.
+ */
+export async function backfillTraceAttrs(c: Collections, step = STEP): Promise<void> {
+  let after = '';
+  for (;;) {
+    const page = await c.traces.find({ _id: { $gt: after }, attrs: { $exists: false } },
+      { sort: { _id: 1 }, limit: step, projection: { _id: 1 }, hint: '_id_' }).toArray();
+    if (page.length === 0) break;
+    const hashes = new Map<string, Set<number>>(page.map((t) => [t._id, new Set<number>()]));
+    for await (const s of c.spans.find({ traceKey: { $in: page.map((t) => t._id) } },
+      { sort: { traceKey: 1, ts: 1, spanId: 1 }, projection: { traceKey: 1, data: 1 } })) {
+      const set = hashes.get(s.traceKey)!;
+      const span = JSON.parse(s.data) as Record<string, unknown>;
+      contextPairs(span, set);
+      ownPairs(span, set);
+    }
+    const updates: AnyBulkWriteOperation<TraceDoc>[] = [...hashes].map(([_id, set]) => ({ updateOne: {
+      filter: { _id },
+      update: { $addToSet: { attrs: { $each: [...set].slice(0, MAX_RECORD_PAIRS) } } },
+    } }));
+    await c.traces.bulkWrite(updates, { ordered: false });
+    after = page[page.length - 1]!._id;
+  }
+  await c.counters.updateOne({ _id: TRACE_ATTRS_MARKER }, { $set: { seq: 1 } }, { upsert: true });
+}
