@@ -63,6 +63,7 @@ describe('GET /logs/project: parameters and visibility', () => {
     [`cursor=${'A'.repeat(300)}`], ['limit=1&limit=2'], ['url='], [`url=${'a'.repeat(201)}`], [`url=${'%F0%9F%94%8D'.repeat(201)}`], ['url=a&url=b'],
     ['maxDurationMs=-1'], ['maxDurationMs=1.5'], ['minDurationMs=10&maxDurationMs=5'], ['service='], [`service=${'s'.repeat(201)}`],
     ['operation='], [`operation=${'o'.repeat(201)}`], ['operation=a&operation=b'],
+    ['attr='], ['attr==value'], ['attr[]=a'], ['attr[0]=a'], [`attr=${'k'.repeat(401)}`], [Array.from({ length: 9 }, (_, i) => `attr=k${i}`).join('&')],
   ])('answers 400 validation_failed for the filter %s', async (filter) => {
     expectError(await read(`?id=${a.projectId}&${filter}`), 400, 'validation_failed');
   });
@@ -141,10 +142,26 @@ describe('GET /logs/project: order and filters', () => {
     ['operation (of the root span, exactly)', () => ({ operation: 'GET /late' }), [9, 8, 7, 6, 5]],
     ['operation with status and maxDurationMs', () => ({ operation: 'GET /late', status: '5xx', maxDurationMs: 60 }), [5]],
     ['operation with service and applicationId', () => ({ operation: 'GET /early', service: 'shop-b', applicationId: -1 }), [3, 1]],
+    // An attribute is any span's, not only the root's: every child span has this URL and status.
+    ['attr=key=value of a child span', () => ({ attr: 'requestURL=/db/query' }), [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]],
+    ['attr=key=value of a number, as text', () => ({ attr: 'responseStatus=404' }), [3]],
+    ['attr=key=value of the resource', () => ({ attr: 'service.name=shop-b' }), [9, 7, 5, 3, 1]],
+    ['attr=parentSpanId: the ids are not attributes', () => ({ attr: 'parentSpanId' }), []],
+    ['attr=key alone of a field some spans have', () => ({ attr: 'kind' }), [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]],
+    ['attr with status and applicationId', () => ({ attr: 'name=GET /late', status: '5xx', applicationId: -1 }), [7, 5]],
+    ['attr whose value has an = sign', () => ({ attr: 'requestURL=/shop/Checkout?step=9' }), [9]],
   ])('narrows by %s', async (_label, query, expected) => {
     const q = query(traceIds);
     if (q['applicationId'] === -1) q['applicationId'] = appB.applicationId;
     expect(indexesOf(await traces(l, t, q))).toEqual(expected);
+  });
+
+  it('takes attr repeated, all of them holding, and keeps them on the next link', async () => {
+    const query = `attr=${encodeURIComponent('name=GET /late')}&attr=${encodeURIComponent('service.name=shop-b')}`;
+    const pages = await walkPagesOf(l, t, `limit=2&${query}`);
+    expect(pages.map((p) => indexesOf(p))).toEqual([[9, 7], [5]]);
+    expect(indexesOf((await l.http.get(`/logs/project?id=${t.projectId}&${query}&attr=kind`).set(bearer(t.token)).expect(200)).body)).toEqual([9, 7, 5]);
+    expect((await l.http.get(`/logs/project?id=${t.projectId}&${query}&attr=orderId`).set(bearer(t.token)).expect(200)).body).toEqual([]);
   });
 
   it('pages through the records matching url, keeping it on the next link', async () => {
