@@ -486,6 +486,37 @@ describe('mongo store: trace records written before rootService and rootOperatio
   });
 });
 
+describe('mongo store: trace records written before the attribute index', () => {
+  it('get their spans\' attribute hashes from the backfill of the next process to start, and are found by attribute', async () => {
+    const { store, db, database } = await openStore({ pageSize: 2 });
+    const w = await makeWorld(store);
+    const ids = { otel: newId(), lantern: newId(), fresh: newId() };
+    const resource = [{ key: 'deployment.environment', value: 'prod' }];
+    await store.writeSpans(spanBatch(w.app, [
+      rootSpan(ids.otel, T0, { serviceName: 'checkout', resource, name: 'GET /cart', kind: 'server', attributes: [{ key: 'cart.items', value: 3 }] }),
+      span(ids.otel, T0 + 1, { parentSpanId: newId(), serviceName: 'checkout', resource, attributes: [{ key: 'charge.id', value: 'ch_1' }] }),
+      rootSpan(ids.lantern, T0 + 2, { orderId: 'o-9' }),
+    ]));
+    await store.close();
+    // What records written before the field look like, and the database before its backfill.
+    await db.collection('traces').updateMany({}, { $unset: { attrs: '' } });
+    await db.collection('counters').deleteOne({ _id: 'migration:trace-attrs' as never });
+    const reader = (await openStore({ database, pageSize: 2 })).store;
+    for (let turns = 0; !(await db.collection('counters').findOne({ _id: 'migration:trace-attrs' as never })) && turns < 200; turns++) {
+      await new Promise((done) => setTimeout(done, 25));
+    }
+    await reader.writeSpans(spanBatch(w.app, [rootSpan(ids.fresh, T0 + 30, { serviceName: 'checkout', resource, name: 'GET /cart', kind: 'server' })]));
+    const found = async (...attributes: Array<{ key: string; value?: string }>) =>
+      (await collect(reader.streamTraces({ userId: w.user.id, projectId: w.project.id, attributes }))).map((t) => t.traceId);
+    expect(await found({ key: 'deployment.environment', value: 'prod' })).toEqual([ids.fresh, ids.otel]);
+    expect(await found({ key: 'charge.id', value: 'ch_1' }, { key: 'cart.items', value: '3' })).toEqual([ids.otel]);
+    expect(await found({ key: 'service.name', value: 'checkout' })).toEqual([ids.fresh, ids.otel]);
+    expect(await found({ key: 'orderId' })).toEqual([ids.lantern]);
+    expect(await db.collection('traces').countDocuments({ attrs: { $exists: false } })).toBe(0);
+    await reader.close();
+  });
+});
+
 describe('mongo store: log search', () => {
   /** A pending log as the ingest writes it, straight into the collection (the store's indexer is not kicked). */
   const pendingLog = (w: { project: { id: number }; app: { id: number } }, id: string, ts: number, message: string, level = 'info') => ({

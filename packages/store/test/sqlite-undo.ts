@@ -2,7 +2,10 @@
  * Migrations 14 to 16 (schema.ts): the trace records' root service and operation, the trace filters' indexes, and
  * the log volume's rollups.
  */
-export const UNDO_MIGRATION_14 = `DROP TABLE IF EXISTS log_rollups; DROP INDEX traces_service; DROP INDEX traces_operation; DROP INDEX traces_errors;
+/** Migration 17's table and column (schema.ts): the attribute postings of trace records. */
+export const UNDO_MIGRATION_17 = 'DROP TABLE trace_attrs; ALTER TABLE traces DROP COLUMN attrs;';
+
+export const UNDO_MIGRATION_14 = `${UNDO_MIGRATION_17} DROP TABLE IF EXISTS log_rollups; DROP INDEX traces_service; DROP INDEX traces_operation; DROP INDEX traces_errors;
   ALTER TABLE traces DROP COLUMN root_service; ALTER TABLE traces DROP COLUMN root_operation;`;
 
 /** Migration 13's table and column (schema.ts): span contexts. */

@@ -10,7 +10,7 @@ import type { Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { toStoreError } from '../src/sqlite/errors.js';
 import { MIGRATIONS } from '../src/sqlite/schema.js';
-import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13, UNDO_MIGRATION_14 } from './sqlite-undo.js';
+import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13, UNDO_MIGRATION_14, UNDO_MIGRATION_17 } from './sqlite-undo.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -269,6 +269,37 @@ describe('sqlite store', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('migrates a version-16 database: its trace records get their spans\' attributes, found through their postings', async () => {
+    const before = await open();
+    const w = await world(before);
+    const [otel, lantern, plain] = [newId(), newId(), newId()];
+    // An OpenTelemetry context stored apart (migration 13), a span's own attributes, a Lantern span's extra field.
+    const ctx = { serviceName: 'checkout', resource: [{ key: 'deployment.environment', value: 'prod' }] };
+    await before.writeSpans(batch(w.app, [
+      root(otel, T0, { ...ctx, name: 'GET /cart', attributes: [{ key: 'cart.items', value: 3 }] }),
+      { ...root(otel, T0 + 5, { ...ctx, name: 'charge', attributes: [{ key: 'charge.id', value: 'ch_1' }] }), parentSpanId: newId() },
+      root(lantern, T0 + 1, { orderId: 'o-9' }),
+      root(plain, T0 + 2),
+    ]));
+    await before.close();
+    const v16 = new Database(file);
+    v16.exec(UNDO_MIGRATION_17);
+    v16.pragma('user_version = 16');
+    v16.close();
+
+    const migrated = await open();
+    const found = async (...attributes: Array<{ key: string; value?: string }>) =>
+      (await collect(migrated.streamTraces({ userId: w.user.id, projectId: w.project.id, attributes }))).map((t) => t.traceId);
+    expect(await found({ key: 'deployment.environment', value: 'prod' })).toEqual([otel]);
+    expect(await found({ key: 'service.name', value: 'checkout' })).toEqual([otel]);
+    expect(await found({ key: 'charge.id', value: 'ch_1' }, { key: 'cart.items', value: '3' })).toEqual([otel]);
+    expect(await found({ key: 'orderId' })).toEqual([lantern]);
+    expect(await found({ key: 'requestMethod' })).toEqual([plain, lantern, otel]);
+    // New spans of a migrated record add to what the backfill gave it.
+    await migrated.writeSpans(batch(w.app, [{ ...root(lantern, T0 + 3, { refund: true }), parentSpanId: newId() }]));
+    expect(await found({ key: 'refund', value: 'true' }, { key: 'orderId', value: 'o-9' })).toEqual([lantern]);
   });
 
   it('refuses a database whose schema is newer than this build', async () => {
