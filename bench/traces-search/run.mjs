@@ -4,7 +4,7 @@
 // each trace search the console makes (101 records, as GET /logs/project asks the store for limit + 1): p50/p99 over
 // --runs runs. What the traces carry, per trace: 6 services (one with a fifth of the traffic, one with 1 %), 40
 // operations (one in 1,000 traces is the rare "POST /refunds"), 2 % of roots 5xx (half of them 503), durations from
-// a log-normal spread (1 % over 1 s).
+// a log-normal spread (1 % over 1 s); attributes as an SDK sends them (traces.mjs), searched by `attr`.
 // Usage: node bench/traces-search/run.mjs [--spans 10000000 --runs 20 --file /path/to/lantern.db --keep]
 // With --file naming a database this script already grew, it only measures the reads.
 // With --mongo <url> it measures the distributed store instead, in a database of its own (dropped after unless --keep).
@@ -43,7 +43,7 @@ const file = values.file ?? (mongo ? undefined : join(dir, 'lantern.db'));
 const openStore = () => (mongo ? createMongoStore({ url: mongo, database }) : openSqliteStore({ file, writerThread: true }));
 const gen = traceGenerator(7, T0, STEP_MS, SPANS_PER_TRACE);
 
-const sizeOf = () => (mongo ? mongoSize(mongo, database, ['traces', 'spans']) : sqliteSize(file, 'traces%'));
+const sizeOf = () => (mongo ? mongoSize(mongo, database, ['traces', 'spans']) : sqliteSize(file, 'trace%'));
 
 async function grow() {
   const store = await openStore();
@@ -104,6 +104,17 @@ const QUERIES = [
   ['service "checkout" + a day in the middle', { service: 'checkout', from: middle - 12 * hour, to: middle + 12 * hour }],
   ['5xx + the last hour', { status: { min: 500, max: 599 }, from: newest - hour, to: newest + 1 }],
   ['trace id', { traceId: gen.traceIdOf(Math.floor(traces / 3)) }],
+  ['attr order.id (one trace)', { attributes: [{ key: 'order.id', value: gen.orderIdOf(Math.floor(traces / 3)) }] }],
+  ['attr user.id (1 in 100,000)', { attributes: [{ key: 'user.id', value: 'u-4242' }] }],
+  ['attr http.route common (20 %)', { attributes: [{ key: 'http.route', value: '/items/:id' }] }],
+  ['attr db.system (every trace)', { attributes: [{ key: 'db.system', value: 'postgresql' }] }],
+  ['attr host.name (resource, 25 %)', { attributes: [{ key: 'host.name', value: 'ip-10-0-0-2' }] }],
+  ['attr key user.id (every trace)', { attributes: [{ key: 'user.id' }] }],
+  ['attr missing', { attributes: [{ key: 'user.id', value: 'nobody' }] }],
+  ['attr user.id + attr host.name', { attributes: [{ key: 'user.id', value: 'u-4242' }, { key: 'host.name', value: 'ip-10-0-0-2' }] }],
+  ['attr host.name + 5xx', { attributes: [{ key: 'host.name', value: 'ip-10-0-0-2' }], status: { min: 500, max: 599 } }],
+  ['attr host.name + service "ledger" (1 %)', { attributes: [{ key: 'host.name', value: 'ip-10-0-0-2' }], service: 'ledger' }],
+  ['attr http.route common + the last hour', { attributes: [{ key: 'http.route', value: '/items/:id' }], from: newest - hour, to: newest + 1 }],
 ];
 
 await timeFirstPages((query) => store.streamTraces(query), base, QUERIES, runs, 'records');

@@ -2,7 +2,9 @@
  * The attribute index of trace records (issue 19, `attr` on GET /logs/project): every key a record's spans carry,
  * and every key with its value when the value is a string, a number or a boolean, each as a 53-bit hash. A record
  * keeps the set of its hashes; a search for `key=value` or `key` (it exists) walks the records holding that hash
- * in the list's order (SQLite: the trace_attrs table, schema.ts 17; MongoDB: the multikey `attrs` field).
+ * in the list's order (SQLite: the trace_attrs table, schema.ts 17; MongoDB: the multikey `attrs` field). Only the
+ * key-value pairs have postings; a key alone (`key`) is tested on the records that the other terms' postings or
+ * the other filters' indexes give (isKeyHash).
  *
  * What counts as a span's attributes (docs/api.md, "Attribute search"):
  * - its OpenTelemetry `attributes`, its resource's (`resource`) and its scope's (`scope.attributes`), each a list
@@ -13,7 +15,7 @@
  *
  * A value is compared as text: a number as JavaScript writes it (`500`, `1.5`), a boolean as `true`/`false`. A
  * list or nested value is only found by its key. Hashes may collide: two different pairs of a project with the same
- * hash (about one chance in 10^15 per search at 10^8 distinct pairs) would find each other's records.
+ * hash (52 bits each: about 2 chances in 10^8 per search when a project holds 10^8 distinct pairs) would find each other's records.
  */
 
 /** Distinct hashes a record keeps at most (each batch's first ones, in span order): a hostile span cannot grow one without bound. */
@@ -31,16 +33,25 @@ const NOT_ATTRIBUTES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * cyrb53 (public domain, bryc): a fast, well-mixed 53-bit string hash, exact as a JavaScript number, a SQLite
- * INTEGER and a BSON double.
+ * cyrb53 (public domain, bryc), a fast, well-mixed 53-bit string hash, over `tag`, the key, a NUL and the value,
+ * without building their concatenation; exact as a JavaScript number, a SQLite INTEGER and a BSON double.
  */
-function cyrb53(text: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
+function cyrb53(tag: number, key: string, value: string | undefined): number {
+  let h1 = Math.imul(0xdeadbeef ^ tag, 2654435761);
+  let h2 = Math.imul(0x41c6ce57 ^ tag, 1597334677);
+  for (let i = 0; i < key.length; i++) {
+    const ch = key.charCodeAt(i);
     h1 = Math.imul(h1 ^ ch, 2654435761);
     h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  if (value !== undefined) {
+    h1 = Math.imul(h1, 2654435761);
+    h2 = Math.imul(h2, 1597334677);
+    for (let i = 0; i < value.length; i++) {
+      const ch = value.charCodeAt(i);
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
@@ -49,10 +60,30 @@ function cyrb53(text: string): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** A key's hash (the key exists). */
-export const keyHash = (key: string): number => cyrb53(`k\u0000${key}`);
-/** A key and value's hash. */
-export const pairHash = (key: string, value: string): number => cyrb53(`v\u0000${key}\u0000${value}`);
+/** Keys repeat from span to span: their hashes are remembered (up to KEYS_REMEMBERED, then forgotten at once). */
+const keyHashes = new Map<string, number>();
+const KEYS_REMEMBERED = 4096;
+
+/** A key's hash (the key exists): odd, so that a hash says what it is (isKeyHash). */
+export const keyHash = (key: string): number => {
+  let h = keyHashes.get(key);
+  if (h === undefined) {
+    if (keyHashes.size >= KEYS_REMEMBERED) keyHashes.clear();
+    const raw = cyrb53(0x6b, key, undefined);
+    keyHashes.set(key, (h = raw - (raw % 2) + 1));
+  }
+  return h;
+};
+/** A key and value's hash: even. */
+export const pairHash = (key: string, value: string): number => {
+  const h = cyrb53(0x76, key, value);
+  return h - (h % 2);
+};
+/**
+ * Whether a hash is a key's. A record keeps both kinds; only the pairs' have postings (an index entry per record):
+ * most keys are on most records, and a key alone is tested on the records another filter walks.
+ */
+export const isKeyHash = (hash: number): boolean => hash % 2 === 1;
 
 /** The hash a search term looks up. */
 export const filterHash = (filter: AttributeFilter): number =>

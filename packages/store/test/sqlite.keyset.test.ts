@@ -136,10 +136,10 @@ describe('sqlite keyset paging', () => {
     expect(missing.visited).toBeLessThanOrEqual(500);
   });
 
-  it('reads an attribute through its postings, in the list\'s order: a deep page visits what the first does, another attribute is tested per record', () => {
+  it('reads an attribute through its postings, in the list\'s order: a deep page visits what the first does, a second term and a key alone are tested per record', () => {
     const query = (q: Partial<TraceQuery>): TraceQuery => ({ userId: w.user.id, projectId: w.project.id, from: T0, to: at(N), ...q });
-    const postings = /SEARCH a USING PRIMARY KEY \(project_id=\? AND hash=\? AND ts>\? AND \(ts,id\)<\(\?,\?\)\)[\s\S]*SEARCH t USING COVERING INDEX traces_project_ts \(project_id=\? AND ts=\? AND id=\?\)/;
-    for (const attributes of [[{ key: 'name', value: 'POST /rare' }], [{ key: 'service.name', value: 'api' }], [{ key: 'kind' }]]) {
+    const postings = /SEARCH a USING PRIMARY KEY \(project_id=\? AND hash=\? AND ts>\? AND \(ts,id\)<\(\?,\?\)\)[\s\S]*SEARCH t USING (COVERING )?INDEX traces_project_ts \(project_id=\? AND ts=\? AND id=\?\)/;
+    for (const attributes of [[{ key: 'name', value: 'POST /rare' }], [{ key: 'service.name', value: 'api' }], [{ key: 'kind', value: 'server' }]]) {
       const first = cost(tracePageSql(query({ attributes }), undefined, PAGE), 'a');
       const deep = cost(tracePageSql(query({ attributes }), cursorAt(0.5), PAGE), 'a');
       expect(deep.plan).toMatch(postings);
@@ -150,11 +150,17 @@ describe('sqlite keyset paging', () => {
     }
     // One URL: its single record, found without walking anything else.
     expect(cost(tracePageSql(query({ attributes: [{ key: 'requestURL', value: '/items/1234' }] }), undefined, PAGE), 'a').visited).toBe(1);
-    // A second attribute (and any other filter) is looked up per record of the first one's postings, a slice at most.
+    // A second attribute (and any other filter) is tested on each record of the first pair's postings, a slice at most.
     const both = tracePageSql(query({ attributes: [{ key: 'service.name', value: 'api' }, { key: 'name', value: 'POST /rare' }], service: 'web' }), undefined, PAGE, 500);
+    expect(both.sql).toContain('instr(t.attrs, ?)');
     const bothCost = cost(both, 'a');
-    expect(bothCost.plan).toMatch(/SEARCH x USING PRIMARY KEY \(project_id=\? AND hash=\? AND ts=\? AND id=\?\)/);
+    expect(bothCost.plan).toMatch(/SEARCH a USING PRIMARY KEY \(project_id=\? AND hash=\? AND ts>\? AND ts<\?\)/);
     expect(bothCost.visited).toBeLessThanOrEqual(500);
+    // A key alone has no postings: it is tested on the records of the time index (or another filter's), in slices.
+    const key = tracePageSql(query({ attributes: [{ key: 'kind' }] }), undefined, PAGE, 500);
+    const keyCost = cost(key, 't');
+    expect(keyCost.plan).toMatch(/traces_project_ts/);
+    expect(keyCost.visited).toBeLessThanOrEqual(500);
   });
 
   it('starts a log page at the cursor on the project, level and trace indexes', () => {

@@ -154,11 +154,13 @@ export interface TraceDoc {
   rootService?: string | null;
   rootOperation?: string | null;
   /**
-   * The attribute hashes of the record's spans (../attribute-pairs.ts), for the `attr` filter, at most
-   * MAX_RECORD_PAIRS. Absent in records written before the field existed, until the background backfill reaches
-   * them (trace-attrs.ts).
+   * The attribute hashes of the record's spans (../attribute-pairs.ts), for the `attr` filter: the key-value pairs'
+   * (multikey index project_attrs_ts), and the keys' (tested on the records found otherwise), at most
+   * MAX_RECORD_PAIRS in all. Absent in records written before the fields existed, until the background backfill
+   * reaches them (trace-attrs.ts).
    */
   attrs?: number[];
+  attrKeys?: number[];
 }
 
 export interface LogDoc {

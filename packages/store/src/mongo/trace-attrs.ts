@@ -1,6 +1,7 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
-import { MAX_RECORD_PAIRS, contextPairs, ownPairs } from '../attribute-pairs.js';
+import { contextPairs, ownPairs } from '../attribute-pairs.js';
 import type { Collections, TraceDoc } from './collections.js';
+import { addedHashes } from './trace-records.js';
 
 /**
  * Trace records written before the attribute index (`attrs`, ../attribute-pairs.ts) get the hashes of their stored
@@ -19,7 +20,7 @@ export async function traceAttrsBackfilled(c: Collections): Promise<boolean> {
 /**
  * Walks the records without `attrs` in `_id` order, a step at a time, reads their spans, and adds their hashes
  * with `$addToSet` (a record a writer has reached since keeps what it added). Then records the marker. A record
- * whose spans give no hash gets an empty list, so that it is not read again.
+ * whose spans give no pair gets an empty `attrs`, so that it is not read again.
  */
 export async function backfillTraceAttrs(c: Collections, step = STEP): Promise<void> {
   let after = '';
@@ -35,10 +36,11 @@ export async function backfillTraceAttrs(c: Collections, step = STEP): Promise<v
       contextPairs(span, set);
       ownPairs(span, set);
     }
-    const updates: AnyBulkWriteOperation<TraceDoc>[] = [...hashes].map(([_id, set]) => ({ updateOne: {
-      filter: { _id },
-      update: { $addToSet: { attrs: { $each: [...set].slice(0, MAX_RECORD_PAIRS) } } },
-    } }));
+    // Each record gets `attrs`, empty if need be, so that it is not read again.
+    const updates: AnyBulkWriteOperation<TraceDoc>[] = [...hashes].map(([_id, set]) => {
+      const update = addedHashes(undefined, [...set]);
+      return { updateOne: { filter: { _id }, update: { ...update, $addToSet: { attrs: { $each: [] }, ...update.$addToSet } } } };
+    });
     await c.traces.bulkWrite(updates, { ordered: false });
     after = page[page.length - 1]!._id;
   }

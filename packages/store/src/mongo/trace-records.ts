@@ -1,10 +1,10 @@
 import { newId, operationOf, serviceOf } from '@lantern/domain';
 import type { Span } from '@lantern/domain';
-import type { AnyBulkWriteOperation, Filter } from 'mongodb';
+import type { AnyBulkWriteOperation, Filter, UpdateFilter } from 'mongodb';
 import type { Collections, RootRank, SpanDoc, TraceDoc } from './collections.js';
 import { spanKey } from './collections.js';
 import { onlyDuplicates } from './bulk.js';
-import { MAX_RECORD_PAIRS } from '../attribute-pairs.js';
+import { MAX_RECORD_PAIRS, isKeyHash } from '../attribute-pairs.js';
 
 /** What the spans of one trace in a batch bring to its trace record. */
 interface TraceUpdate {
@@ -57,12 +57,18 @@ export interface RecordsInput {
   pairs: Map<string, number[]>;
 }
 
-/** Of a group's hashes, those a record does not hold yet, within MAX_RECORD_PAIRS. */
-function newHashes(held: readonly number[] | undefined, brought: readonly number[] | undefined): number[] {
-  if (brought === undefined || brought.length === 0) return [];
-  const known = new Set(held ?? []);
-  const room = MAX_RECORD_PAIRS - known.size;
-  return brought.filter((h) => !known.has(h)).slice(0, Math.max(0, room));
+/**
+ * What a group adds to a record's attribute hashes (those it does not hold yet, within MAX_RECORD_PAIRS), as an
+ * update: the pairs' to `attrs`, the keys' to `attrKeys`; {} when nothing is new.
+ */
+export function addedHashes(held: Pick<TraceDoc, 'attrs' | 'attrKeys'> | undefined, brought: readonly number[] | undefined): UpdateFilter<TraceDoc> {
+  if (brought === undefined || brought.length === 0) return {};
+  const known = new Set([...(held?.attrs ?? []), ...(held?.attrKeys ?? [])]);
+  const added = brought.filter((h) => !known.has(h)).slice(0, Math.max(0, MAX_RECORD_PAIRS - known.size));
+  const pairs = added.filter((h) => !isKeyHash(h));
+  const keys = added.filter(isKeyHash);
+  if (added.length === 0) return {};
+  return { $addToSet: { ...(pairs.length ? { attrs: { $each: pairs } } : {}), ...(keys.length ? { attrKeys: { $each: keys } } : {}) } };
 }
 
 /** What a root span gives its record besides its columns: `requestURL`, service and operation (from its JSON text). */
@@ -112,17 +118,16 @@ export async function updateTraceRecords(c: Collections, input: RecordsInput): P
   // conditional update only when the candidate outranks the root read here (roots only ever move up that order,
   // so a root changed since cannot be one the candidate would outrank).
   const current = new Map((await c.traces.find({ _id: { $in: [...updates.keys()] } },
-    { projection: { ts: 1, rootRank: 1, rootTs: 1, rootDurationMs: 1, attrs: 1 } }).toArray()).map((t) => [t._id, t]));
+    { projection: { ts: 1, rootRank: 1, rootTs: 1, rootDurationMs: 1, attrs: 1, attrKeys: 1 } }).toArray()).map((t) => [t._id, t]));
   const entries = [...updates];
   const upserts: AnyBulkWriteOperation<TraceDoc>[] = [];
   const upserted: string[] = [];
   const attrs: AnyBulkWriteOperation<TraceDoc>[] = [];
   for (const [key, u] of entries) {
     const record = current.get(key);
-    const added = newHashes(record?.attrs, input.pairs.get(key));
-    const addAttrs = added.length === 0 ? {} : { $addToSet: { attrs: { $each: added } } };
+    const addAttrs = addedHashes(record, input.pairs.get(key));
     if (record !== undefined && record.ts.getTime() <= u.ts) {
-      if (added.length > 0) attrs.push({ updateOne: { filter: { _id: key }, update: addAttrs } });
+      if (addAttrs.$addToSet) attrs.push({ updateOne: { filter: { _id: key }, update: addAttrs } });
       continue;
     }
     upserted.push(key);

@@ -2,7 +2,7 @@ import { toIso } from '@lantern/domain';
 import type { Span, TraceRecord } from '@lantern/domain';
 import type { Filter, FindCursor } from 'mongodb';
 import type { RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
-import { filterHash } from '../attribute-pairs.js';
+import { filterHash, isKeyHash } from '../attribute-pairs.js';
 import { containsText } from '../text.js';
 import type { Access } from './access.js';
 import type { Collections, SpanDoc, TraceDoc } from './collections.js';
@@ -30,17 +30,25 @@ function statusFilter(status: NonNullable<TraceQuery['status']>): Filter<TraceDo
 }
 
 /**
- * The index a read names (`hint`): the attributes' (the first one's hash bounds it), the operation's, the service's or the failed traces', in the list's order within
+ * The index a read names (`hint`): the attributes' when a `key=value` is among them (a pair's hash bounds it), the operation's, the service's or the failed traces', in the list's order within
  * their key, before the application's and the project's time indexes the planner picks by itself. Named, as the
  * SQLite store does, so that a filter's read never turns into a sort of the project's range.
  */
 export function traceHint(query: TraceQuery): string | undefined {
   if (query.traceId !== undefined) return undefined;
-  if (query.attributes !== undefined && query.attributes.length > 0) return 'project_attrs_ts';
+  if (query.attributes?.some((a) => a.value !== undefined)) return 'project_attrs_ts';
   if (query.operation !== undefined) return 'project_operation_ts';
   if (query.service !== undefined) return 'project_service_ts';
   if (query.status !== undefined && query.status.min >= 500 && query.status.max <= 599) return 'project_errors_ts';
   return undefined;
+}
+
+/** The `attr` terms: the pairs' hashes in `attrs` (indexed), the keys' in `attrKeys`. */
+function attributeFilter(attributes: TraceQuery['attributes']): Filter<TraceDoc> {
+  const hashes = (attributes ?? []).map(filterHash);
+  const pairs = hashes.filter((h) => !isKeyHash(h));
+  const keys = hashes.filter(isKeyHash);
+  return { ...(pairs.length ? { attrs: { $all: pairs } } : {}), ...(keys.length ? { attrKeys: { $all: keys } } : {}) };
 }
 
 function traceFilter(query: TraceQuery): Filter<TraceDoc> {
@@ -57,8 +65,8 @@ function traceFilter(query: TraceQuery): Filter<TraceDoc> {
     ...(query.operation === undefined ? {} : { rootOperation: query.operation }),
     ...(Object.keys(duration).length ? { rootDurationMs: duration } : {}),
     ...(query.status === undefined ? {} : { rootStatus: statusFilter(query.status) }),
-    // The first hash bounds the index (traceHint); the others are tested on the records it finds.
-    ...(query.attributes === undefined || query.attributes.length === 0 ? {} : { attrs: { $all: query.attributes.map(filterHash) } }),
+    // A pair's hash bounds the index (traceHint); the other terms, and the keys alone, are tested on the records.
+    ...attributeFilter(query.attributes),
   };
   if (query.urlContains === undefined) return filter;
   // A record written before `rootUrl` existed has a root (rootRank > 0) but no such field: it is a candidate,

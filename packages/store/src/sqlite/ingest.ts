@@ -6,7 +6,7 @@ import { RollupDelta, minuteOf } from '../rollups.js';
 import { guard } from './errors.js';
 import { createRollupWriter } from './rollups.js';
 import { contextUses, type ContextUse } from './span-contexts.js';
-import { Col, ROW_WIDTH, spanRowsOf, type SpanRows } from './span-rows.js';
+import { Col, ROW_WIDTH, pairsByTraceId, spanRowsOf, type SpanRows } from './span-rows.js';
 import { createTraceAttrs } from './trace-attrs.js';
 
 /** How long an Idempotency-Key is remembered per (application, kind). */
@@ -189,13 +189,15 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       if (ts < update.ts) update.ts = ts;
       if (outranks(candidate, update)) Object.assign(update, candidate);
     }
+    const pairs = pairsByTraceId(batch.pairs);
     for (const [traceId, u] of traces) {
       // The record before the upsert: its attribute postings follow its (id, ts) after (trace-attrs.ts).
       const before = attrs.before(applicationId, traceId);
       const after = before === undefined ? { id: newId(), ts: u.ts } : { id: before.id, ts: Math.min(before.ts, u.ts) };
-      const held = attrs.merge(projectId, before, after, batch.pairs.get(traceId));
+      const held = attrs.merge(projectId, before, after, pairs.get(traceId));
       q.trace.run(after.id, applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url, u.service, u.operation, held);
     }
+    attrs.flush(projectId);
   }
 
   /** Stores one log batch, counting the logs it stores into `volume`; runs inside the caller's transaction. */

@@ -15,9 +15,9 @@ const DAY = 86_400_000;
 
 export function traceReadClass(query: TraceQuery): ReadClass {
   const attributes = query.attributes?.length ?? 0;
-  // The first attribute's postings drive the read: another attribute, or a filter that had its own index, slices them.
-  const onPostings = attributes > 1 || (attributes === 1
-    && (query.service !== undefined || query.operation !== undefined || query.applicationId !== undefined));
+  // A pair's postings drive the read: another term, a key alone, or a filter that had its own index, slices it.
+  const onPostings = attributes > 1 || (attributes === 1 && (query.attributes![0]!.value === undefined
+    || query.service !== undefined || query.operation !== undefined || query.applicationId !== undefined));
   const sliced = query.urlContains !== undefined || query.minDurationMs !== undefined || query.maxDurationMs !== undefined
     || query.status !== undefined || onPostings;
   return query.limit !== undefined && query.limit <= LIGHT_PAGE && !sliced ? 'light' : 'heavy';

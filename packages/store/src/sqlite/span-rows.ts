@@ -21,8 +21,11 @@ export interface SpanRows {
   rows: Array<string | number | null>;
   /** The distinct context texts of the batch (JSON objects), which `Col.context` indexes; -1: none. */
   contexts: string[];
-  /** The attribute hashes of each trace's spans (../attribute-pairs.ts), by trace id. */
-  pairs: Map<string, number[]>;
+  /**
+   * The attribute hashes of each trace's spans (../attribute-pairs.ts): trace `traceIds[i]`'s are `hashes` from
+   * `ends[i - 1]` (0 for the first) to `ends[i]`. Typed arrays: the writer thread receives them as one copy each.
+   */
+  pairs: { traceIds: string[]; ends: Uint32Array; hashes: Float64Array };
 }
 
 /** The offsets of a span's values in `rows`. */
@@ -115,10 +118,26 @@ function rowsOf(batch: SpanBatchMessage, memo: ContextMemo): SpanRows {
     rows[at + Col.operation] = rootCandidate ? operationOf(span) ?? null : null;
     at += ROW_WIDTH;
   }
-  const pairs = pairsByTrace(batch.spans);
+  const pairs = packed(pairsByTrace(batch.spans));
   const out: SpanRows = { applicationId: batch.applicationId, projectId: batch.projectId, receivedAt: batch.receivedAt, rows, contexts, pairs };
   if (batch.idempotencyKey !== undefined) out.idempotencyKey = batch.idempotencyKey;
   return out;
+}
+
+function packed(byTrace: Map<string, number[]>): SpanRows['pairs'] {
+  const traceIds = [...byTrace.keys()];
+  const ends = new Uint32Array(traceIds.length);
+  let total = 0;
+  traceIds.forEach((id, i) => (ends[i] = total += byTrace.get(id)!.length));
+  const hashes = new Float64Array(total);
+  let at = 0;
+  for (const list of byTrace.values()) for (const h of list) hashes[at++] = h;
+  return { traceIds, ends, hashes };
+}
+
+/** The hashes of each trace of a batch's SpanRows['pairs'], by trace id. */
+export function pairsByTraceId(pairs: SpanRows['pairs']): Map<string, Float64Array> {
+  return new Map(pairs.traceIds.map((id, i) => [id, pairs.hashes.subarray(i === 0 ? 0 : pairs.ends[i - 1]!, pairs.ends[i]!)]));
 }
 
 /** The rows of each batch (see SpanRows); the batches are left as they were. */

@@ -2,10 +2,11 @@ import type { Database } from 'better-sqlite3';
 import { toIso } from '@lantern/domain';
 import type { Span, TraceRecord } from '@lantern/domain';
 import type { Cursor, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
-import { filterHash } from '../attribute-pairs.js';
+import { filterHash, isKeyHash } from '../attribute-pairs.js';
 import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
 import { spanJson } from './span-rows.js';
+import { hashBytes } from './trace-attrs.js';
 import { Deadline, SLICE_ROWS, StatementCache, Where, newestFirst, remainingOf, turn, visibleJoin, visibleProjects } from './paging.js';
 
 interface TraceRow {
@@ -66,15 +67,15 @@ const statusClass = (status: TraceQuery['status']): number | undefined => {
 };
 
 /**
- * Which index serves a read: a trace id's primary key, else the first attribute's postings (trace_attrs, schema.ts
- * 17), else the operation's, the service's or the failed traces'
+ * Which index serves a read: a trace id's primary key, else the first `key=value` attribute's postings (trace_attrs,
+ * schema.ts 17), else the operation's, the service's or the failed traces'
  * index (schema.ts migration 15: `5xx` or a code of it), else the application's, else the project's time index. Each
  * keeps the list's order, so the read stops after a page instead of sorting; the other filters are tested on the
  * rows it visits.
  */
 export function traceDriver(query: TraceQuery): TraceDriver {
   if (query.traceId !== undefined) return 'trace';
-  if (query.attributes !== undefined && query.attributes.length > 0) return 'attribute';
+  if (query.attributes?.some((a) => a.value !== undefined)) return 'attribute';
   if (query.operation !== undefined) return 'operation';
   if (query.service !== undefined) return 'service';
   if (statusClass(query.status) === 5) return 'status';
@@ -96,14 +97,13 @@ export function tracePageSql(query: TraceQuery, cursor: Cursor | undefined, limi
   const narrower = driver === 'application' || driver === 'trace';
   const where = new Where();
   const filter = new Where();
-  // On the first attribute's postings, in the list's order within its hash; the others are looked up per record.
-  const [first, ...others] = driver === 'attribute' ? query.attributes! : query.attributes ?? [];
-  if (driver === 'attribute') where.add('a.project_id = ? AND a.hash = ?', query.projectId, filterHash(first!));
+  // On the first pair's postings (trace-attrs.ts), in the list's order within its hash; the other terms, and a key
+  // alone, are tested on each record's hashes.
+  const hashes = (query.attributes ?? []).map(filterHash);
+  const driving = driver === 'attribute' ? hashes.find((h) => !isKeyHash(h)) : undefined;
+  if (driving !== undefined) where.add('a.project_id = ? AND a.hash = ?', query.projectId, driving);
   else where.add(narrower ? '+t.project_id = ?' : 't.project_id = ?', query.projectId);
-  for (const attribute of driver === 'attribute' ? others : query.attributes ?? []) {
-    filter.add('EXISTS (SELECT 1 FROM trace_attrs x WHERE x.project_id = t.project_id AND x.hash = ? AND x.ts = t.ts AND x.id = t.id)',
-      filterHash(attribute));
-  }
+  for (const hash of hashes) if (hash !== driving) filter.add('instr(t.attrs, ?) > 0', hashBytes(hash));
   // One trace id has at most a record per application of the project: looked up by primary key.
   if (driver === 'trace') {
     where.add('t.trace_id = ? AND t.application_id IN (SELECT a.id FROM applications a WHERE a.project_id = ?)',
