@@ -131,15 +131,20 @@ describe('console with OpenTelemetry data', () => {
 
     // Attributes: a key/value table; a nested list of pairs is a nested table.
     const attributes = details.getByTestId('span-attributes');
-    await expect(attributes.locator('[data-testid="span-attribute"][data-key="http.request.method"] td').innerText()).resolves.toBe('POST');
-    await expect(attributes.locator('[data-testid="span-attribute"][data-key="http.response.status_code"] td').innerText()).resolves.toBe('500');
+    await expect(attributes.locator('[data-testid="span-attribute"][data-key="http.request.method"] td > pre').innerText()).resolves.toBe('POST');
+    await expect(attributes.locator('[data-testid="span-attribute"][data-key="http.response.status_code"] td > pre').innerText()).resolves.toBe('500');
     const cart = attributes.locator('[data-testid="span-attribute"][data-key="app.cart"]');
     await expect(cart.locator('tr[data-key="items"] td').innerText()).resolves.toBe('3');
     await expect(cart.locator('tr[data-key="coupon"] td').innerText()).resolves.toBe('null');
 
     const resource = details.getByTestId('span-resource');
-    await expect(resource.locator('[data-key="service.name"] td').innerText()).resolves.toBe('checkout-py');
-    await expect(resource.locator('[data-key="process.command_args"] td').innerText()).resolves.toBe('["flask","run"]');
+    await expect(resource.locator('[data-key="service.name"] td > pre').innerText()).resolves.toBe('checkout-py');
+    await expect(resource.locator('[data-key="process.command_args"] td > pre').innerText()).resolves.toBe('["flask","run"]');
+    // Each attribute links to the traces that have it: by value, or by key for a list.
+    const findOf = async (row: ReturnType<typeof resource.locator>) => new URLSearchParams((await row.getByTestId('find-traces').getAttribute('href'))!.split('?')[1]).getAll('attr');
+    await expect(findOf(attributes.locator('[data-testid="span-attribute"][data-key="http.response.status_code"]'))).resolves.toEqual(['http.response.status_code=500']);
+    await expect(findOf(resource.locator('[data-key="service.name"]'))).resolves.toEqual(['service.name=checkout-py']);
+    await expect(findOf(resource.locator('[data-key="process.command_args"]'))).resolves.toEqual(['process.command_args']);
 
     // The exception event: its time from the span's start, its type and message, its stack trace readable.
     const event = details.locator('[data-testid="span-event"][data-name="exception"]');

@@ -26,10 +26,10 @@ describe('console: trace search', () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     account = await createAccount(server.url, 'search');
     await ingest(server.url, account.apiKey, 'traces', [
-      root(ids.pay, 1, { serviceName: 'checkout', name: 'POST /pay', kind: 'server', responseStatus: 502, durationMs: 300 }),
-      root(ids.cart, 2, { serviceName: 'checkout', name: 'GET', kind: 'server', attributes: [{ key: 'http.route', value: '/cart' }], durationMs: 20 }),
+      root(ids.pay, 1, { serviceName: 'checkout', name: 'POST /pay', kind: 'server', responseStatus: 502, durationMs: 300, attributes: [{ key: 'user.id', value: 'u-7' }, { key: 'cart.items', value: 3 }] }),
+      root(ids.cart, 2, { serviceName: 'checkout', name: 'GET', kind: 'server', attributes: [{ key: 'http.route', value: '/cart' }, { key: 'user.id', value: 'u-7' }], durationMs: 20 }),
       root(ids.billing, 3, { serviceName: 'billing', name: 'POST /pay', kind: 'server', durationMs: 40 }),
-      root(ids.items, 4, { route: '/items/:id', durationMs: 7 }),
+      root(ids.items, 4, { route: '/items/:id', durationMs: 7, orderId: 'o-42' }),
       root(ids.slow, 5, { serviceName: 'billing', name: 'GET /invoices', kind: 'server', responseStatus: 504, durationMs: 2500 }),
     ]);
     for (const id of Object.values(ids)) await waitForTrace(server.url, account, id, 1);
@@ -78,6 +78,43 @@ describe('console: trace search', () => {
     expect(await shown()).toEqual([ids.pay]);
     await page.getByTestId('filter-status').selectOption('5xx');
     await count(2);
+    expect(problems.list()).toEqual([]);
+  });
+
+  it('narrows by attributes (key=value or a key alone, all holding) shown as chips, kept in the URL, and finds a span\'s attribute from its details', async () => {
+    const problems = watchProblems(page);
+    await page.goto('/#/traces?range=1h');
+    await count(5);
+    const attr = page.getByTestId('filter-attr');
+    await attr.fill('user.id=u-7');
+    await attr.press('Enter');
+    await count(2);
+    expect((await shown()).sort()).toEqual([ids.pay, ids.cart].sort());
+    await attr.fill('cart.items');
+    await attr.press('Enter');
+    await count(1);
+    expect(await shown()).toEqual([ids.pay]);
+    expect(hash().getAll('attr')).toEqual(['user.id=u-7', 'cart.items']);
+    await expect(page.getByTestId('attr-chip').evaluateAll((els) => els.map((e) => e.getAttribute('data-term')))).resolves.toEqual(['user.id=u-7', 'cart.items']);
+    await screenshot(page, 'trace-search-attributes');
+    // A term the API would refuse is said, not sent.
+    await attr.fill('=nokey');
+    await attr.press('Enter');
+    await page.getByTestId('filter-attr-error').waitFor();
+    expect(hash().getAll('attr')).toHaveLength(2);
+    // Removing a chip widens the list again; Back brings it back.
+    await page.getByTestId('attr-chip').filter({ hasText: 'cart.items' }).getByTestId('attr-remove').click();
+    await count(2);
+    await page.goBack();
+    await count(1);
+    // A Lantern span's own field, from the span's details: the traces with it.
+    await page.goto(`/#/traces/${ids.items}?project=${account.projectId}`);
+    await page.getByTestId('span-row').first().click();
+    const field = page.locator('[data-testid="span-field"][data-field="orderId"]');
+    await field.getByTestId('find-traces').click();
+    await count(1);
+    expect(await shown()).toEqual([ids.items]);
+    expect(hash().getAll('attr')).toEqual(['orderId=o-42']);
     expect(problems.list()).toEqual([]);
   });
 

@@ -7,6 +7,9 @@ import { SCOPE_KEYS } from './lib/view-scope';
  */
 export interface Route { path: string; params: URLSearchParams }
 
+/** A view's params; a list is the parameter repeated (`attr=a&attr=b`). */
+export type ViewParams = Record<string, string | number | undefined | null | readonly string[]>;
+
 export function parseHash(hash: string): Route {
   const raw = hash.replace(/^#/, '') || '/';
   const q = raw.indexOf('?');
@@ -14,9 +17,12 @@ export function parseHash(hash: string): Route {
   return { path: path.startsWith('/') ? path : `/${path}`, params: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)) };
 }
 
-export function href(path: string, params?: Record<string, string | number | undefined | null>): string {
+export function href(path: string, params?: ViewParams): string {
   const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params ?? {})) if (v !== undefined && v !== null && v !== '') search.set(k, String(v));
+  for (const [k, v] of Object.entries(params ?? {})) {
+    if (Array.isArray(v)) for (const item of v as readonly string[]) search.append(k, item);
+    else if (v !== undefined && v !== null && v !== '') search.set(k, String(v));
+  }
   const qs = search.toString();
   return `#${path}${qs ? `?${qs}` : ''}`;
 }
@@ -29,7 +35,7 @@ export function traceHref(traceId: string, projectId: number | undefined, params
   return href(`/traces/${traceId}`, { ...params, project: projectId });
 }
 
-export function navigate(path: string, params?: Record<string, string | number | undefined | null>, replace = false): void {
+export function navigate(path: string, params?: ViewParams, replace = false): void {
   const target = href(path, params);
   if (replace) history.replaceState(null, '', target);
   else history.pushState(null, '', target);
@@ -42,7 +48,7 @@ export function scopeOf(params: URLSearchParams): Record<string, string | undefi
 }
 
 /** A link to another page of the same organization, project and application as the page in view. */
-export function hrefInScope(path: string, current: URLSearchParams, params?: Record<string, string | number | undefined | null>): string {
+export function hrefInScope(path: string, current: URLSearchParams, params?: ViewParams): string {
   return href(path, { ...scopeOf(current), ...params });
 }
 
@@ -58,7 +64,7 @@ let lastTyping = { path: '', at: 0 };
  * (organization, project, application) unless `params` sets it. 'typing' pushes the first change of a burst of
  * typing and replaces the next ones, so Back skips the half-typed texts but returns to the view before.
  */
-export function navigateView(path: string, params: Record<string, string | number | undefined | null>, mode: HistoryMode = 'push'): void {
+export function navigateView(path: string, params: ViewParams, mode: HistoryMode = 'push'): void {
   const now = Date.now();
   const replace = mode === 'replace' || (mode === 'typing' && lastTyping.path === path && now - lastTyping.at < TYPING_PAUSE_MS);
   lastTyping = mode === 'typing' ? { path, at: now } : { path: '', at: 0 };

@@ -100,7 +100,7 @@ describe('addTraceRecords', () => {
 describe('trace list params', () => {
   it('reads the hash, with the workspace application as default and `all` to clear it', () => {
     const p = parseTraceParams(new URLSearchParams('range=1h&status=5xx&minDurationMs=200&url=%20/cart%20'), 7);
-    const none = { maxDurationMs: undefined, service: '', operation: '', sort: 'newest' };
+    const none = { maxDurationMs: undefined, service: '', operation: '', attrs: [], sort: 'newest' };
     expect(p).toEqual({ range: { name: '1h' }, applicationId: 7, status: '5xx', minDurationMs: 200, url: '/cart', ...none });
     expect(parseTraceParams(new URLSearchParams('applicationId=all'), 7).applicationId).toBeUndefined();
     expect(parseTraceParams(new URLSearchParams('applicationId=3'), 7).applicationId).toBe(3);
@@ -144,6 +144,18 @@ describe('trace list params', () => {
     expect(clearedFilters(p)).toMatchObject({ service: '', operation: '', maxDurationMs: undefined, sort: 'slowest', range: { name: 'all' } });
     expect(onlyTyped(p, { ...p, operation: 'GET /other' })).toBe(true);
     expect(onlyTyped(p, { ...p, sort: 'fastest' })).toBe(false);
+  });
+
+  it('keeps the attribute terms in the hash, repeated, valid and distinct, and sends them as the API\'s attr', () => {
+    const p = parseTraceParams(new URLSearchParams('range=all&attr=http.route%3D%2Fcart&attr=%20user.id%20&attr=&attr=%3Dnokey&attr=http.route%3D%2Fcart'));
+    expect(p.attrs).toEqual(['http.route=/cart', 'user.id']);
+    expect(isFiltered(p)).toBe(true);
+    expect(traceParamsToHash(p).attr).toEqual(['http.route=/cart', 'user.id']);
+    expect(toTraceFilter(p, Date.parse(T))).toEqual({ attr: ['http.route=/cart', 'user.id'] });
+    expect(clearedFilters(p).attrs).toEqual([]);
+    expect(onlyTyped(p, { ...p, attrs: ['user.id'] })).toBe(false);
+    // The API's bound: 8 terms.
+    expect(parseTraceParams(new URLSearchParams(Array.from({ length: 10 }, (_, i) => ['attr', `k${i}`]))).attrs).toHaveLength(8);
   });
 
   it('names the services and operations of the loaded roots, once each, sorted', () => {

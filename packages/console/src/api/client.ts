@@ -38,6 +38,8 @@ export interface TraceFilter {
   /** The root span's service and operation, exactly. */
   service?: string;
   operation?: string;
+  /** Attributes any span of the record has: `key=value` or `key` (present), all of them. */
+  attr?: readonly string[];
   traceId?: string;
 }
 

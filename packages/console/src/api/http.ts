@@ -2,11 +2,15 @@ import { errorFromBody } from './errors';
 import { getToken, setToken } from '../session';
 import type { Page } from './types';
 
-export type Query = Record<string, string | number | undefined | null>;
+/** Query parameters; a list is sent as the parameter repeated (`attr=a&attr=b`). */
+export type Query = Record<string, string | number | undefined | null | readonly string[]>;
 
 export function withQuery(path: string, query: Query = {}): string {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  for (const [k, v] of Object.entries(query)) {
+    if (Array.isArray(v)) for (const item of v as readonly string[]) params.append(k, item);
+    else if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  }
   const qs = params.toString();
   return qs ? `${path}?${qs}` : path;
 }

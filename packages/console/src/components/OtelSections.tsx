@@ -2,8 +2,8 @@
 // links), the events with their time from the span's start (an exception's type, message and stack trace
 // readable), and the links to other spans.
 //
-// data-testid: span-attributes, span-resource (the tables; each row span-attribute, data-key), span-events,
-// span-event (data-name), span-exception, span-links, span-link
+// data-testid: span-attributes, span-resource (the tables; each row span-attribute, data-key; find-traces, a link to
+// the traces with that attribute), span-events, span-event (data-name), span-exception, span-links, span-link
 import type { ReactNode } from 'react';
 import type { KeyValue, OtelEvent, OtelLink } from '../lib/otel-span';
 import { isKeyValueList, valueText } from '../lib/otel-span';
@@ -13,7 +13,10 @@ import { traceHref } from '../router';
 /** Nested {key, value} lists are drawn as tables down to this depth, deeper ones as compact JSON. */
 const MAX_TABLE_DEPTH = 4;
 
-export function KeyValueTable({ pairs, testId, depth = 0 }: { pairs: KeyValue[]; testId?: string; depth?: number }) {
+/** A link to the traces with an attribute (`key=value`, or the key alone for a list), or undefined for none. */
+export type FindTraces = (key: string, value: unknown) => string | undefined;
+
+export function KeyValueTable({ pairs, testId, depth = 0, find }: { pairs: KeyValue[]; testId?: string; depth?: number; find?: FindTraces }) {
   return (
     <table className="fields kv" data-testid={testId}>
       <tbody>
@@ -24,6 +27,7 @@ export function KeyValueTable({ pairs, testId, depth = 0 }: { pairs: KeyValue[];
               {isKeyValueList(p.value) && p.value.length && depth < MAX_TABLE_DEPTH
                 ? <KeyValueTable pairs={p.value} depth={depth + 1} />
                 : <pre className={`field-value${typeof p.value === 'string' ? '' : ' json'}`}>{valueText(p.value)}</pre>}
+              <FindLink find={depth === 0 ? find : undefined} name={p.key} value={p.value} />
             </td>
           </tr>
         ))}
@@ -31,6 +35,14 @@ export function KeyValueTable({ pairs, testId, depth = 0 }: { pairs: KeyValue[];
     </table>
   );
 }
+
+/** "Find traces" with this attribute, beside its value. */
+export function FindLink({ find, name, value }: { find: FindTraces | undefined; name: string; value: unknown }) {
+  const to = find?.(name, value);
+  return to ? <a className="find-traces" data-testid="find-traces" href={to} title={`The traces any of whose spans has ${name}${isScalar(value) ? ` = ${String(value)}` : ''}`}>Find traces</a> : null;
+}
+
+const isScalar = (v: unknown): boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 /** A foldable section, open at first: "Attributes (12)". */
 export function Section({ title, count, testId, children }: { title: string; count: number; testId: string; children: ReactNode }) {

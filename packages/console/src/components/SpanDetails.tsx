@@ -17,7 +17,8 @@ import { hrefInScope, useRoute } from '../router';
 import type { WaterfallRow } from '../lib/waterfall';
 import { formatDuration } from '../lib/format';
 import { otelView, scopeText, spanLabel, spanService } from '../lib/otel-span';
-import { EventList, KeyValueTable, LinkList, Section } from './OtelSections';
+import { EventList, FindLink, KeyValueTable, LinkList, Section, type FindTraces } from './OtelSections';
+import { termOf } from '../lib/attribute-terms';
 import { useTimePrefs } from '../time-prefs';
 
 export interface SpanDetailsProps {
@@ -40,6 +41,9 @@ const SHOWN_LOGS = 200;
 
 /** Around a log, on the Logs page: what its application logged a minute either side, every trace. */
 const AROUND_MS = 60_000;
+
+/** A span's fields that are not attributes (the trace search has its own filters for them): no "Find traces". */
+const NOT_SEARCHED = new Set(['traceId', 'spanId', 'parentSpanId', 'timestamp', 'durationMs']);
 
 /** A field value as text: strings as they are, everything else as JSON. */
 function fieldText(v: unknown): string {
@@ -74,6 +78,11 @@ export function SpanDetails({ row, applicationName, parentApplicationName, proje
     });
   };
   const service = spanService(span);
+  // The traces with this attribute, over all time: the attribute index answers a first page at once (docs/api.md).
+  const find: FindTraces = (key, value) => {
+    const term = NOT_SEARCHED.has(key) ? undefined : termOf(key, value);
+    return term === undefined ? undefined : hrefInScope('/traces', params, { attr: [term], range: 'all', span: undefined });
+  };
   const fields = Object.entries(span).filter(([k]) => !otel.shown.has(k)).sort(([a], [b]) => a.localeCompare(b));
   return (
     <section className="panel span-details" data-testid="span-details" data-span-id={row.spanId} aria-label="Span details">
@@ -146,18 +155,18 @@ export function SpanDetails({ row, applicationName, parentApplicationName, proje
       ) : null}
       {row.orphan ? <p className="note">Its parent span ({String(span.parentSpanId)}) is not in this trace, so it is shown at the top level.</p> : null}
       {row.cycle ? <p className="note">Its parent link closes a cycle of spans, so it is shown at the top level.</p> : null}
-      {otel.attributes ? <Section title="Attributes" count={otel.attributes.length} testId="span-attributes"><KeyValueTable pairs={otel.attributes} /></Section> : null}
+      {otel.attributes ? <Section title="Attributes" count={otel.attributes.length} testId="span-attributes"><KeyValueTable pairs={otel.attributes} find={find} /></Section> : null}
       {otel.events ? <Section title="Events" count={otel.events.length} testId="span-events"><EventList events={otel.events} /></Section> : null}
       {otel.links ? <Section title="Links" count={otel.links.length} testId="span-links"><LinkList links={otel.links} projectId={projectId} /></Section> : null}
-      {otel.resource ? <Section title="Resource" count={otel.resource.length} testId="span-resource"><KeyValueTable pairs={otel.resource} /></Section> : null}
-      {otel.scope?.attributes.length ? <Section title="Scope attributes" count={otel.scope.attributes.length} testId="span-scope-attributes"><KeyValueTable pairs={otel.scope.attributes} /></Section> : null}
+      {otel.resource ? <Section title="Resource" count={otel.resource.length} testId="span-resource"><KeyValueTable pairs={otel.resource} find={find} /></Section> : null}
+      {otel.scope?.attributes.length ? <Section title="Scope attributes" count={otel.scope.attributes.length} testId="span-scope-attributes"><KeyValueTable pairs={otel.scope.attributes} find={find} /></Section> : null}
       <h3>{otel.shown.size ? 'Other fields' : 'All fields'}</h3>
       <table className="fields">
         <tbody>
           {fields.map(([k, v]) => (
             <tr key={k} data-testid="span-field" data-field={k}>
               <th scope="row">{k}</th>
-              <td><pre className="field-value">{fieldText(v)}</pre></td>
+              <td><pre className="field-value">{fieldText(v)}</pre><FindLink find={find} name={k} value={v} /></td>
             </tr>
           ))}
         </tbody>

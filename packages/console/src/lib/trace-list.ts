@@ -4,6 +4,7 @@
  */
 import type { TraceFilter } from '../api/client';
 import type { Span, TraceRecord } from '../api/types';
+import { attributeTerms } from './attribute-terms';
 import { spanType } from './format';
 import { spanLabel } from './otel-span';
 import { DEFAULT_RANGE, parseRange, rangeParams, resolveRange, type TimeRange } from './time-range';
@@ -163,6 +164,8 @@ export interface TraceListParams {
   url: string;
   service: string;
   operation: string;
+  /** Attribute terms (`key=value`, or `key`: present), all of them holding (lib/attribute-terms.ts). */
+  attrs: string[];
   /** The order of the loaded rows: newest first (the API's), or by a column (lib/trace-sort.ts). */
   sort: TraceSort;
 }
@@ -190,12 +193,13 @@ export function parseTraceParams(params: URLSearchParams, fallbackApplicationId?
     url: (params.get('url') ?? '').trim(),
     service: name('service'),
     operation: name('operation'),
+    attrs: attributeTerms(params.getAll('attr')),
     sort: (TRACE_SORTS as readonly string[]).includes(sort ?? '') ? sort as TraceSort : 'newest',
   };
 }
 
 /** The hash params that reproduce `p`. */
-export function traceParamsToHash(p: TraceListParams): Record<string, string | number | undefined> {
+export function traceParamsToHash(p: TraceListParams): Record<string, string | number | undefined | readonly string[]> {
   return {
     ...rangeParams(p.range),
     applicationId: p.applicationId ?? 'all',
@@ -205,6 +209,7 @@ export function traceParamsToHash(p: TraceListParams): Record<string, string | n
     url: p.url || undefined,
     service: p.service || undefined,
     operation: p.operation || undefined,
+    attr: p.attrs,
     sort: p.sort === 'newest' ? undefined : p.sort,
   };
 }
@@ -219,18 +224,19 @@ export function toTraceFilter(p: TraceListParams, now: number): TraceFilter {
   if (p.url) f.url = p.url;
   if (p.service) f.service = p.service;
   if (p.operation) f.operation = p.operation;
+  if (p.attrs.length) f.attr = p.attrs;
   return f;
 }
 
 /** Whether any filter besides the time range narrows the list. */
 export function isFiltered(p: TraceListParams): boolean {
   return p.applicationId !== undefined || Boolean(p.status) || Boolean(p.minDurationMs) || p.maxDurationMs !== undefined
-    || Boolean(p.url) || Boolean(p.service) || Boolean(p.operation);
+    || Boolean(p.url) || Boolean(p.service) || Boolean(p.operation) || p.attrs.length > 0;
 }
 
 /** The list's params with every filter cleared, the time range and the order kept. */
 export function clearedFilters(p: TraceListParams): TraceListParams {
-  return { range: p.range, applicationId: undefined, status: '', minDurationMs: undefined, maxDurationMs: undefined, url: '', service: '', operation: '', sort: p.sort };
+  return { range: p.range, applicationId: undefined, status: '', minDurationMs: undefined, maxDurationMs: undefined, url: '', service: '', operation: '', attrs: [], sort: p.sort };
 }
 
 /** Whether going from `a` to `b` changed only what is typed (texts, durations): a burst of typing. */
