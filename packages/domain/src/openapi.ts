@@ -19,7 +19,11 @@ const ops: Record<string, Record<string, Op>> = {
     get: { summary: 'All logs of the projects you can see, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Log entries'), list('LogEntry')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       alsoAs: exportMedia, description: 'An export\'s CSV columns: id, timestamp, level, projectId, applicationId, traceId, spanId, type, message, fields (the other fields as JSON); RFC 4180, CRLF, a header row; a text a spreadsheet would run as a formula gets a leading \'.',
       params: [...readFilters, exportParam, { name: 'level', in: 'query', schema: { type: 'string', maxLength: 64, pattern: '^(trace|debug|info|warn|error|fatal)(,(trace|debug|info|warn|error|fatal))*$' }, description: 'One level, or several separated by commas (`error,fatal`): logs of any of them.' }, { name: 'projectId', in: 'query', schema: id },
-        contains('q', 'The log\'s `message`')] },
+        contains('q', 'The log\'s `message`'),
+        { name: 'attr', in: 'query', schema: { type: 'array', maxItems: limits.maxAttributeFilters, items: { type: 'string', minLength: 1, maxLength: limits.maxAttributeFilterLength, pattern: '^[^=]' } },
+          description: 'Repeatable, all must hold (`attr=chargeId=ch_42&attr=http.route`): `key=value` (the first `=` ends the key), a log with that key and value, compared as text (a number as `500`, a boolean as `true`); or `key` alone, a log with the key, whatever its value. '
+            + 'A log\'s keys: its OpenTelemetry `attributes`, its resource\'s and scope\'s attributes (`service.name` too), its `level` and its other fields (a Lantern log\'s own fields, such as `chargeId`), not its `id`, `timestamp`, `traceId`, `spanId` nor `message` (`q` searches it). '
+            + 'Indexed: the key-value pairs of a log are indexed a moment after it is stored; the logs not indexed yet are tested one by one (docs/api.md, "Attribute search").' }] },
   },
   '/logs/project': {
     get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Trace records'), list('TraceRecord')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,

@@ -124,11 +124,27 @@ export function contextPairs(span: Record<string, unknown>, out: Set<number>, ma
 }
 
 /** The hashes of a span's own attributes and top-level fields (not its context's: contextPairs). */
-export function ownPairs(span: Record<string, unknown>, out: Set<number>, max = MAX_RECORD_PAIRS): void {
+export function ownPairs(span: Record<string, unknown>, out: Set<number>, max = MAX_RECORD_PAIRS, excluded = NOT_ATTRIBUTES): void {
   addList(out, span['attributes'], max);
   for (const key of Object.keys(span)) {
-    if (!NOT_ATTRIBUTES.has(key)) addPair(out, key, span[key], max);
+    if (!excluded.has(key)) addPair(out, key, span[key], max);
   }
+}
+
+/**
+ * A log's fields that are not attributes: its times, its trace and span ids, and its message (`q` searches it); the
+ * context's fields are read by contextPairs. Its level and every other field are.
+ */
+const LOG_NOT_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'id', 'projectId', 'applicationId', 'timestamp', 'clientTimestamp', 'traceId', 'spanId', 'message', 'attributes', 'resource', 'scope', 'serviceName',
+]);
+
+/** The hashes of a log's attributes (as a span's: its OpenTelemetry lists, its context's, its other fields), at most MAX_RECORD_PAIRS. */
+export function logPairs(log: Record<string, unknown>): Set<number> {
+  const out = new Set<number>();
+  contextPairs(log, out);
+  ownPairs(log, out, MAX_RECORD_PAIRS, LOG_NOT_ATTRIBUTES);
+  return out;
 }
 
 /**

@@ -191,6 +191,8 @@ export interface LogQuery extends TimeWindow, ReadBudget {
   levels?: readonly LogLevel[];
   /** `message` contains this text: literal, ASCII letters compared without regard to case (as `urlContains`). */
   messageContains?: string;
+  /** Attributes of the log (attribute-pairs.ts logPairs): each `key=value` (compared as text) or `key` (present); all of them. */
+  attributes?: readonly AttributeFilter[];
   limit?: number;
   cursor?: Cursor;
 }

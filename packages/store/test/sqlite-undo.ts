@@ -5,7 +5,10 @@
 /** Migration 17's table and column (schema.ts): the attribute postings of trace records. */
 export const UNDO_MIGRATION_17 = 'DROP TABLE trace_attrs; ALTER TABLE traces DROP COLUMN attrs;';
 
-export const UNDO_MIGRATION_14 = `${UNDO_MIGRATION_17} DROP TABLE IF EXISTS log_rollups; DROP INDEX traces_service; DROP INDEX traces_operation; DROP INDEX traces_errors;
+/** Migration 18's objects (schema.ts): the attribute index of logs. */
+export const UNDO_MIGRATION_18 = 'DROP TRIGGER logs_attrs_delete; DROP TABLE logs_attrs; DROP TABLE logs_attrs_state;';
+
+export const UNDO_MIGRATION_14 = `${UNDO_MIGRATION_18} ${UNDO_MIGRATION_17} DROP TABLE IF EXISTS log_rollups; DROP INDEX traces_service; DROP INDEX traces_operation; DROP INDEX traces_errors;
   ALTER TABLE traces DROP COLUMN root_service; ALTER TABLE traces DROP COLUMN root_operation;`;
 
 /** Migration 13's table and column (schema.ts): span contexts. */

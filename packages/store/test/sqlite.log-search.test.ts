@@ -9,6 +9,7 @@ import { openSqliteStore } from '@lantern/store';
 import type { LogQuery, Store } from '@lantern/store';
 import { createLogIndexer } from '../src/sqlite/log-indexer.js';
 import { chooseLogPlan, trigramQuery } from '../src/sqlite/log-search.js';
+import { attrsQuery, registerLogAttrs } from '../src/sqlite/log-attrs.js';
 import type { LogPlan } from '../src/sqlite/log-search.js';
 import { logPageSql } from '../src/sqlite/logs.js';
 import { StatementCache } from '../src/sqlite/paging.js';
@@ -163,5 +164,54 @@ describe('sqlite log search', () => {
     }
     const found = await collect(store.streamLogs({ userId: user.id, projectId: project.id, messageContains: 'zebracorn', limit: 2 }));
     expect(found.map((l) => l.message)).toEqual(['request 30007 served, zebracorn', 'request 20007 served, zebracorn']);
+  });
+
+  it('reads a rare attribute through logs_attrs once indexed, a common one down the time index, and finds the same logs either way', async () => {
+    const store = await open();
+    const user = await store.createUser({ email: `${newId()}@x.test`, name: 'U', passwordHash: 'h' });
+    const org = await store.createOrganization({ name: 'O', ownerId: user.id });
+    const project = await store.createProject({ name: 'P', organizationId: org.id });
+    const app = await store.createApplication({ name: 'A', projectId: project.id });
+    const total = 31_000;
+    for (let first = 0; first < total; first += 1000) {
+      const logs = Array.from({ length: 1000 }, (_, i) => ({ ...log(project.id, app.id, T0 + first + i, `request ${first + i}`),
+        tenant: 'acme', requestId: `r-${first + i}`, ...((first + i) % 10_000 === 7 ? { flag: 'zebra' } : {}) }));
+      await store.writeLogs({ kind: 'logs', applicationId: app.id, projectId: project.id, receivedAt: toIso(T0), logs });
+    }
+    const rare = (limit: number) => collect(store.streamLogs({ userId: user.id, projectId: project.id, attributes: [{ key: 'flag', value: 'zebra' }], limit }));
+    // Before the index has them: tested one by one, the same answer.
+    const before = (await rare(10)).map((l) => l.message);
+    expect(before).toEqual(['request 30007', 'request 20007', 'request 10007', 'request 7']);
+    indexAll(file);
+    const db = new Database(file, { readonly: true });
+    registerLogAttrs(db);
+    try {
+      const cache = new StatementCache(db);
+      const planOf = (attributes: Array<{ key: string; value?: string }>) => {
+        const match = attrsQuery(attributes);
+        const query: LogQuery = { userId: user.id, attributes };
+        const plan = chooseLogPlan(cache, { match, index: 'attrs', limit: 101, projects: [project.id] });
+        const { sql, params } = logPageSql(query, { match, plan, index: 'attrs' }, project.id, undefined, 101);
+        const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params).map((row) => (row as { detail: string }).detail).join('\n');
+        return { plan, steps };
+      };
+      const zebra = planOf([{ key: 'flag', value: 'zebra' }]);
+      expect(zebra.plan).toBe('index');
+      expect(zebra.steps).toMatch(/SCAN logs_attrs VIRTUAL TABLE INDEX/);
+      expect(zebra.steps).not.toMatch(/logs_project_ts/);
+      expect(planOf([{ key: 'requestId', value: 'r-12345' }]).plan).toBe('index');
+      const common = planOf([{ key: 'tenant', value: 'acme' }]);
+      expect(common.plan).toBe('scan');
+      expect(common.steps).not.toMatch(/VIRTUAL TABLE/);
+      // A key alone has no postings: the scan, each log tested.
+      expect(planOf([{ key: 'flag' }]).plan).toBe('scan');
+    } finally {
+      db.close();
+    }
+    expect((await rare(10)).map((l) => l.message)).toEqual(before);
+    const one = await collect(store.streamLogs({ userId: user.id, projectId: project.id, attributes: [{ key: 'requestId', value: 'r-12345' }, { key: 'tenant' }] }));
+    expect(one.map((l) => l.message)).toEqual(['request 12345']);
+    expect((await collect(store.streamLogs({ userId: user.id, projectId: project.id, attributes: [{ key: 'flag' }], limit: 2 }))).map((l) => l.message))
+      .toEqual(['request 30007', 'request 20007']);
   });
 });

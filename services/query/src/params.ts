@@ -128,6 +128,7 @@ export function logFilters(req: Request) {
     ...(levels?.length === 1 ? { level: levels[0] } : { levels }),
     projectId: queryId(req, 'projectId'),
     messageContains: searchText(req, 'q'),
+    attributes: attributeFilters(req),
   };
 }
 

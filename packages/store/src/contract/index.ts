@@ -12,6 +12,7 @@ import { groupsContract } from './groups.js';
 import { idempotencyContract } from './idempotency.js';
 import { isolationContract } from './isolation.js';
 import { limitsContract } from './limits.js';
+import { logAttributesContract } from './log-attributes.js';
 import { logsContract } from './logs.js';
 import { maintenanceContract } from './maintenance.js';
 import { membersContract } from './members.js';
@@ -54,6 +55,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore, opti
     idempotencyContract(ctx);
     groupsContract(ctx);
     logsContract(ctx);
+    logAttributesContract(ctx);
     maintenanceContract(ctx);
     metricsContract(ctx);
     metricsHoursContract(ctx);

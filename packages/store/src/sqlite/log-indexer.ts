@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { attrsIndexStep } from './log-attrs.js';
 
 /**
  * The log search index (`logs_fts`, docs/architecture.md "Log search") is filled after the write, not in it:
@@ -25,23 +26,31 @@ export interface LogIndexer {
 
 export function createLogIndexer(db: Database, chunk = INDEX_CHUNK): LogIndexer {
   const watermark = db.prepare('SELECT indexed_upto FROM logs_fts_state WHERE id = 1').pluck();
+  const attrsWatermark = db.prepare('SELECT indexed_upto FROM logs_attrs_state WHERE id = 1').pluck();
+  const attrsStep = attrsIndexStep(db, chunk);
   const newest = db.prepare('SELECT max(rowid) FROM logs').pluck();
   const fill = db.prepare(`INSERT INTO logs_fts (rowid, message)
     SELECT rowid, json_extract(data, '$.message') FROM logs WHERE rowid > ? AND rowid <= ?`);
   const move = db.prepare('UPDATE logs_fts_state SET indexed_upto = ? WHERE id = 1');
 
-  const backlogNow = (): number => Math.max(0, ((newest.get() as number | null) ?? 0) - (watermark.get() as number));
+  // The lower of the two watermarks: the attribute index (log-attrs.ts) has its own, and starts at 0 on a database
+  // that had logs before it existed.
+  const backlogNow = (): number => Math.max(0, ((newest.get() as number | null) ?? 0)
+    - Math.min(watermark.get() as number, attrsWatermark.get() as number));
 
   // IMMEDIATE: the watermark is read under the write lock, so two connections (the server and a CLI on the
-  // same file) never index the same rowids twice.
+  // same file) never index the same rowids twice. A step moves each index by up to `chunk` rowids.
   const stepTx = db.transaction((): number => {
     const from = watermark.get() as number;
     const top = (newest.get() as number | null) ?? 0;
-    if (top <= from) return 0;
-    const upto = Math.min(top, from + chunk);
-    fill.run(from, upto);
-    move.run(upto);
-    return upto - from;
+    let covered = 0;
+    if (top > from) {
+      const upto = Math.min(top, from + chunk);
+      fill.run(from, upto);
+      move.run(upto);
+      covered = upto - from;
+    }
+    return Math.max(covered, attrsStep());
   });
 
   return {

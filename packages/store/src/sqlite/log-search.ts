@@ -37,9 +37,20 @@ export function trigramQuery(text: string): string | undefined {
   return grams.length === 0 ? undefined : grams.map((gram) => `"${gram.replaceAll('"', '""')}"`).join(' AND ');
 }
 
+/** Which index narrows the candidates: the message's trigrams (`logs_fts`) or the attributes' pairs (`logs_attrs`, log-attrs.ts). */
+export type SearchIndex = 'text' | 'attrs';
+
+/** Each index's FTS5 table and the table of its watermark (log-indexer.ts). */
+const TABLES: Record<SearchIndex, { fts: string; state: string }> = {
+  text: { fts: 'logs_fts', state: 'logs_fts_state' },
+  attrs: { fts: 'logs_attrs', state: 'logs_attrs_state' },
+};
+
 /** What the choice needs of the read: its page size, and the window and projects when it has a `from`. */
 export interface PlanInput {
   match: string | undefined;
+  /** The index `match` is for (default: the message's). */
+  index?: SearchIndex;
   limit: number;
   projects: readonly number[];
   from?: number | undefined;
@@ -54,9 +65,10 @@ export function chooseLogPlan(cache: StatementCache, input: PlanInput): LogPlan 
   const total = cache.get<number | null>('SELECT max(rowid) FROM logs').pluck().get() ?? 0;
   const cap = Math.ceil(Math.sqrt((Math.min(input.limit, total) * total) / COST_RATIO));
   // The logs above the index's watermark (log-indexer.ts) are candidates too: each is read and tested.
-  const unindexed = Math.max(0, total - cache.get<number>('SELECT indexed_upto FROM logs_fts_state WHERE id = 1').pluck().get()!);
+  const { fts, state } = TABLES[input.index ?? 'text'];
+  const unindexed = Math.max(0, total - cache.get<number>(`SELECT indexed_upto FROM ${state} WHERE id = 1`).pluck().get()!);
   if (unindexed > cap) return 'scan';
-  const candidates = unindexed + cache.get<number>('SELECT count(*) FROM (SELECT rowid FROM logs_fts WHERE logs_fts MATCH ? LIMIT ?)')
+  const candidates = unindexed + cache.get<number>(`SELECT count(*) FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`)
     .pluck().get(input.match, cap + 1 - unindexed)!;
   if (candidates > cap) return 'scan';
   if (input.from === undefined) return 'index';
@@ -82,11 +94,12 @@ function windowRows(cache: StatementCache, input: PlanInput, bound: number): num
  * indexer between two pages neither loses nor repeats a log. A scan with a level (and no trace id, whose index is
  * narrower) walks that level's logs only (SQLite, without statistics, would rather take the time range of all).
  */
-export function logsFrom(plan: LogPlan, level: boolean, match: string | undefined): { sql: string; params: unknown[] } {
+export function logsFrom(plan: LogPlan, level: boolean, match: string | undefined, index: SearchIndex = 'text'): { sql: string; params: unknown[] } {
   if (plan === 'index') {
+    const { fts, state } = TABLES[index];
     return {
-      sql: `(SELECT rowid AS r FROM logs_fts WHERE logs_fts MATCH ?
-        UNION ALL SELECT rowid FROM logs WHERE rowid > (SELECT indexed_upto FROM logs_fts_state WHERE id = 1)) f
+      sql: `(SELECT rowid AS r FROM ${fts} WHERE ${fts} MATCH ?
+        UNION ALL SELECT rowid FROM logs WHERE rowid > (SELECT indexed_upto FROM ${state} WHERE id = 1)) f
         CROSS JOIN logs l ON l.rowid = f.r`,
       params: [match],
     };

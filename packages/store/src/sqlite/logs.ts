@@ -5,7 +5,8 @@ import type { Cursor, LogQuery } from '../port.js';
 import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
 import { chooseLogPlan, logsFrom, trigramQuery } from './log-search.js';
-import type { LogPlan } from './log-search.js';
+import type { LogPlan, SearchIndex } from './log-search.js';
+import { attrsQuery, termsArgument } from './log-attrs.js';
 import { Deadline, SLICE_ROWS, StatementCache, Where, newestFirst, remainingOf, turn, visibleJoin, visibleProjects } from './paging.js';
 
 interface LogRow {
@@ -28,10 +29,14 @@ interface Source {
   exhausted: boolean;
 }
 
-/** The FTS5 query of the text filter, if the index can serve it, and the plan chosen once per read. */
+/**
+ * The FTS5 query that narrows the candidates, if an index can serve the read, the index it is for (the attributes'
+ * when the read has a `key=value`, else the message's), and the plan chosen once per read.
+ */
 export interface Search {
   match: string | undefined;
   plan: LogPlan;
+  index?: SearchIndex;
 }
 
 /** Newest first: later timestamp first, then larger id. */
@@ -62,7 +67,9 @@ export function logPageSql(query: LogQuery, search: Search, projectId: number, a
   // As the url filter of traces: literal, ASCII-case-insensitive, read from the stored JSON. Whichever plan
   // found the candidates (log-search.ts), this exact test decides.
   if (query.messageContains !== undefined) filter.add("instr(lower(json_extract(l.data, '$.message')), ?) > 0", asciiLower(query.messageContains));
-  const from = logsFrom(search.plan, level !== undefined && query.traceId === undefined, search.match);
+  // The attributes, from the log's own hashes (log-attrs.ts), whichever index found the candidates.
+  if (query.attributes?.length) filter.add('log_attrs_match(l.data, ?) = 1', termsArgument(query.attributes));
+  const from = logsFrom(search.plan, level !== undefined && query.traceId === undefined, search.match, search.index);
   // On the index plan the candidates are few (the plan's bound): the filter narrows them in the WHERE clause.
   const sliced = filter.conditions.length > 0 && search.plan === 'scan';
   if (!sliced && filter.conditions.length > 0) where.add(filter.conditions.join(' AND '), ...filter.params);
@@ -118,9 +125,12 @@ export function createLogReader(db: Database, pageSize: number): LogReader {
       if (remaining === 0) return;
       const projects = guard(() => visibleProjects(cache, query.userId, query.projectId));
       if (projects.length === 0) return;
-      const match = query.messageContains === undefined ? undefined : trigramQuery(query.messageContains);
-      const planInput = { match, limit: Math.min(remaining, pageSize), projects, from: query.from, to: query.to };
-      const search: Search = { match, plan: guard(() => chooseLogPlan(cache, planInput)) };
+      // A key-value attribute's postings narrow better than text (an exact pair against trigrams): they lead when asked for.
+      const pairs = attrsQuery(query.attributes);
+      const index: SearchIndex = pairs !== undefined ? 'attrs' : 'text';
+      const match = pairs ?? (query.messageContains === undefined ? undefined : trigramQuery(query.messageContains));
+      const planInput = { match, index, limit: Math.min(remaining, pageSize), projects, from: query.from, to: query.to };
+      const search: Search = { match, index, plan: guard(() => chooseLogPlan(cache, planInput)) };
       // Rows held in memory stay near a few pages, however many projects the user sees.
       const perSource = Math.max(10, Math.min(pageSize, Math.ceil((pageSize * 4) / Math.max(1, projects.length * (levelsOf(query)?.length ?? 1)))));
       // Several levels: a stream per level, each on its (project, level, ts, id) range, merged like the projects'.

@@ -25,7 +25,8 @@ export function traceReadClass(query: TraceQuery): ReadClass {
 
 export function logReadClass(query: LogQuery): ReadClass {
   // A level or a trace id has its index; an application or a text does not (and a text may take the scan plan).
-  const sliced = query.messageContains !== undefined || (query.applicationId !== undefined && query.traceId === undefined);
+  const sliced = query.messageContains !== undefined || (query.attributes?.length ?? 0) > 0
+    || (query.applicationId !== undefined && query.traceId === undefined);
   return query.limit !== undefined && query.limit <= LIGHT_PAGE && !sliced ? 'light' : 'heavy';
 }
 

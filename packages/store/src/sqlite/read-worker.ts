@@ -7,6 +7,7 @@ import type { ChunkHit, ChunkSearch, LogVolumeCell, LogVolumeQuery, MetricsQuery
 import { chunkSearcher } from './ai-search.js';
 import { nearestSearcher } from './ai-nearest.js';
 import { toStoreError } from './errors.js';
+import { registerLogAttrs } from './log-attrs.js';
 import { createLogReader } from './logs.js';
 import { createLogVolumeReader } from './log-volume.js';
 import { createRollupReader } from './rollup-reader.js';
@@ -73,6 +74,7 @@ if (nice !== 0) {
   }
 }
 const db = new Database(file, { readonly: true, fileMustExist: true });
+registerLogAttrs(db);
 db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 db.pragma('temp_store = MEMORY');
 db.pragma('cache_size = -32768');

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { backfillRootNames } from './root-names.js';
 import { backfillTraceAttrs } from './trace-attrs.js';
+import { registerLogAttrs } from './log-attrs.js';
 
 /**
  * The SQLite schema, as an ordered list of migrations. `PRAGMA user_version` records how many have run;
@@ -418,6 +419,21 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (project_id, hash, ts, id)
   ) WITHOUT ROWID;
   `,
+  // 18: issue 19, log search by attribute (`attr`, log-attrs.ts): a contentless FTS5 table of each log's key-value
+  // hashes as words, filled after the write by the log indexer above its own watermark (log-indexer.ts), which starts
+  // at 0: the logs already stored are indexed in the background, as logs_fts's were. Its delete trigger is
+  // logs_fts_delete's, for this index.
+  `
+  CREATE VIRTUAL TABLE IF NOT EXISTS logs_attrs USING fts5(attrs, content = '', contentless_delete = 1, detail = none,
+    tokenize = 'unicode61');
+  CREATE TABLE IF NOT EXISTS logs_attrs_state (id INTEGER PRIMARY KEY CHECK (id = 1), indexed_upto INTEGER NOT NULL);
+  INSERT OR IGNORE INTO logs_attrs_state (id, indexed_upto) VALUES (1, 0);
+  CREATE TRIGGER IF NOT EXISTS logs_attrs_delete AFTER DELETE ON logs BEGIN
+    DELETE FROM logs_attrs WHERE rowid = old.rowid AND old.rowid <= (SELECT indexed_upto FROM logs_attrs_state WHERE id = 1);
+    UPDATE logs_attrs_state SET indexed_upto = (SELECT coalesce(max(rowid), 0) FROM logs)
+    WHERE id = 1 AND indexed_upto > (SELECT coalesce(max(rowid), 0) FROM logs);
+  END;
+  `,
 ];
 
 /** Steps of a migration that SQL alone does not say well, run after its SQL, in its transaction (by version). */
@@ -435,6 +451,7 @@ export const BUSY_TIMEOUT_MS = 5000;
  * them once instead of many times (about +25 % spans/s measured). The WAL file is truncated back afterwards.
  */
 export function configure(db: Database): void {
+  registerLogAttrs(db);
   if (!db.memory) db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
