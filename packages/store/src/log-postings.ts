@@ -1,3 +1,4 @@
+import { isKeyHash } from './attribute-pairs.js';
 import { asciiLower } from './text.js';
 import { trigramsOf } from './trigrams.js';
 
@@ -20,6 +21,8 @@ export const BITMAP_BYTES = BLOCK_LOGS / 8;
 export const DENSE_POSITIONS = BITMAP_BYTES / 2;
 /** The posting key of a level: not a trigram of any text (trigrams have three code points). */
 export const levelKey = (level: string): string => `\u0001${level}`;
+/** The posting key of an attribute's key-value hash (attribute-pairs.ts): neither a trigram nor a level's key. */
+export const attributeKey = (hash: number): string => `\u0002${hash.toString(36)}`;
 
 /** The postings of a block's logs, in order: each trigram's and each level's positions, ascending. */
 export function blockPostings(logs: ReadonlyArray<{ message: string; level: string }>): Map<string, number[]> {
@@ -31,7 +34,7 @@ export function blockPostings(logs: ReadonlyArray<{ message: string; level: stri
  * The postings of logs at the given positions of a block (distinct, 0 to BLOCK_LOGS - 1, in any order): each
  * trigram's and each level's positions, ascending. A message that is not a string has no trigram.
  */
-export function postingsAt(logs: ReadonlyArray<{ position: number; message: string | null | undefined; level: string }>): Map<string, number[]> {
+export function postingsAt(logs: ReadonlyArray<{ position: number; message: string | null | undefined; level: string; attrs?: readonly number[] | undefined }>): Map<string, number[]> {
   const postings = new Map<string, number[]>();
   const add = (key: string, position: number) => {
     const list = postings.get(key);
@@ -41,6 +44,7 @@ export function postingsAt(logs: ReadonlyArray<{ position: number; message: stri
   for (const log of [...logs].sort((a, b) => a.position - b.position)) {
     if (typeof log.message === 'string') for (const gram of trigramsOf(asciiLower(log.message))) add(gram, log.position);
     add(levelKey(log.level), log.position);
+    for (const h of log.attrs ?? []) if (!isKeyHash(h)) add(attributeKey(h), log.position);
   }
   return postings;
 }

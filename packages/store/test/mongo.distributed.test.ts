@@ -15,7 +15,8 @@ import { OP_LEASE_MS, completeOp } from '../src/mongo/rollup-ops.js';
 import { newOpId } from '../src/mongo/rollups.js';
 import { MONGO_INDEX_CHUNK, SEGMENT_LEASE_MS, indexLogsStep } from '../src/mongo/log-indexer.js';
 import { MERGE_FANIN, SWEEP_AFTER_MS } from '../src/mongo/log-merge.js';
-import { BLOCK_LOGS } from '../src/log-postings.js';
+import { BLOCK_LOGS, attributeKey } from '../src/log-postings.js';
+import { pairHash } from '../src/attribute-pairs.js';
 import { writeSegment } from '../src/mongo/log-segments.js';
 import { searchGramsOf, searchPage } from '../src/mongo/log-search.js';
 import { waitIndexed } from './mongo-wait.js';
@@ -527,18 +528,20 @@ describe('mongo store: log search', () => {
    * The commands a read with `messageContains` sends, over 3,000 indexed logs and, with `pending`, 500 more the
    * indexer has not reached (what a writer under load leaves); each find explained as sent.
    */
-  async function planOf(messageContains: string, pending = false): Promise<{ found: string[]; plans: Array<{ collection: string; plan: string }> }> {
+  async function planOf(search: string | { attributes: Array<{ key: string; value?: string }> }, pending = false): Promise<{ found: string[]; plans: Array<{ collection: string; plan: string }> }> {
     const events: CommandStartedEvent[] = [];
     const { store, db } = await openStore({ onCommand: (e) => events.push(e) });
     const w = await makeWorld(store);
-    const logs = Array.from({ length: 3000 }, (_, i) => logEntry(w.app, T0 + i, { message: i % 1000 === 7 ? `request ${i} served, zebracorn` : `request ${i} served` }));
+    const logs = Array.from({ length: 3000 }, (_, i) => logEntry(w.app, T0 + i, i % 1000 === 7
+      ? { message: `request ${i} served, zebracorn`, flag: 'zebra' } : { message: `request ${i} served` }));
     for (let i = 0; i < logs.length; i += 1000) await store.writeLogs(logBatch(w.app, logs.slice(i, i + 1000)));
     expect(await waitIndexed(db)).toBe(0);
     if (pending) {
       await db.collection('logs').insertMany(Array.from({ length: 500 }, (_, i) => pendingLog(w, newId(), T0 + 5000 + i, i === 250 ? 'late zebracorn' : `late ${i}`)));
     }
     events.length = 0;
-    const found = (await collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, messageContains, limit: 100 }))).map((l) => l.message);
+    const found = (await collect(store.streamLogs({ userId: w.user.id, projectId: w.project.id, ...(typeof search === 'string' ? { messageContains: search } : search), limit: 100 })))
+      .map((l) => l.message);
     const finds = events.filter((e) => e.commandName === 'find').map((e) => e.command);
     const plans = await Promise.all(finds.map(async (find) => ({
       collection: String(find.find),
@@ -564,6 +567,24 @@ describe('mongo store: log search', () => {
     for (const { plan } of rare.plans) expect(plan).not.toContain('COLLSCAN');
   });
 
+  it('reads a rare attribute from the postings as a text: one range for its pair, candidates by number; a key alone down the time index', async () => {
+    const rare = await planOf({ attributes: [{ key: 'flag', value: 'zebra' }] });
+    expect(rare.found).toEqual(['request 2007 served, zebracorn', 'request 1007 served, zebracorn', 'request 7 served, zebracorn']);
+    const of = (collection: string) => rare.plans.filter((p) => p.collection === collection).map((p) => p.plan);
+    const [pendingRead, ...candidateReads] = of('logs');
+    expect(pendingRead).toContain('"indexName":"project_pending_ts"');
+    expect(candidateReads.length).toBeGreaterThan(0);
+    for (const plan of candidateReads) expect(plan).toContain('"indexName":"project_seq"');
+    expect(of('logPostings')).toHaveLength(1);
+    for (const { plan } of rare.plans) expect(plan).not.toContain('COLLSCAN');
+    const key = await planOf({ attributes: [{ key: 'flag' }] });
+    expect(key.found).toEqual(rare.found);
+    const logReads = key.plans.filter((p) => p.collection === 'logs');
+    expect(logReads).toHaveLength(1);
+    expect(logReads[0]!.plan).toContain('"indexName":"project_ts"');
+    expect(key.plans.filter((p) => p.collection === 'logPostings')).toEqual([]);
+  });
+
   it('finds the logs the indexer has not reached yet, merged newest first with the indexed ones', async () => {
     const rare = await planOf('ZEBRACORN', true);
     expect(rare.found).toEqual(['late zebracorn', 'request 2007 served, zebracorn', 'request 1007 served, zebracorn', 'request 7 served, zebracorn']);
@@ -581,8 +602,11 @@ describe('mongo store: log search', () => {
     expect(segments.map((g) => [g['state'], g['seq'], g['end'], g['block']])).toEqual([['ready', 0, 2, 0]]);
     const postings = await db.collection('logPostings').find({}).toArray();
     const positions = (b: { buffer: Uint8Array }) => Array.from({ length: b.buffer.length / 2 }, (_, i) => b.buffer[2 * i]! + 256 * b.buffer[2 * i + 1]!);
+    // And each key-value attribute of a log (its `type` and its level here: logEntry's fields).
+    const pair = (key: string, value: string) => attributeKey(pairHash(key, value));
     expect(Object.fromEntries(postings.map((p) => [String(p._id).split('|')[1], positions(p['b'])]))).toEqual({
       aba: [0], bab: [0], 'abÉ': [0], '\u0001info': [0], '\u0001warn': [1],
+      [pair('type', 'app')]: [0, 1], [pair('level', 'info')]: [0], [pair('level', 'warn')]: [1],
     });
     expect(await db.collection('logs').countDocuments({ gramsPending: { $exists: true } })).toBe(0);
   });

@@ -187,6 +187,12 @@ export interface LogDoc {
    * pending logs on their own index (log-search.ts).
    */
   gramsPending?: true;
+  /**
+   * The log's attribute hashes (../attribute-pairs.ts logPairs), for the `attr` filter: its key-value pairs are
+   * posting keys of its segment (log-postings.ts attributeKey), and every term is tested on this list. Absent in
+   * logs written before the field existed: `attr` does not find them (docs/api.md).
+   */
+  attrs?: number[];
   data: string;
 }
 

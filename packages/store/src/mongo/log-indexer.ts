@@ -53,7 +53,7 @@ function messageOf(doc: Pick<LogDoc, 'message' | 'data'>): string | null {
   return typeof message === 'string' ? message : null;
 }
 
-type Pending = Pick<LogDoc, '_id' | 'projectId' | 'ts' | 'message' | 'data' | 'level'>;
+type Pending = Pick<LogDoc, '_id' | 'projectId' | 'ts' | 'message' | 'data' | 'level' | 'attrs'>;
 
 /** The first of `n` new numbers of a project's logs. */
 const reserve = async (c: Collections, projectId: number, n: number): Promise<number> => (await increment(c.counters, `logs:${projectId}`, n)) - n;
@@ -102,7 +102,7 @@ async function recoverSegments(c: Collections, now: () => number): Promise<Array
     const taken = await c.logSegments.updateOne({ _id: segment._id, state: 'building', at: segment.at }, { $set: { at: new Date(now()) } });
     if (taken.modifiedCount === 0) continue;
     const logs = await c.logs.find({ projectId: segment.projectId, seq: { $gte: segment.seq, $lt: segment.end } },
-      { projection: { seq: 1, message: 1, level: 1, ts: 1 }, hint: 'project_seq' }).toArray();
+      { projection: { seq: 1, message: 1, level: 1, ts: 1, attrs: 1 }, hint: 'project_seq' }).toArray();
     await writeSegment(c, segment, logs);
     recovered.push({ projectId: segment.projectId, block: segment.block });
   }
@@ -150,7 +150,7 @@ export async function indexLogsStep(c: Collections, chunk = MONGO_INDEX_CHUNK, n
   const touched: Array<{ projectId: number; block: number }> = await recoverSegments(c, now);
   const started = now();
   const found = await c.logs.find({ gramsPending: true, seq: { $exists: false } },
-    { projection: { _id: 1, projectId: 1, ts: 1, message: 1, data: 1, level: 1 }, limit: chunk, hint: 'pending_seq' }).toArray();
+    { projection: { _id: 1, projectId: 1, ts: 1, message: 1, data: 1, level: 1, attrs: 1 }, limit: chunk, hint: 'pending_seq' }).toArray();
   const byProject = new Map<number, Pending[]>();
   for (const log of found) {
     const list = byProject.get(log.projectId);

@@ -1,5 +1,6 @@
 import type { Filter } from 'mongodb';
-import { levelKey } from '../log-postings.js';
+import { isKeyHash } from '../attribute-pairs.js';
+import { attributeKey, levelKey } from '../log-postings.js';
 import type { Cursor } from '../port.js';
 import { asciiLower } from '../text.js';
 import { searchTrigrams } from '../trigrams.js';
@@ -44,18 +45,27 @@ export interface SearchScope {
  * (MongoDB reads no snapshot across two queries); a log in both comes once. Each read takes the newest `limit` of
  * its own, so the newest `limit` of them all are the page's; the next page starts after its last, when it is full.
  */
-export async function searchPage(c: Collections, scope: SearchScope, text: string, grams: string[],
-  after: Cursor | undefined, limit: number, deadline: Deadline = deadlineOf(undefined)): Promise<{ found: Found[]; next: Cursor | undefined }> {
-  const regex = containsRegex(text);
+export async function searchPage(c: Collections, scope: SearchScope, text: string | undefined, grams: string[],
+  after: Cursor | undefined, limit: number, deadline: Deadline = deadlineOf(undefined), attributes: readonly number[] = []): Promise<{ found: Found[]; next: Cursor | undefined }> {
+  // The text as a regex, and the attributes on the log's hashes: the exact tests of every candidate.
+  const exact: Filter<LogDoc>[] = [
+    ...(text === undefined ? [] : [{ message: containsRegex(text) }]),
+    ...(attributes.length === 0 ? [] : [{ attrs: { $all: [...attributes] } }]),
+  ];
   const { projects } = scope;
-  // Both from the primary: two members at different points of replication could each miss the moving log.
-  const pending = await c.logs.find({ $and: [scope.base(after), { gramsPending: true }, { $or: [{ message: regex }, { message: { $exists: false } }] }] },
+  // Both from the primary: two members at different points of replication could each miss the moving log. A
+  // pending log without `message` (written before it existed) is the reader's to test; one without `attrs` never
+  // matches an attribute.
+  const pendingText: Filter<LogDoc>[] = text === undefined ? [] : [{ $or: [{ message: containsRegex(text) }, { message: { $exists: false } }] }];
+  const pendingAttrs: Filter<LogDoc>[] = attributes.length === 0 ? [] : [{ attrs: { $all: [...attributes] } }];
+  const pending = await c.logs.find({ $and: [scope.base(after), { gramsPending: true }, ...pendingText, ...pendingAttrs] },
     { sort: { ts: -1, _id: -1 }, limit, hint: 'project_pending_ts', readPreference: 'primary', ...deadline.maxTime() }).toArray();
-  const keys = scope.level === undefined ? grams : [...grams, levelKey(scope.level)];
+  const attributeKeys = attributes.filter((h) => !isKeyHash(h)).map(attributeKey);
+  const keys = [...grams, ...attributeKeys, ...(scope.level === undefined ? [] : [levelKey(scope.level)])];
   const upTo = after === undefined ? (scope.to === undefined ? undefined : scope.to - 1) : after.ts;
   const indexed: LogDoc[] = [];
   for (const projectId of projects) {
-    indexed.push(...await searchProject(c, projectId, keys, { $and: [scope.base(after), { message: regex }] }, { from: scope.from, upTo }, limit, deadline));
+    indexed.push(...await searchProject(c, projectId, keys, { $and: [scope.base(after), ...exact] }, { from: scope.from, upTo }, limit, deadline));
   }
   const seen = new Set<string>();
   const found: Found[] = [];

@@ -78,9 +78,9 @@ export async function keysOf(c: Collections, segment: string): Promise<string[]>
  * (the same logs give the same postings), so a segment whose builder stopped can be written again
  * (log-indexer.ts). The logs stay pending unless the segment is ready (one dropped meanwhile leaves them there).
  */
-export async function writeSegment(c: Collections, segment: LogSegmentDoc, logs: ReadonlyArray<Pick<LogDoc, '_id' | 'seq' | 'message' | 'level' | 'ts'>>): Promise<void> {
+export async function writeSegment(c: Collections, segment: LogSegmentDoc, logs: ReadonlyArray<Pick<LogDoc, '_id' | 'seq' | 'message' | 'level' | 'ts' | 'attrs'>>): Promise<void> {
   const start = segment.block * BLOCK_LOGS;
-  const postings = postingsAt(logs.map((log) => ({ position: log.seq! - start, message: log.message, level: log.level })));
+  const postings = postingsAt(logs.map((log) => ({ position: log.seq! - start, message: log.message, level: log.level, attrs: log.attrs })));
   await writeKeys(c, segment._id, [...postings.keys()]);
   await insertKept(c.logPostings, [...postings].map(([key, positions]) => ({ _id: postingId(segment.projectId, key, segment.block, segment.key), b: new Binary(encodePositions(positions)) })));
   const times = logs.map((log) => log.ts.getTime());

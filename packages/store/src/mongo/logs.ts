@@ -9,6 +9,7 @@ import type { Deadline } from './budget.js';
 import { deadlineOf } from './budget.js';
 import type { Guard } from './errors.js';
 import { searchGramsOf, searchPage } from './log-search.js';
+import { filterHash, isKeyHash } from '../attribute-pairs.js';
 import { chunksOf, containsRegex, keysetFilter, limitOption, remainingOf } from './paging.js';
 
 export interface LogReader {
@@ -34,12 +35,16 @@ export function createLogReader(c: Collections, guard: Guard, access: Access, pa
     if (projects.length === 0) return;
     const text = query.messageContains;
     const levels = levelsOf(query);
+    const hashes = (query.attributes ?? []).map(filterHash);
+    const pairs = hashes.filter((h) => !isKeyHash(h));
     const base = (after: Cursor | undefined): Filter<LogDoc> => ({
       projectId: projects.length === 1 ? projects[0]! : { $in: projects },
       ...keysetFilter(query, after, '_id'),
       ...(query.applicationId === undefined ? {} : { applicationId: query.applicationId }),
       ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
       ...(levels === undefined ? {} : { level: levels.length === 1 ? levels[0]! : { $in: levels } }),
+      // Every attribute term on the log's own hashes (a log written before `attrs` existed has none).
+      ...(hashes.length === 0 ? {} : { attrs: { $all: hashes } }),
     });
     const test = (doc: LogDoc, log: LogEntry): boolean => text === undefined
       || containsText(doc.message === undefined ? log.message : doc.message, text);
@@ -48,13 +53,15 @@ export function createLogReader(c: Collections, guard: Guard, access: Access, pa
     // Until this process knows every log is numbered or pending (log-indexer.ts markLegacyLogs), the regex down the
     // time index: logs written before the postings are in neither read of the search.
     const grams = text === undefined || query.traceId !== undefined || !postingsComplete() ? [] : searchGramsOf(text);
-    if (text !== undefined && grams.length > 0) {
+    // A key-value attribute is a posting key too (log-postings.ts attributeKey): it narrows the search as a text does.
+    const byPairs = pairs.length > 0 && query.traceId === undefined && postingsComplete();
+    if ((text !== undefined && grams.length > 0) || byPairs) {
       // One level narrows the postings by its key; several are tested in `base` on the candidates.
       const scope = { projects, base, from: query.from, to: query.to, level: levels?.length === 1 ? levels[0] : undefined };
       let after = query.cursor;
       for (;;) {
         deadline.check();
-        const page = await searchPage(c, scope, text, grams, after, Math.min(pageSize, remaining), deadline);
+        const page = await searchPage(c, scope, text, grams, after, Math.min(pageSize, remaining), deadline, hashes);
         for (const { doc, tested } of page.found) {
           const log = toLog(doc);
           if (!tested && !test(doc, log)) continue;

@@ -1,4 +1,5 @@
 import type { LogBatchMessage, Span, SpanBatchMessage, TelemetryMessage } from '@lantern/domain';
+import { logPairs } from '../attribute-pairs.js';
 import type { LogDoc, SpanDoc } from './collections.js';
 import { spanKey, traceKey } from './collections.js';
 
@@ -44,8 +45,9 @@ export function toLogDoc(batch: LogBatchMessage, log: LogBatchMessage['logs'][nu
     level: log.level,
     ts: new Date(Number.isNaN(parsed) ? at : parsed),
     message: typeof log.message === 'string' ? log.message : null,
-    // Indexed for the `q` filter after the write, off the ingest path (log-indexer.ts).
+    // Indexed for the `q` and `attr` filters after the write, off the ingest path (log-indexer.ts).
     gramsPending: true,
+    attrs: [...logPairs(rest as Record<string, unknown>)],
     data: JSON.stringify(rest),
   };
 }

@@ -132,9 +132,10 @@ export function tracePageSql(query: TraceQuery, cursor: Cursor | undefined, limi
   // Named, not left to the planner: without statistics it weighs the time index's range above the class index's
   // expression, and a plan that sorts a whole class would be no bound at all.
   const indexed = DRIVER_INDEX[driver] ? ` INDEXED BY ${DRIVER_INDEX[driver]}` : '';
-  // The postings lead; each finds its record on the time index by (project, ts, id).
+  // The postings lead (CROSS JOIN: SQLite keeps that order; with another filter the planner would rather walk the
+  // project's time index and probe the postings, measured at 2 s at 10M spans); each finds its record by (project, ts, id).
   const from = driver === 'attribute'
-    ? 'trace_attrs a JOIN traces t INDEXED BY traces_project_ts ON t.project_id = a.project_id AND t.ts = a.ts AND t.id = a.id'
+    ? 'trace_attrs a CROSS JOIN traces t INDEXED BY traces_project_ts ON t.project_id = a.project_id AND t.ts = a.ts AND t.id = a.id'
     : `traces t${indexed}`;
   const order = driver === 'attribute' ? 'a' : 't';
   const sql = `SELECT t.id, t.project_id, t.application_id, t.trace_id, t.ts, ${hit} AS hit FROM ${from} ${visibleJoin('t')}
