@@ -72,8 +72,8 @@ describe('console time and links', () => {
     ]);
     await ingest(server.url, appA2.key, 'traces', [span(other, otherAt, '/other', 503)]);
     await ingest(server.url, projectB.appKey, 'traces', [span(oldB, oldAt, '/old-b')]);
-    await ingest(server.url, a.apiKey, 'logs', [log(recentAt, 'error', 'recent log of the first app', recent), log(oldAt, 'error', 'old log of the first app', old)]);
-    await ingest(server.url, appA2.key, 'logs', [log(otherAt, 'info', 'recent log of the second app', other)]);
+    await ingest(server.url, a.apiKey, 'logs', [{ ...log(recentAt, 'error', 'recent log of the first app', recent), chargeId: 'ch_42' }, log(oldAt, 'error', 'old log of the first app', old)]);
+    await ingest(server.url, appA2.key, 'logs', [{ ...log(otherAt, 'info', 'recent log of the second app', other), chargeId: 'ch_7' }]);
     for (const id of [recent, old, other]) await waitForTrace(server.url, a, id, 1);
   }, 90_000);
   afterAll(async () => {
@@ -254,6 +254,36 @@ describe('console time and links', () => {
       await page.waitForFunction(() => /level=info(&|$)/.test(location.hash));
       await page.getByTestId('log-row').nth(1).waitFor({ state: 'detached' });
       await expect(page.getByTestId('log-row').count()).resolves.toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('finds logs by an attribute: chips kept in the URL, and "Find logs with" a field of an opened log', async () => {
+    const { context, page } = await open();
+    const messages = () => page.getByTestId('log-row').evaluateAll((els) => els.map((e) => e.querySelector('.log-message')!.textContent));
+    try {
+      await page.goto('/#/logs?range=all');
+      await page.getByTestId('log-row').nth(2).waitFor();
+      await page.getByTestId('filter-attr').fill('chargeId=ch_42');
+      await page.getByTestId('filter-attr').press('Enter');
+      await page.getByTestId('log-row').nth(1).waitFor({ state: 'detached' });
+      await expect(messages()).resolves.toEqual(['recent log of the first app']);
+      expect(hashParams(page).getAll('attr')).toEqual(['chargeId=ch_42']);
+      // A key alone: every log that has it.
+      await page.getByTestId('attr-remove').click();
+      await page.getByTestId('log-row').nth(2).waitFor();
+      await page.getByTestId('filter-attr').fill('chargeId');
+      await page.getByTestId('filter-attr').press('Enter');
+      await page.getByTestId('log-row').nth(2).waitFor({ state: 'detached' });
+      await expect(messages()).resolves.toEqual(['recent log of the second app', 'recent log of the first app']);
+      await screenshot(page, 'view-log-attributes');
+      // From an opened log: its field added as a term.
+      await page.getByTestId('log-row').first().locator('.log-message').click();
+      await page.locator('[data-testid="log-find-term"][data-term="chargeId=ch_7"]').click();
+      await page.getByTestId('log-row').nth(1).waitFor({ state: 'detached' });
+      await expect(messages()).resolves.toEqual(['recent log of the second app']);
+      expect(hashParams(page).getAll('attr')).toEqual(['chargeId', 'chargeId=ch_7']);
     } finally {
       await context.close();
     }

@@ -55,7 +55,11 @@ export async function traceRecords(projectId: number, traceId: string, signal?: 
   return api<TraceRecord[]>('GET', withQuery('/logs/project', { id: projectId, traceId }), undefined, signal);
 }
 
-export interface LogFilter { projectId?: number; applicationId?: number; level?: string; from?: string; to?: string; traceId?: string; q?: string }
+export interface LogFilter {
+  projectId?: number; applicationId?: number; level?: string; from?: string; to?: string; traceId?: string; q?: string;
+  /** Attributes of the log: `key=value` or `key` (present), all of them. */
+  attr?: readonly string[];
+}
 
 export const listLogs = (filter: LogFilter, limit: number, cursor?: string, signal?: AbortSignal): Promise<Page<LogEntry>> =>
   page<LogEntry>('/ingest/logs', { ...filter, limit, cursor }, signal);

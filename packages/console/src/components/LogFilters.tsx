@@ -4,6 +4,7 @@ import { syncDraft } from '../lib/draft';
 import { formatCount } from '../lib/format';
 import { LOG_LEVELS, type LogLevel } from '../lib/log-list';
 import type { TimeRange } from '../lib/time-range';
+import { AttributeTerms } from './AttributeTerms';
 import { TimeRangeSelect } from './TimeRangeSelect';
 
 /** The server takes 1-200 characters of search text (docs/api.md, GET /ingest/logs `q`). */
@@ -14,13 +15,16 @@ export interface LogFilterValues {
   /** The levels kept; none: every level. */
   levels: LogLevel[];
   q: string | undefined;
+  /** Attribute terms (`key=value`, or `key`), all holding (lib/attribute-terms.ts). */
+  attrs: string[];
   traceId: string | undefined;
   range: TimeRange;
 }
 
 /**
  * The Logs page's filter bar: levels (none checked: all), application, message text (applied after a short
- * pause in typing, or on Enter), time range, the trace a link narrowed to, and the live-tail switch.
+ * pause in typing, or on Enter), attributes (chips: AttributeTerms.tsx), time range, the trace a link narrowed to,
+ * and the live-tail switch.
  */
 export function LogFilters({ values, onChange, live, onLive, liveDisabled, applications, applicationId, onApplication, counts }: {
   values: LogFilterValues;
@@ -92,6 +96,7 @@ export function LogFilters({ values, onChange, live, onLive, liveDisabled, appli
           onKeyDown={(e) => { if (e.key === 'Enter') apply(draft); }}
         />
       </label>
+      <AttributeTerms terms={values.attrs} onChange={(attrs) => onChange({ attrs })} />
       <TimeRangeSelect value={values.range} onChange={(range) => onChange({ range })} />
       {values.traceId ? (
         <span className="filter-chip">

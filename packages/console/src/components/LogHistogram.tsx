@@ -31,7 +31,7 @@ export function LogHistogram({ volume, narrowed, onZoom }: { volume: LogVolume; 
     <figure className="log-histogram" data-testid="log-histogram" data-total={volume.total} data-buckets={volume.buckets.length}>
       <figcaption className="muted">
         {formatCount(volume.total)} log{volume.total === 1 ? '' : 's'} in the window, per {formatBucket(volume.bucketMs)}
-        {narrowed ? ' (the text and trace filters narrow the list, not these counts)' : ''}; drag to zoom
+        {narrowed ? ' (the text, attribute and trace filters narrow the list, not these counts)' : ''}; drag to zoom
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Logs per ${formatBucket(volume.bucketMs)}: ${formatCount(volume.total)} in all`} className="zoomable" {...zoom.handlers}>
         <text className="axis" x={PAD.left - 4} y={PAD.top + 8} textAnchor="end">{formatCount(max, true)}</text>

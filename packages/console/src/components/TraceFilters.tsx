@@ -5,14 +5,14 @@
 // Enter and shown as chips, each removable: every one must hold (lib/attribute-terms.ts).
 //
 // data-testid: filter-range (components/TimeRangeSelect.tsx), filter-application, filter-status, filter-min-duration,
-// filter-max-duration, filter-url, filter-service, filter-operation, filter-attr (the input), attr-chip (data-term),
-// attr-remove, filter-attr-error, filter-clear, trace-id-box, trace-id-error
+// filter-max-duration, filter-url, filter-service, filter-operation, those of AttributeTerms.tsx, filter-clear,
+// trace-id-box, trace-id-error
 import { useEffect, useId, useRef, useState } from 'react';
 import type { Application } from '../api/types';
-import { MAX_TERMS, attributeTerm } from '../lib/attribute-terms';
 import { syncDraft } from '../lib/draft';
 import { parseTraceId } from '../lib/trace-id';
 import { STATUS_CLASSES, type TraceListParams } from '../lib/trace-list';
+import { AttributeTerms } from './AttributeTerms';
 import { TimeRangeSelect } from './TimeRangeSelect';
 
 export interface TraceFiltersProps {
@@ -122,39 +122,6 @@ interface TypedInputProps {
   /** A <datalist> of suggestions. */
   list?: string;
   onCommit(value: string): void;
-}
-
-/** The attribute terms: a text box (Enter adds its term) and a removable chip per term. */
-function AttributeTerms({ terms, onChange }: { terms: readonly string[]; onChange(terms: string[]): void }) {
-  const id = useId();
-  const [text, setText] = useState('');
-  const [error, setError] = useState('');
-  const add = () => {
-    if (!text.trim()) return;
-    const term = attributeTerm(text);
-    if (term === undefined) return setError('An attribute is key=value, or a key alone: a key of 1 or more characters, 400 characters at most.');
-    if (terms.length >= MAX_TERMS && !terms.includes(term)) return setError(`At most ${MAX_TERMS} attributes at once.`);
-    setError('');
-    setText('');
-    if (!terms.includes(term)) onChange([...terms, term]);
-  };
-  return (
-    <span className="attr-terms">
-      <label htmlFor={`${id}-attr`}>Attribute</label>
-      <input id={`${id}-attr`} data-testid="filter-attr" type="search" placeholder="http.route=/cart or user.id" value={text} aria-invalid={Boolean(error)}
-        aria-describedby={`${id}-attr-help`}
-        onChange={(e) => { setText(e.target.value); setError(''); }} onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); add(); } }} />
-      <span id={`${id}-attr-help`} className="sr-only">Enter adds it. key=value finds that value, a key alone any value; every attribute listed must hold.</span>
-      {error ? <span className="form-error" role="alert" data-testid="filter-attr-error">{error}</span> : null}
-      {terms.map((term) => (
-        <span key={term} className="chip" data-testid="attr-chip" data-term={term}>
-          <code>{term}</code>
-          <button type="button" className="chip-remove" data-testid="attr-remove" aria-label={`Remove the attribute ${term}`}
-            onClick={() => onChange(terms.filter((t) => t !== term))}>×</button>
-        </span>
-      ))}
-    </span>
-  );
 }
 
 /** A trace id (a UUID, any case, with or without its braces' spaces): Enter opens the trace. */

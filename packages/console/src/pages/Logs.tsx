@@ -13,7 +13,8 @@ import { levelsParam, parseLevels } from '../lib/log-list';
 import { clampWindow, describeRange, parseRange, rangeParams, resolveRange } from '../lib/time-range';
 import { MAX_ROWS, useLogFeed } from '../log-feed';
 import { viewApplicationId } from '../lib/view-scope';
-import { hrefInScope, navigateView, parseHash, useRoute } from '../router';
+import { hrefInScope, navigateView, parseHash, useRoute, type ViewParams } from '../router';
+import { attributeTerms } from '../lib/attribute-terms';
 import { useTimePrefs } from '../time-prefs';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
@@ -37,6 +38,7 @@ function readFilters(params: URLSearchParams): LogFilterValues {
   return {
     levels: parseLevels(level),
     q: params.get('q')?.trim() || undefined,
+    attrs: attributeTerms(params.getAll('attr')),
     traceId: params.get('traceId') || undefined,
     range: parseRange(params),
   };
@@ -49,8 +51,8 @@ function readFilters(params: URLSearchParams): LogFilterValues {
 function writeFilters(patch: Partial<LogFilterValues> & { applicationId?: number | 'all' }): void {
   const current = parseHash(location.hash);
   const merged = { ...readFilters(current.params), ...patch };
-  const params: Record<string, string | undefined> = Object.fromEntries(current.params);
-  Object.assign(params, { level: levelsParam(merged.levels), q: merged.q, traceId: merged.traceId }, rangeParams(merged.range));
+  const params: ViewParams = Object.fromEntries(current.params);
+  Object.assign(params, { level: levelsParam(merged.levels), q: merged.q, attr: merged.attrs, traceId: merged.traceId }, rangeParams(merged.range));
   if (patch.applicationId !== undefined) params.applicationId = String(patch.applicationId);
   const typed = Object.keys(patch).length === 1 && 'q' in patch;
   navigateView('/logs', params, typed ? 'typing' : 'push');
@@ -68,7 +70,7 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
   // By id, not position: the live tail adds rows above, and only the two rows whose state changes re-render.
   const [currentId, setCurrentId] = useState<string>();
 
-  const filter = { projectId: project.id, applicationId, level: levelsParam(filters.levels), q: filters.q, traceId: filters.traceId };
+  const filter = { projectId: project.id, applicationId, level: levelsParam(filters.levels), q: filters.q, attr: filters.attrs, traceId: filters.traceId };
   const key = JSON.stringify([filter, filters.range, refreshed]);
   // A named range ends at the moment the filters (or Refresh) last changed.
   // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -90,9 +92,14 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
     return n;
   }), []);
   const refresh = () => setRefreshed((r) => r + 1);
+  // "Find logs" with a field of an opened log: that attribute added to the filters (the window and the rest kept).
+  const onFind = useCallback((term: string) => {
+    const current = readFilters(parseHash(location.hash).params);
+    if (!current.attrs.includes(term)) writeFilters({ attrs: [...current.attrs, term] });
+  }, []);
   // The tab stop: the row last moved to, while it is shown; else the first row.
   const currentShown = useMemo(() => currentId !== undefined && feed.rows.some((l) => l.id === currentId), [currentId, feed.rows]);
-  const filtered = Boolean(filters.levels.length || filters.q || filters.traceId || applicationId);
+  const filtered = Boolean(filters.levels.length || filters.q || filters.attrs.length || filters.traceId || applicationId);
 
   return (
     <section className="logs-page">
@@ -121,7 +128,7 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
       {volume.data && volume.data.total > 0 ? (
         <LogHistogram
           volume={volume.data}
-          narrowed={Boolean(filters.q || filters.traceId)}
+          narrowed={Boolean(filters.q || filters.traceId || filters.attrs.length)}
           onZoom={(from, to) => writeFilters({ range: { name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() } })}
         />
       ) : null}
@@ -169,7 +176,7 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
           >
             {feed.rows.map((log, i) => (
               <LogRow key={log.id} log={log} current={currentShown ? log.id === currentId : i === 0}
-                appName={appNames.get(log.applicationId) ?? `#${log.applicationId}`} expanded={expanded.has(log.id)} onToggle={onToggle} />
+                appName={appNames.get(log.applicationId) ?? `#${log.applicationId}`} expanded={expanded.has(log.id)} onToggle={onToggle} onFind={onFind} />
             ))}
           </ol>
           <div className="logs-more">
