@@ -19,7 +19,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchWorld, dropMongoDatabase, grownWorld, mb, mongoSize, sqliteSize, timeFirstPages } from '../lib/store-bench.mjs';
-import { logGenerator } from './messages.mjs';
+import { logGenerator, prng } from './messages.mjs';
 import { performance } from 'node:perf_hooks';
 import Database from '../../packages/store/node_modules/better-sqlite3/lib/index.js';
 import { openSqliteStore } from '../../packages/store/dist/index.js';
@@ -46,6 +46,7 @@ const STEP_MS = 50; // one log per 50 ms of log time: 10M logs span ~5.8 days
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
 const { rand, pick, int, message, level, services: SERVICES } = logGenerator(42);
+const fields = prng(43);
 
 function makeBatch(app, first) {
   const logs = [];
@@ -57,6 +58,8 @@ function makeBatch(app, first) {
       id: randomUUID(), projectId: app.projectId, applicationId: app.id, level: level(), type: 'app', message: message(),
       timestamp: new Date(at).toISOString(), ...(traced ? { traceId: randomUUID() } : {}),
       host: `${pick(SERVICES)}-7d9f8b6c5-${int(100)}`,
+      // Attributes a log search by `attr` finds (their own PRNG: the messages are those of the world before).
+      tenant: `t-${Math.floor(fields() * 1000)}`, ...(i % 10 === 3 ? { requestId: `r-${i}` } : {}),
     });
   }
   return { kind: 'logs', applicationId: app.id, projectId: app.projectId, receivedAt: new Date(T0 + first * STEP_MS).toISOString(), logs };
@@ -95,7 +98,9 @@ async function waitIndexed(label) {
   }
   const db = new Database(file, { readonly: true });
   try {
-    const lag = () => db.prepare('SELECT (SELECT coalesce(max(rowid), 0) FROM logs) - indexed_upto FROM logs_fts_state').pluck().get();
+    // Both indexes: the message's trigrams and, where the schema has it, the attributes' (logs_attrs).
+    const attrs = db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'logs_attrs_state'").pluck().get() > 0;
+    const lag = () => db.prepare(`SELECT (SELECT coalesce(max(rowid), 0) FROM logs) - min(indexed_upto) FROM (SELECT indexed_upto FROM logs_fts_state${attrs ? ' UNION ALL SELECT indexed_upto FROM logs_attrs_state' : ''})`).pluck().get();
     const waiting = lag();
     const started = performance.now();
     while (lag() > 0) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -204,6 +209,13 @@ const QUERIES = [
   ['live tail (from = newest - 5 s, 1,000)', { from: newest - 5000, limit: 1001 }],
   ['live tail + "timeout"', { messageContains: 'timeout', from: newest - 5000, limit: 1001 }],
   ['live tail + "zebracorn" + error', { messageContains: 'zebracorn', level: 'error', from: newest - 5000, limit: 1001 }],
+  ['attr requestId (one log)', { attributes: [{ key: 'requestId', value: `r-${Math.floor(entries / 3 / 10) * 10 + 3}` }] }],
+  ['attr tenant (0.1 %)', { attributes: [{ key: 'tenant', value: 't-42' }] }],
+  ['attr level=error (common)', { attributes: [{ key: 'level', value: 'error' }] }],
+  ['attr key requestId (10 %)', { attributes: [{ key: 'requestId' }] }],
+  ['attr missing', { attributes: [{ key: 'tenant', value: 'nobody' }] }],
+  ['attr tenant + "timeout"', { attributes: [{ key: 'tenant', value: 't-42' }], messageContains: 'timeout' }],
+  ['attr tenant + a day in the middle', { attributes: [{ key: 'tenant', value: 't-42' }], from: middle - day / 2, to: middle + day / 2 }],
 ];
 await timeFirstPages((query) => store.streamLogs(query), base, QUERIES, runs, 'rows');
 await store.close();

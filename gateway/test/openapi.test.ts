@@ -165,6 +165,7 @@ describe('GET /openapi.json', () => {
       ['GET', '/ingest/logs', 'bearer', 200, []],
       ['GET', '/metrics', 'bearer', 200, []],
       ['GET', '/logs/volume', 'bearer', 200, ['query:projectId']],
+      ['GET', '/logs/facets', 'bearer', 200, ['query:projectId', 'query:key']],
       ['POST', '/ingest/traces', 'apiKey', 200, []],
       ['POST', '/ingest/logs', 'apiKey', 200, []],
       // The seed's planned endpoints, built
@@ -470,6 +471,8 @@ describe('GET /openapi.json', () => {
         ['GET', '/metrics', () => l.http.get('/metrics?projectId=999999').set(auth), 404],
         ['GET', '/logs/volume', () => l.http.get('/logs/volume?projectId=999999').set(auth), 404],
         ['GET', '/logs/volume', () => l.http.get('/logs/volume').set(auth), 400],
+        ['GET', '/logs/facets', () => l.http.get('/logs/facets?projectId=999999&key=tenant').set(auth), 404],
+        ['GET', '/logs/facets', () => l.http.get('/logs/facets?projectId=1').set(auth), 400],
         ['POST', '/ai/tenant', () => l.http.post('/ai/tenant').set(auth).send({ name: 'oe tenant', organizationId: org }), 409],
         ['POST', '/ai/tenant', () => l.http.post('/ai/tenant').set(bearer(b.token)).send({ name: 'x', organizationId: org }), 403],
         ['POST', '/ai/tenant', () => l.http.post('/ai/tenant').set(auth).send({ ...big, organizationId: org }), 413],

@@ -113,6 +113,34 @@ describe('GET /ingest/logs', () => {
     expectError(await l.http.get('/logs/volume').set(bearer(a.token)), 400, 'missing_parameter');
   });
 
+  it('finds logs by attribute (attr) and counts the top values of chosen keys among the newest (GET /logs/facets)', async () => {
+    const t = await createTenancy(l, 'logs-facets');
+    const otel = (i: number) => ({ serviceName: i % 3 ? 'checkout' : 'billing', resource: [{ key: 'host.name', value: `web-${i % 2}` }], attributes: [{ key: 'http.status_code', value: 500 + (i % 2) }] });
+    await sendAll(l, t.apiKey, Array.from({ length: 12 }, (_, i) => log({ level: i % 4 ? 'info' : 'error', message: `m-${i}`, timestamp: iso(T0 + i * MINUTE),
+      tenant: i < 8 ? 'acme' : 'globex', ...(i === 5 ? { chargeId: 'ch_5' } : {}), ...(i >= 6 ? otel(i) : {}) })));
+    const read = async (query: string) => messages((await l.http.get(`/ingest/logs?projectId=${t.projectId}&${query}`).set(bearer(t.token)).expect(200)).body as LogEntry[]);
+    expect(await read('attr=chargeId%3Dch_5')).toEqual(['m-5']);
+    expect(await read('attr=tenant%3Dglobex&attr=http.status_code%3D501')).toEqual(['m-11', 'm-9']);
+    expect(await read('attr=host.name%3Dweb-0&level=error')).toEqual(['m-8']);
+    expect(await read('attr=chargeId')).toEqual(['m-5']);
+    expectError(await l.http.get(`/ingest/logs?attr=${encodeURIComponent('=x')}`).set(bearer(t.token)), 400, 'validation_failed');
+
+    const facets = await l.http.get(`/logs/facets?projectId=${t.projectId}&key=tenant&key=service.name&key=http.status_code&key=nothing`).set(bearer(t.token)).expect(200);
+    expect(facets.body).toEqual({ sampled: 12, complete: true, facets: [
+      { key: 'tenant', values: [{ value: 'acme', count: 8 }, { value: 'globex', count: 4 }], others: 0, missing: 0 },
+      { key: 'service.name', values: [{ value: 'checkout', count: 4 }, { value: 'billing', count: 2 }], others: 0, missing: 6 },
+      { key: 'http.status_code', values: [{ value: '500', count: 3 }, { value: '501', count: 3 }], others: 0, missing: 6 },
+      { key: 'nothing', values: [], others: 0, missing: 12 },
+    ] });
+    // The filters of GET /ingest/logs narrow what is counted.
+    const narrowed = await l.http.get(`/logs/facets?projectId=${t.projectId}&key=tenant&level=error&attr=service.name`).set(bearer(t.token)).expect(200);
+    expect(narrowed.body.facets[0].values).toEqual([{ value: 'globex', count: 1 }]);
+    expect(narrowed.body.sampled).toBe(1);
+    expectError(await l.http.get(`/logs/facets?projectId=${t.projectId}`).set(bearer(t.token)), 400, 'missing_parameter');
+    expectError(await l.http.get(`/logs/facets?projectId=${t.projectId}&key=`).set(bearer(t.token)), 400, 'validation_failed');
+    expectError(await l.http.get(`/logs/facets?projectId=${b.projectId}&key=tenant`).set(bearer(t.token)), 404, 'not_found');
+  });
+
   it('answers 401 without a token and with an API key', async () => {
     expectError(await l.http.get('/ingest/logs'), 401, 'unauthorized');
     expectError(await l.http.get('/ingest/logs').set('x-api-key', a.apiKey), 401, 'unauthorized');

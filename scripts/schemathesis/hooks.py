@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 
 import schemathesis
 
-READS = {"/ingest/logs", "/logs/project", "/metrics", "/logs/volume"}
+READS = {"/ingest/logs", "/logs/project", "/metrics", "/logs/volume", "/logs/facets"}
 WINDOWED = {"/metrics", "/logs/volume"}
 MAX_WINDOW = timedelta(days=90)
 

@@ -259,7 +259,7 @@ describe('console time and links', () => {
     }
   });
 
-  it('finds logs by an attribute: chips kept in the URL, and "Find logs with" a field of an opened log', async () => {
+  it('finds logs by an attribute: chips kept in the URL, "Find logs with" a field of an opened log, and a field\'s top values', async () => {
     const { context, page } = await open();
     const messages = () => page.getByTestId('log-row').evaluateAll((els) => els.map((e) => e.querySelector('.log-message')!.textContent));
     try {
@@ -284,6 +284,21 @@ describe('console time and links', () => {
       await page.getByTestId('log-row').nth(1).waitFor({ state: 'detached' });
       await expect(messages()).resolves.toEqual(['recent log of the second app']);
       expect(hashParams(page).getAll('attr')).toEqual(['chargeId', 'chargeId=ch_7']);
+
+      // Top values: a field counted over the logs that match, whose value narrows to its logs.
+      await page.goto('/#/logs?range=all');
+      await page.locator('[data-testid="log-facets"][data-sampled="3"][data-complete="true"]').waitFor();
+      await page.getByTestId('facet-add').fill('chargeId');
+      await page.getByTestId('facet-add').press('Enter');
+      const charge = page.locator('[data-testid="facet"][data-key="chargeId"]');
+      await expect(charge.getByTestId('facet-value').evaluateAll((els) => els.map((e) => e.getAttribute('data-term')))).resolves.toEqual(['chargeId=ch_42', 'chargeId=ch_7']);
+      expect(hashParams(page).getAll('facet')).toEqual(['chargeId']);
+      await screenshot(page, 'view-log-facets');
+      await charge.locator('[data-term="chargeId=ch_42"]').click();
+      await page.getByTestId('log-row').nth(1).waitFor({ state: 'detached' });
+      await expect(messages()).resolves.toEqual(['recent log of the first app']);
+      expect(hashParams(page).getAll('facet')).toEqual(['chargeId']);
+      await page.locator('[data-testid="log-facets"][data-sampled="1"]').waitFor();
     } finally {
       await context.close();
     }

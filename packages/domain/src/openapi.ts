@@ -48,6 +48,16 @@ const ops: Record<string, Record<string, Op>> = {
         { name: 'applicationId', in: 'query', schema: id },
         { name: 'level', in: 'query', schema: { type: 'string', maxLength: 64, pattern: '^(trace|debug|info|warn|error|fatal)(,(trace|debug|info|warn|error|fatal))*$' }, description: 'Count only these levels (comma-separated).' }] },
   },
+  '/logs/facets': {
+    get: { summary: 'The top values of chosen keys among the newest logs that match the filters', security: 'jwt', ok: ['200', 'The facets', ref('LogFacets')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
+      description: 'Reads the newest logs of the project that match the filters (those of GET /ingest/logs), at most 10,000 (`complete` says whether that was all of them), and counts the values of each `key` among them: the 10 most frequent, the others and the logs without the key. '
+        + 'A key is looked up as `attr` looks it up: the log\'s own field, its OpenTelemetry attribute, its resource\'s or scope\'s (`service.name` from `serviceName` too), the first found. A sample, as Kibana\'s field statistics: exact counts per level and application are GET /logs/volume\'s.',
+      params: [{ name: 'projectId', in: 'query', required: true, schema: id }, { name: 'key', in: 'query', required: true, schema: { type: 'array', minItems: 1, maxItems: limits.maxAttributeFilters, items: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH } }, description: 'The keys to count, repeated (`key=service.name&key=tenant`), 1 to 8.' },
+        ...readFilters.filter((p) => p.name !== 'cursor' && p.name !== 'limit'),
+        { name: 'level', in: 'query', schema: { type: 'string', maxLength: 64, pattern: '^(trace|debug|info|warn|error|fatal)(,(trace|debug|info|warn|error|fatal))*$' }, description: 'One level, or several separated by commas.' },
+        contains('q', 'The log\'s `message`'),
+        { name: 'attr', in: 'query', schema: { type: 'array', maxItems: limits.maxAttributeFilters, items: { type: 'string', minLength: 1, maxLength: limits.maxAttributeFilterLength, pattern: '^[^=]' } }, description: 'As on GET /ingest/logs.' }] },
+  },
   '/metrics': {
     get: { summary: 'Request metrics per application from its entry (controller:) spans', security: 'jwt', ok: ['200', 'Metrics', ref('Metrics')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       description: '`from` must be before `to`, and the window at most 90 days (with the defaults: a `from` at most 90 days before now); else 400 validation_failed, rules the schema cannot state across two parameters.',

@@ -8,7 +8,8 @@ import { concurrentReads } from './concurrent-reads.js';
 import { metricsReport } from './metrics.js';
 import { everyPage, exportFormat, exportName, logLines, traceLines } from './export.js';
 import { logVolumeReport } from './log-volume.js';
-import { defined, encodeCursor, logFilters, logLevels, traceFilters } from './params.js';
+import { defined, encodeCursor, facetKeys, logFilters, logLevels, traceFilters } from './params.js';
+import { FACET_SAMPLE, facetsOf } from './log-facets.js';
 import { metricsWindow } from './window.js';
 
 export type QueryStore = Pick<Store, 'getProject' | 'streamTraces' | 'streamLogs' | 'readMetrics' | 'readLogVolume'>;
@@ -122,6 +123,16 @@ export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4
     if (!(await store.getProject(projectId, userId))) throw errors.notFound('project');
     const cells = await store.readLogVolume(defined({ userId, projectId, applicationId, levels, ...window, budgetMs: budgets.readBudgetMs, signal }));
     res.json(logVolumeReport(cells, window));
+  }));
+
+  router.get('/logs/facets', read(async (req, res, signal) => {
+    const userId = userIdOf(res);
+    const projectId = queryId(req, 'projectId', true);
+    const keys = facetKeys(req);
+    const { cursor: _cursor, limit: _limit, projectId: _project, ...filters } = logFilters(req);
+    if (!(await store.getProject(projectId, userId))) throw errors.notFound('project');
+    const logs = store.streamLogs(defined({ userId, ...filters, projectId, limit: FACET_SAMPLE + 1, budgetMs: budgets.readBudgetMs, signal }));
+    res.json(await facetsOf(logs, keys));
   }));
 
   router.get('/metrics', read(async (req, res, signal) => {

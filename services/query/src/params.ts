@@ -132,6 +132,17 @@ export function logFilters(req: Request) {
   };
 }
 
+/** `key` of GET /logs/facets: 1 to 8 keys (repeated), each 1-200 characters; at least one. */
+export function facetKeys(req: Request): string[] {
+  const keys = queryTexts(req, 'key', limits.maxAttributeFilters, MAX_NAME_LENGTH * 2);
+  if (keys === undefined || keys.length === 0) throw errors.missingParameter('key');
+  for (const key of keys) {
+    const length = [...key].length;
+    if (length < 1 || length > MAX_NAME_LENGTH) throw errors.validation(`Each "key" must be 1 to ${MAX_NAME_LENGTH} characters.`, [{ parameter: 'key' }]);
+  }
+  return [...new Set(keys)];
+}
+
 /** Drops undefined values so they do not override adapter defaults. */
 export function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;

@@ -1,7 +1,7 @@
 /** Every call the console makes, one function each, over the public HTTP API only. */
 import { api, page, withQuery } from './http';
 import type {
-  ApiKey, Application, DocumentRecord, LogEntry, LogVolume, MetricsReport, Organization, Page, Project, SearchAnswer, Tenant, TraceRecord, User,
+  ApiKey, Application, DocumentRecord, LogEntry, LogFacets, LogVolume, MetricsReport, Organization, Page, Project, SearchAnswer, Tenant, TraceRecord, User,
 } from './types';
 
 export interface SessionAnswer { token: string; user: User }
@@ -63,6 +63,9 @@ export interface LogFilter {
 
 export const listLogs = (filter: LogFilter, limit: number, cursor?: string, signal?: AbortSignal): Promise<Page<LogEntry>> =>
   page<LogEntry>('/ingest/logs', { ...filter, limit, cursor }, signal);
+
+export const logFacets = (query: LogFilter & { projectId: number; key: readonly string[] }, signal?: AbortSignal) =>
+  api<LogFacets>('GET', withQuery('/logs/facets', { ...query }), undefined, signal);
 
 export const logVolume = (query: { projectId: number; applicationId?: number; level?: string; from?: string; to?: string }, signal?: AbortSignal) =>
   api<LogVolume>('GET', withQuery('/logs/volume', query), undefined, signal);

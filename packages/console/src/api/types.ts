@@ -85,6 +85,13 @@ export interface SearchAnswer { query: string; results: SearchHit[] }
 /** A page of a list read: the items and the cursor of the next page (absent on the last page). */
 export interface Page<T> { items: T[]; nextCursor?: string }
 
+/** GET /logs/facets: the top values of chosen keys among the newest logs that match (at most 10,000). */
+export interface LogFacets {
+  sampled: number;
+  complete: boolean;
+  facets: Array<{ key: string; values: Array<{ value: string; count: number }>; others: number; missing: number }>;
+}
+
 /** GET /logs/volume: a window's logs per bucket and level, and per level and application in all. */
 export interface LogVolume {
   from: string; to: string; bucketMs: number; total: number;

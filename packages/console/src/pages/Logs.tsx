@@ -5,6 +5,7 @@ import { LogFilters, type LogFilterValues } from '../components/LogFilters';
 import { LogRow } from '../components/LogRow';
 import { ExportButton } from '../components/ExportButton';
 import { LogHistogram } from '../components/LogHistogram';
+import { DEFAULT_FACETS, LogFacets } from '../components/LogFacets';
 import * as client from '../api/client';
 import { useAsync } from '../use-async';
 import { formatCount } from '../lib/format';
@@ -52,6 +53,8 @@ function writeFilters(patch: Partial<LogFilterValues> & { applicationId?: number
   const current = parseHash(location.hash);
   const merged = { ...readFilters(current.params), ...patch };
   const params: ViewParams = Object.fromEntries(current.params);
+  // Repeated params kept whole (fromEntries keeps the last of each): the counted fields.
+  params.facet = current.params.getAll('facet');
   Object.assign(params, { level: levelsParam(merged.levels), q: merged.q, attr: merged.attrs, traceId: merged.traceId }, rangeParams(merged.range));
   if (patch.applicationId !== undefined) params.applicationId = String(patch.applicationId);
   const typed = Object.keys(patch).length === 1 && 'q' in patch;
@@ -84,6 +87,11 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
     [project.id, applicationId, levelsParam(filters.levels), volumeWindow.from, volumeWindow.to, refreshed]);
   // The facets: counts per level and application of the window, without narrowing by level or application.
   const facets = useAsync((signal) => client.logVolume({ projectId: project.id, ...volumeWindow }, signal), [project.id, volumeWindow.from, volumeWindow.to, refreshed]);
+  // The top values of the service and the fields the reader counts (`facet=` in the URL), over the list's filters.
+  const chosenFacets = useMemo(() => [...new Set(params.getAll('facet').map((k) => k.trim()).filter((k) => k && k.length <= 200 && !DEFAULT_FACETS.includes(k)))].slice(0, 7), [params]);
+  const topValues = useAsync((signal) => client.logFacets({ ...filter, ...bounds, key: [...DEFAULT_FACETS, ...chosenFacets] }, signal),
+    [key, chosenFacets.join('\u0000')]);
+  const chooseFacets = (keys: string[]) => navigateView('/logs', { ...Object.fromEntries(params), attr: filters.attrs, facet: keys }, 'push');
 
   const appNames = useMemo(() => new Map(ws.applications.map((a) => [a.id, a.name])), [ws.applications]);
   const onToggle = useCallback((id: string) => setExpanded((s) => {
@@ -131,6 +139,10 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
           narrowed={Boolean(filters.q || filters.traceId || filters.attrs.length)}
           onZoom={(from, to) => writeFilters({ range: { name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() } })}
         />
+      ) : null}
+      {topValues.data ? (
+        <LogFacets data={topValues.data} chosen={chosenFacets} onChoose={chooseFacets}
+          onPick={(term) => { if (!filters.attrs.includes(term)) writeFilters({ attrs: [...filters.attrs, term] }); }} />
       ) : null}
       <ErrorBanner error={feed.error} onRetry={refresh} />
       {feed.loading && feed.rows.length === 0 ? <Loading what="logs" /> : null}

@@ -108,3 +108,32 @@ export const logVolume = {
     },
   },
 } as const;
+
+export const logFacets = {
+  $id: 'LogFacets',
+  type: 'object',
+  description: 'The top values of chosen keys among the newest logs that match the filters (at most `sample` of them): a field\'s facet as the console shows it.',
+  required: ['sampled', 'complete', 'facets'],
+  properties: {
+    sampled: { ...count, description: 'How many logs were read: the newest that match, at most 10,000.' },
+    complete: { type: 'boolean', description: 'True when every matching log was read (fewer than the sample\'s bound matched): the counts are the whole set\'s.' },
+    facets: {
+      type: 'array',
+      description: 'One per `key` asked for, in the order asked.',
+      items: {
+        type: 'object',
+        required: ['key', 'values', 'others', 'missing'],
+        properties: {
+          key: { type: 'string' },
+          values: {
+            type: 'array',
+            description: 'At most 10, most frequent first (then by value). A value is text as `attr` compares it: a number as `500`, a boolean as `true`.',
+            items: { type: 'object', required: ['value', 'count'], properties: { value: { type: 'string' }, count } },
+          },
+          others: { ...count, description: 'Logs read with the key and a value not listed (or a list or nested value).' },
+          missing: { ...count, description: 'Logs read without the key.' },
+        },
+      },
+    },
+  },
+} as const;
