@@ -7,7 +7,7 @@ import { guard } from './errors.js';
 import { createRollupWriter } from './rollups.js';
 import { contextUses, type ContextUse } from './span-contexts.js';
 import { Col, ROW_WIDTH, pairsByTraceId, spanRowsOf, type SpanRows } from './span-rows.js';
-import { createTraceAttrs } from './trace-attrs.js';
+import { createTraceAttrs, type Posting } from './trace-attrs.js';
 
 /** How long an Idempotency-Key is remembered per (application, kind). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -190,14 +190,16 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       if (outranks(candidate, update)) Object.assign(update, candidate);
     }
     const pairs = pairsByTraceId(batch.pairs);
+    const postings: Posting[] = [];
     for (const [traceId, u] of traces) {
       // The record before the upsert: its attribute postings follow its (id, ts) after (trace-attrs.ts).
       const before = attrs.before(applicationId, traceId);
       const after = before === undefined ? { id: newId(), ts: u.ts } : { id: before.id, ts: Math.min(before.ts, u.ts) };
-      const held = attrs.merge(projectId, before, after, pairs.get(traceId));
-      q.trace.run(after.id, applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url, u.service, u.operation, held);
+      const merged = attrs.merge(projectId, before, after, pairs.get(traceId));
+      postings.push(...merged.postings);
+      q.trace.run(after.id, applicationId, traceId, projectId, u.ts, u.rootRank, u.rootTs, u.duration, u.status, u.url, u.service, u.operation, merged.held);
     }
-    attrs.flush(projectId);
+    attrs.post(projectId, postings);
   }
 
   /** Stores one log batch, counting the logs it stores into `volume`; runs inside the caller's transaction. */

@@ -33,16 +33,20 @@ export interface TraceAttrs {
   /** The record of (application, trace) before the batch's upsert, or undefined when it is new. */
   before(applicationId: number, traceId: string): RecordBefore | undefined;
   /**
-   * The hashes the record holds once the batch's are added (at most MAX_RECORD_PAIRS), encoded, or null when the
-   * batch adds none (the column keeps its value). Its postings follow its (id, ts) after: those a moved record had
-   * are deleted now, the new ones written by `flush`.
+   * What the batch's hashes make of a record: `held`, the hashes it holds once they are added (at most
+   * MAX_RECORD_PAIRS), encoded, or null when the batch adds none (the column keeps its value); and `postings`, the
+   * [hash, ts, id] rows it needs at its (id, ts) after. A record whose `ts` moved has its old rows deleted here.
    */
-  merge(projectId: number, before: RecordBefore | undefined, after: { id: string; ts: number }, batch: ArrayLike<number> | undefined): Buffer | null;
-  /** Writes the postings of the records merged since the last flush, in one statement, in key order. */
-  flush(projectId: number): void;
+  merge(projectId: number, before: RecordBefore | undefined, after: { id: string; ts: number }, batch: ArrayLike<number> | undefined):
+    { held: Buffer | null; postings: Posting[] };
+  /** Writes postings (a batch's, gathered from `merge`), in one statement. */
+  post(projectId: number, postings: Posting[]): void;
   /** Deletes a record's postings (the purge, before the record goes). */
   drop(projectId: number, record: RecordBefore): void;
 }
+
+/** A row of `trace_attrs` but its project: [hash, ts, id]. */
+export type Posting = [number, number, string];
 
 /** A hash as `traces.attrs` holds it: `instr(attrs, ?)` tests a record for it (a key alone, or a second term). */
 export const hashBytes = (hash: number): Buffer => encodeHashes([hash]);
@@ -50,15 +54,14 @@ export const hashBytes = (hash: number): Buffer => encodeHashes([hash]);
 export function createTraceAttrs(db: Database): TraceAttrs {
   const q = {
     before: db.prepare<[number, string], RecordBefore>('SELECT id, ts, attrs FROM traces WHERE application_id = ? AND trace_id = ?'),
-    // A batch's postings in one statement, as a JSON array of [hash, ts, id] in key order: inserts that follow the
-    // index's order touch each of its pages once (measured: docs/benchmarks.md, "Attribute search").
+    // A batch's postings in one statement, a JSON array of [hash, ts, id] (json_each gives the hashes back as
+    // integers). In key order: measured no faster than a statement a record, but no slower (docs/benchmarks.md).
     put: db.prepare<[number, string]>(`INSERT OR IGNORE INTO trace_attrs (project_id, hash, ts, id)
       SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`),
     drop: db.prepare<[number, string, number, string]>(
       'DELETE FROM trace_attrs WHERE project_id = ? AND hash IN (SELECT value FROM json_each(?)) AND ts = ? AND id = ?'),
   };
   const pairsOf = (hashes: readonly number[]): number[] => hashes.filter((h) => !isKeyHash(h));
-  let pending: Array<[number, number, string]> = [];
   return {
     before: (applicationId, traceId) => q.before.get(applicationId, traceId),
     merge(projectId, before, after, batch) {
@@ -74,14 +77,13 @@ export function createTraceAttrs(db: Database): TraceAttrs {
       }
       const moved = before !== undefined && after.ts !== before.ts && held.length > 0;
       if (moved) q.drop.run(projectId, JSON.stringify(pairsOf(held)), before.ts, before.id);
-      for (const h of pairsOf(moved ? [...held, ...added] : added)) pending.push([h, after.ts, after.id]);
-      return added.length === 0 ? null : encodeHashes([...held, ...added]);
+      const postings = pairsOf(moved ? [...held, ...added] : added).map((h): Posting => [h, after.ts, after.id]);
+      return { held: added.length === 0 ? null : encodeHashes([...held, ...added]), postings };
     },
-    flush(projectId) {
-      if (pending.length === 0) return;
-      const rows = pending.sort((a, b) => a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
-      pending = [];
-      q.put.run(projectId, JSON.stringify(rows));
+    post(projectId, postings) {
+      if (postings.length === 0) return;
+      postings.sort((a, b) => a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+      q.put.run(projectId, JSON.stringify(postings));
     },
     drop(projectId, record) {
       const held = pairsOf(decodeHashes(record.attrs));
