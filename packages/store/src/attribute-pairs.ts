@@ -1,6 +1,7 @@
 /**
- * The attribute index of trace records (issue 19, `attr` on GET /logs/project): every key a record's spans carry,
- * and every key with its value when the value is a string, a number or a boolean, each as a 53-bit hash. A record
+ * The attribute index of trace records and logs (issue 19, `attr` on GET /logs/project and GET /ingest/logs):
+ * every key a record's spans (or a log) carry, and every key with its value when the value is a string, a number or
+ * a boolean, each a hash of 52 bits and a parity bit that tells a key's (odd) from a pair's (even). A record
  * keeps the set of its hashes; a search for `key=value` or `key` (it exists) walks the records holding that hash
  * in the list's order (SQLite: the trace_attrs table, schema.ts 17; MongoDB: the multikey `attrs` field). Only the
  * key-value pairs have postings; a key alone (`key`) is tested on the records that the other terms' postings or
