@@ -34,8 +34,10 @@ const NOT_ATTRIBUTES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * cyrb53 (public domain, bryc), a fast, well-mixed 53-bit string hash, over `tag`, the key, a NUL and the value,
- * without building their concatenation; exact as a JavaScript number, a SQLite INTEGER and a BSON double.
+ * cyrb53 (public domain, bryc), a fast, well-mixed 53-bit string hash, over `tag`, the key, the key's length and
+ * the value, without building their concatenation (the length, not a separator: a key or value may hold any
+ * character, so `a` + `\0b` and `a\0` + `b` must differ); exact as a JavaScript number, a SQLite INTEGER and a
+ * BSON double.
  */
 function cyrb53(tag: number, key: string, value: string | undefined): number {
   let h1 = Math.imul(0xdeadbeef ^ tag, 2654435761);
@@ -46,8 +48,8 @@ function cyrb53(tag: number, key: string, value: string | undefined): number {
     h2 = Math.imul(h2 ^ ch, 1597334677);
   }
   if (value !== undefined) {
-    h1 = Math.imul(h1, 2654435761);
-    h2 = Math.imul(h2, 1597334677);
+    h1 = Math.imul(h1 ^ (0x10000 + key.length), 2654435761);
+    h2 = Math.imul(h2 ^ (0x10000 + key.length), 1597334677);
     for (let i = 0; i < value.length; i++) {
       const ch = value.charCodeAt(i);
       h1 = Math.imul(h1 ^ ch, 2654435761);
@@ -61,17 +63,25 @@ function cyrb53(tag: number, key: string, value: string | undefined): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** Keys repeat from span to span: their hashes are remembered (up to KEYS_REMEMBERED, then forgotten at once). */
+/**
+ * Keys repeat from span to span: their hashes are remembered (up to KEYS_REMEMBERED, then forgotten at once), the
+ * short ones only, so that the memory held stays small whatever keys a client sends (an attribute's key is text of
+ * up to 64 KiB).
+ */
 const keyHashes = new Map<string, number>();
 const KEYS_REMEMBERED = 4096;
+const REMEMBERED_KEY_LENGTH = 128;
 
 /** A key's hash (the key exists): odd, so that a hash says what it is (isKeyHash). */
 export const keyHash = (key: string): number => {
   let h = keyHashes.get(key);
   if (h === undefined) {
-    if (keyHashes.size >= KEYS_REMEMBERED) keyHashes.clear();
     const raw = cyrb53(0x6b, key, undefined);
-    keyHashes.set(key, (h = raw - (raw % 2) + 1));
+    h = raw - (raw % 2) + 1;
+    if (key.length <= REMEMBERED_KEY_LENGTH) {
+      if (keyHashes.size >= KEYS_REMEMBERED) keyHashes.clear();
+      keyHashes.set(key, h);
+    }
   }
   return h;
 };

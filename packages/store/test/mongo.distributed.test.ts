@@ -499,8 +499,15 @@ describe('mongo store: trace records written before the attribute index', () => 
       rootSpan(ids.lantern, T0 + 2, { orderId: 'o-9' }),
     ]));
     await store.close();
-    // What records written before the field look like, and the database before its backfill.
-    await db.collection('traces').updateMany({}, { $unset: { attrs: '' } });
+    // What records written before the fields look like, and the database before its backfill.
+    await db.collection('traces').updateMany({}, { $unset: { attrs: '', attrKeys: '', attrsComplete: '' } });
+    // A writer of this version reaches one of them before the backfill runs (the marker still there, its pass
+    // does not start): a new span, its hashes only.
+    const early = (await openStore({ database, pageSize: 2 })).store;
+    await early.writeSpans(spanBatch(w.app, [span(ids.lantern, T0 + 3, { parentSpanId: newId(), refund: true })]));
+    await early.close();
+    expect(await db.collection('traces').countDocuments({ attrsComplete: { $exists: false } })).toBe(2);
+    expect(await db.collection('traces').countDocuments({ attrs: { $exists: true } })).toBe(1);
     await db.collection('counters').deleteOne({ _id: 'migration:trace-attrs' as never });
     const reader = (await openStore({ database, pageSize: 2 })).store;
     for (let turns = 0; !(await db.collection('counters').findOne({ _id: 'migration:trace-attrs' as never })) && turns < 200; turns++) {
@@ -513,7 +520,9 @@ describe('mongo store: trace records written before the attribute index', () => 
     expect(await found({ key: 'charge.id', value: 'ch_1' }, { key: 'cart.items', value: '3' })).toEqual([ids.otel]);
     expect(await found({ key: 'service.name', value: 'checkout' })).toEqual([ids.fresh, ids.otel]);
     expect(await found({ key: 'orderId' })).toEqual([ids.lantern]);
-    expect(await db.collection('traces').countDocuments({ attrs: { $exists: false } })).toBe(0);
+    // The record the writer reached first has its older spans' hashes too.
+    expect(await found({ key: 'orderId', value: 'o-9' }, { key: 'refund', value: 'true' })).toEqual([ids.lantern]);
+    expect(await db.collection('traces').countDocuments({ attrsComplete: { $exists: false } })).toBe(0);
     await reader.close();
   });
 });

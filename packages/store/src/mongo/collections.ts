@@ -161,6 +161,8 @@ export interface TraceDoc {
    */
   attrs?: number[];
   attrKeys?: number[];
+  /** True once `attrs` and `attrKeys` hold every stored span's hashes: set on insert, and by the backfill on older records. */
+  attrsComplete?: true;
 }
 
 export interface LogDoc {

@@ -18,15 +18,16 @@ export async function traceAttrsBackfilled(c: Collections): Promise<boolean> {
 }
 
 /**
- * Walks the records without `attrs` in `_id` order, a step at a time, reads their spans, and adds their hashes
- * with `$addToSet` (a record a writer has reached since keeps what it added). Then records the marker. A record
- * whose spans give no pair gets an empty `attrs`, so that it is not read again.
+ * Walks the records without `attrsComplete` (written before the field: a writer sets it on the records it
+ * inserts) in `_id` order, a step at a time, reads all their spans, and adds their hashes with `$addToSet` to what
+ * they hold: a record a writer has reached since the upgrade has the hashes of its new spans only, and keeps them.
+ * Then sets `attrsComplete` on each, and at the end records the marker.
  */
 export async function backfillTraceAttrs(c: Collections, step = STEP): Promise<void> {
   let after = '';
   for (;;) {
-    const page = await c.traces.find({ _id: { $gt: after }, attrs: { $exists: false } },
-      { sort: { _id: 1 }, limit: step, projection: { _id: 1 }, hint: '_id_' }).toArray();
+    const page = await c.traces.find({ _id: { $gt: after }, attrsComplete: { $exists: false } },
+      { sort: { _id: 1 }, limit: step, projection: { _id: 1, attrs: 1, attrKeys: 1 }, hint: '_id_' }).toArray();
     if (page.length === 0) break;
     const hashes = new Map<string, Set<number>>(page.map((t) => [t._id, new Set<number>()]));
     for await (const s of c.spans.find({ traceKey: { $in: page.map((t) => t._id) } },
@@ -36,10 +37,10 @@ export async function backfillTraceAttrs(c: Collections, step = STEP): Promise<v
       contextPairs(span, set);
       ownPairs(span, set);
     }
-    // Each record gets `attrs`, empty if need be, so that it is not read again.
+    const held = new Map(page.map((t) => [t._id, t]));
     const updates: AnyBulkWriteOperation<TraceDoc>[] = [...hashes].map(([_id, set]) => {
-      const update = addedHashes(undefined, [...set]);
-      return { updateOne: { filter: { _id }, update: { ...update, $addToSet: { attrs: { $each: [] }, ...update.$addToSet } } } };
+      const update = addedHashes(held.get(_id), [...set]);
+      return { updateOne: { filter: { _id }, update: { ...update, $set: { attrsComplete: true } } } };
     });
     await c.traces.bulkWrite(updates, { ordered: false });
     after = page[page.length - 1]!._id;

@@ -137,6 +137,8 @@ export async function updateTraceRecords(c: Collections, input: RecordsInput): P
         ...addAttrs,
         $min: { ts: new Date(u.ts) },
         $setOnInsert: {
+          // Written since attribute search: its hashes are every span's (trace-attrs.ts backfills the others).
+          attrsComplete: true,
           id: newId(), projectId: u.projectId, applicationId: u.applicationId, traceId: u.traceId, rootRank: u.rootRank,
           rootTs: u.rootTs === null ? null : new Date(u.rootTs), rootDurationMs: u.duration, rootStatus: u.status, rootUrl: u.url,
           rootService: u.service, rootOperation: u.operation,
