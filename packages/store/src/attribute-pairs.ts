@@ -96,6 +96,27 @@ export const pairHash = (key: string, value: string): number => {
  */
 export const isKeyHash = (hash: number): boolean => hash % 2 === 1;
 
+/** Postings counted per pair when a read chooses which of its pairs to walk (rarestFirst). */
+export const PROBE_CAP = 10_000;
+
+/**
+ * The terms with the rarest key-value pair first: a read walks its first pair's postings and tests the others on
+ * each record, so the pair with the fewest records (each counted up to PROBE_CAP, by the adapter's `count`) should
+ * lead. The others keep their order. With fewer than two pairs, the terms as they are.
+ */
+export async function rarestFirst(attributes: readonly AttributeFilter[] | undefined, count: (hash: number) => number | Promise<number>):
+  Promise<readonly AttributeFilter[] | undefined> {
+  const pairs = (attributes ?? []).filter((a) => a.value !== undefined);
+  if (pairs.length < 2) return attributes;
+  let best = pairs[0]!;
+  let fewest = Number.POSITIVE_INFINITY;
+  for (const term of pairs) {
+    const n = await count(filterHash(term));
+    if (n < fewest) [best, fewest] = [term, n];
+  }
+  return [best, ...attributes!.filter((a) => a !== best)];
+}
+
 /** The hash a search term looks up. */
 export const filterHash = (filter: AttributeFilter): number =>
   (filter.value === undefined ? keyHash(filter.key) : pairHash(filter.key, filter.value));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_RECORD_PAIRS, filterHash, isKeyHash, keyHash, logPairs, pairHash, pairsByTrace } from '../src/attribute-pairs.js';
+import { MAX_RECORD_PAIRS, filterHash, isKeyHash, keyHash, logPairs, pairHash, pairsByTrace, rarestFirst } from '../src/attribute-pairs.js';
 
 describe('attribute hashes', () => {
   it('tells a key from a pair by parity, and keeps every hash exact as a double', () => {
@@ -45,5 +45,17 @@ describe('attribute hashes', () => {
     for (const k of ['id', 'timestamp', 'clientTimestamp', 'traceId', 'spanId', 'message']) expect(log.has(keyHash(k))).toBe(false);
     const wide = { traceId: 'w', spanId: 's', attributes: Array.from({ length: MAX_RECORD_PAIRS }, (_, i) => ({ key: `k${i}`, value: i })) };
     expect(pairsByTrace([wide]).get('w')).toHaveLength(MAX_RECORD_PAIRS);
+  });
+
+  it('puts the rarest pair first, counting each pair once, and leaves fewer than two pairs alone', async () => {
+    const counts = new Map([[pairHash('service.name', 'api'), 9000], [pairHash('user.id', '42'), 3], [pairHash('tier', 'gold'), 50]]);
+    const asked: number[] = [];
+    const count = (h: number) => (asked.push(h), counts.get(h) ?? 0);
+    const terms = [{ key: 'service.name', value: 'api' }, { key: 'region' }, { key: 'user.id', value: '42' }, { key: 'tier', value: 'gold' }];
+    expect(await rarestFirst(terms, count)).toEqual([terms[2], terms[0], terms[1], terms[3]]);
+    expect(asked).toHaveLength(3);
+    const one = [{ key: 'service.name', value: 'api' }, { key: 'region' }];
+    expect(await rarestFirst(one, count)).toBe(one);
+    expect(await rarestFirst(undefined, count)).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pairHash } from '../src/attribute-pairs.js';
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent, Db, Document } from 'mongodb';
 import { newId } from '@lantern/domain';
@@ -234,6 +235,17 @@ describe('mongo store: trace records are found by attribute on the multikey inde
     await expectServed(traces({ attributes: [...failed, { key: 'requestURL' }], service: 'checkout', minDurationMs: 10 }),
       [...VISIBLE_PROJECT, 'traces project_attrs_ts']);
     await expectServed(traces({ attributes: [{ key: 'requestURL', value: '/nowhere' }] }), [...VISIBLE_PROJECT, 'traces project_attrs_ts']);
+    // Two pairs: each counted on the index (up to PROBE_CAP), then the rarest first in `$all`, whose first element
+    // bounds the index: a common pair asked first does not lead.
+    const common = { key: 'requestMethod', value: 'controller:GET /items' };
+    sent.length = 0;
+    const rows = await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id, attributes: [common, ...failed] }));
+    expect(rows).toHaveLength(30);
+    const events = sent.splice(0);
+    expect(events.filter((e) => e.commandName === 'aggregate' && e.command['aggregate'] === 'traces')).toHaveLength(2);
+    const find = events.find((e) => e.commandName === 'find' && e.command['find'] === 'traces')!;
+    expect(find.command['hint']).toBe('project_attrs_ts');
+    expect((find.command['filter'] as { attrs: { $all: number[] } }).attrs.$all).toEqual([pairHash('responseStatus', '500'), pairHash(common.key, common.value)]);
   });
 });
 

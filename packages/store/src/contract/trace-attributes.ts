@@ -81,6 +81,12 @@ export function traceAttributesContract(ctx: StoreContext): void {
       expect(await sorted({ service: 'shop', operation: 'GET /cart', from: T0 + 2000, to: T0 + 6000 }))
         .toEqual(expected((t) => t.tier === 'gold' && t.at >= T0 + 2000 && t.at < T0 + 6000));
       expect(await sorted({ service: 'other' })).toEqual([]);
+      // Several pairs: whichever comes first, the same records (the rarest leads the read: rarestFirst).
+      const both = [attr('tier', 'gold'), attr('service.name', 'shop')];
+      expect(await ids(w, { attributes: both })).toEqual(gold.map((r) => r.traceId));
+      expect(await ids(w, { attributes: [...both].reverse() })).toEqual(gold.map((r) => r.traceId));
+      expect(await ids(w, { attributes: [attr('service.name', 'shop'), attr('tier', 'gold')], limit: 3, cursor: cursorOf(gold[2]!) }))
+        .toEqual(gold.slice(3, 6).map((r) => r.traceId));
       const one = written.find((t) => t.tier === 'silver')!;
       expect(await ids(w, { traceId: one.traceId, attributes: [attr('tier', 'silver')] })).toEqual([one.traceId]);
       expect(await ids(w, { traceId: one.traceId, attributes: [attr('tier', 'gold')] })).toEqual([]);

@@ -2,7 +2,7 @@ import { toIso } from '@lantern/domain';
 import type { Span, TraceRecord } from '@lantern/domain';
 import type { Filter, FindCursor } from 'mongodb';
 import type { RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
-import { filterHash, isKeyHash } from '../attribute-pairs.js';
+import { PROBE_CAP, filterHash, isKeyHash, rarestFirst } from '../attribute-pairs.js';
 import { containsText } from '../text.js';
 import type { Access } from './access.js';
 import type { Collections, SpanDoc, TraceDoc } from './collections.js';
@@ -121,9 +121,15 @@ export function createTraceReader(c: Collections, guard: Guard, access: Access, 
     return new Set(found.map((s) => s._id));
   }
 
-  async function* traceRecords(query: TraceQuery, deadline: Deadline): AsyncGenerator<TraceRecord> {
-    let remaining = remainingOf(query.limit);
-    if (remaining === 0 || (await access.visibleProject(query.projectId, query.userId)) === null) return;
+  async function* traceRecords(asked: TraceQuery, deadline: Deadline): AsyncGenerator<TraceRecord> {
+    let remaining = remainingOf(asked.limit);
+    if (remaining === 0 || (await access.visibleProject(asked.projectId, asked.userId)) === null) return;
+    // Several pairs: the rarest one first in `$all`, whose first element bounds the index (its count in the
+    // window, up to PROBE_CAP, on that index).
+    const window = asked.from === undefined && asked.to === undefined ? {} : { ts: { ...(asked.from === undefined ? {} : { $gte: new Date(asked.from) }), ...(asked.to === undefined ? {} : { $lt: new Date(asked.to) }) } };
+    const attributes = await rarestFirst(asked.attributes, (hash) => c.traces.countDocuments({ projectId: asked.projectId, attrs: hash, ...window },
+      { limit: PROBE_CAP, hint: 'project_attrs_ts', ...deadline.maxTime() }));
+    const query = { ...asked, attributes };
     const text = query.urlContains;
     // With the url filter, records stored before `rootUrl` existed are decided here, so the server cannot count
     // the limit: the reader stops once it has yielded `remaining` records. A rare text is a scan of the project's

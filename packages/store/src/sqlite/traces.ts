@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { toIso } from '@lantern/domain';
 import type { Span, TraceRecord } from '@lantern/domain';
 import type { Cursor, RootSpanQuery, RootSpanRow, TraceQuery } from '../port.js';
-import { filterHash, isKeyHash } from '../attribute-pairs.js';
+import { PROBE_CAP, filterHash, isKeyHash, rarestFirst } from '../attribute-pairs.js';
 import { asciiLower } from '../text.js';
 import { guard } from './errors.js';
 import { spanJson } from './span-rows.js';
@@ -183,9 +183,15 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
     return byTrace;
   }
 
+  const probe = cache.get<number>(`SELECT count(*) FROM (SELECT 1 FROM trace_attrs
+    WHERE project_id = ? AND hash = ? AND ts >= ? AND ts < ? LIMIT ${PROBE_CAP})`).pluck();
+
   return {
-    async *streamTraces(query) {
-      const deadline = new Deadline(query.budgetMs, Date.now(), query.signal);
+    async *streamTraces(asked) {
+      const deadline = new Deadline(asked.budgetMs, Date.now(), asked.signal);
+      // Several pairs: the rarest one's postings lead (its count in the window, up to PROBE_CAP).
+      const query = { ...asked, attributes: await rarestFirst(asked.attributes, (hash) =>
+        guard(() => probe.get(asked.projectId, hash, asked.from ?? 0, asked.to ?? Number.MAX_SAFE_INTEGER)!)) };
       let remaining = remainingOf(query.limit);
       let cursor = query.cursor;
       for (let statement = 0; remaining > 0; statement++) {
