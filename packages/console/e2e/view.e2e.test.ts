@@ -291,6 +291,7 @@ describe('console time and links', () => {
       await page.getByTestId('facet-add').fill('chargeId');
       await page.getByTestId('facet-add').press('Enter');
       const charge = page.locator('[data-testid="facet"][data-key="chargeId"]');
+      await charge.getByTestId('facet-value').nth(1).waitFor();
       await expect(charge.getByTestId('facet-value').evaluateAll((els) => els.map((e) => e.getAttribute('data-term')))).resolves.toEqual(['chargeId=ch_42', 'chargeId=ch_7']);
       expect(hashParams(page).getAll('facet')).toEqual(['chargeId']);
       await screenshot(page, 'view-log-facets');

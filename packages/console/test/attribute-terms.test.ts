@@ -2,13 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import { MAX_TERM_LENGTH, attributeTerm, attributeTerms, termOf } from '../src/lib/attribute-terms';
 
 describe('attribute terms', () => {
-  it('takes key=value or a key alone, trimmed; refuses what the API would (no key, too long)', () => {
-    expect(attributeTerm(' http.route=/cart ')).toBe('http.route=/cart');
+  it('takes key=value or a key alone as it is, spaces included; refuses what the API would (no key, too long)', () => {
+    expect(attributeTerm('http.route=/cart')).toBe('http.route=/cart');
+    expect(attributeTerm('db.statement=SELECT 1\n')).toBe('db.statement=SELECT 1\n');
     expect(attributeTerm('user.id')).toBe('user.id');
     expect(attributeTerm('url=/a?b=c')).toBe('url=/a?b=c');
     expect(attributeTerm('key=')).toBe('key=');
     expect(attributeTerm('')).toBeUndefined();
-    expect(attributeTerm('  ')).toBeUndefined();
     expect(attributeTerm('=value')).toBeUndefined();
     // Counted by code point, as the API counts.
     expect(attributeTerm('\u{1F50D}'.repeat(MAX_TERM_LENGTH))).toBeDefined();
@@ -28,5 +28,8 @@ describe('attribute terms', () => {
     expect(termOf('nested', [{ key: 'a', value: 1 }])).toBe('nested');
     expect(termOf('ratio', Number.NaN)).toBe('ratio');
     expect(termOf('long', 'v'.repeat(MAX_TERM_LENGTH))).toBe('long');
+    // A value's spaces are part of it; serviceName is searched as the resource's service.name.
+    expect(termOf('db.statement', 'SELECT 1 ')).toBe('db.statement=SELECT 1 ');
+    expect(termOf('serviceName', 'checkout')).toBe('service.name=checkout');
   });
 });

@@ -147,11 +147,13 @@ describe('trace list params', () => {
   });
 
   it('keeps the attribute terms in the hash, repeated, valid and distinct, and sends them as the API\'s attr', () => {
-    const p = parseTraceParams(new URLSearchParams('range=all&attr=http.route%3D%2Fcart&attr=%20user.id%20&attr=&attr=%3Dnokey&attr=http.route%3D%2Fcart'));
+    const p = parseTraceParams(new URLSearchParams('range=all&attr=http.route%3D%2Fcart&attr=user.id&attr=&attr=%3Dnokey&attr=http.route%3D%2Fcart'));
     expect(p.attrs).toEqual(['http.route=/cart', 'user.id']);
     expect(isFiltered(p)).toBe(true);
     expect(traceParamsToHash(p).attr).toEqual(['http.route=/cart', 'user.id']);
     expect(toTraceFilter(p, Date.parse(T))).toEqual({ attr: ['http.route=/cart', 'user.id'] });
+    // Not trimmed: a value's spaces are part of it.
+    expect(parseTraceParams(new URLSearchParams('attr=note%3Dyes%20')).attrs).toEqual(['note=yes ']);
     expect(clearedFilters(p).attrs).toEqual([]);
     expect(onlyTyped(p, { ...p, attrs: ['user.id'] })).toBe(false);
     // The API's bound: 8 terms.

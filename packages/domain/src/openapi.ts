@@ -23,7 +23,7 @@ const ops: Record<string, Record<string, Op>> = {
         { name: 'attr', in: 'query', schema: { type: 'array', maxItems: limits.maxAttributeFilters, items: { type: 'string', minLength: 1, maxLength: limits.maxAttributeFilterLength, pattern: '^[^=]' } },
           description: 'Repeatable, all must hold (`attr=chargeId=ch_42&attr=http.route`): `key=value` (the first `=` ends the key), a log with that key and value, compared as text (a number as `500`, a boolean as `true`); or `key` alone, a log with the key, whatever its value. '
             + 'A log\'s keys: its OpenTelemetry `attributes`, its resource\'s and scope\'s attributes (`service.name` too), its `level` and its other fields (a Lantern log\'s own fields, such as `chargeId`), not its `id`, `timestamp`, `traceId`, `spanId` nor `message` (`q` searches it). '
-            + 'Indexed: the key-value pairs of a log are indexed a moment after it is stored; the logs not indexed yet are tested one by one (docs/api.md, "Attribute search").' }] },
+            + 'Indexed: the key-value pairs of a log (its first 512 keys and pairs) are indexed a moment after it is stored; the logs not indexed yet are tested one by one (docs/api.md, "Attribute search").' }] },
   },
   '/logs/project': {
     get: { summary: 'All trace records of a project, newest first (streamed)', security: 'jwt', headers: pageHeaders, ok: ['200', streamed('Trace records'), list('TraceRecord')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
@@ -51,7 +51,7 @@ const ops: Record<string, Record<string, Op>> = {
   '/logs/facets': {
     get: { summary: 'The top values of chosen keys among the newest logs that match the filters', security: 'jwt', ok: ['200', 'The facets', ref('LogFacets')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       description: 'Reads the newest logs of the project that match the filters (those of GET /ingest/logs), at most 10,000 (`complete` says whether that was all of them), and counts the values of each `key` among them: the 10 most frequent, the others and the logs without the key. '
-        + 'A key is looked up as `attr` looks it up: the log\'s own field, its OpenTelemetry attribute, its resource\'s or scope\'s (`service.name` from `serviceName` too), the first found. A sample, as Kibana\'s field statistics: exact counts per level and application are GET /logs/volume\'s.',
+        + 'A key is one `attr` can search (not a log\'s times, ids or message), looked up in the log\'s own field, then its OpenTelemetry attribute, its resource\'s or scope\'s (`service.name` from `serviceName` too), the first found. A sample, as Kibana\'s field statistics: exact counts per level and application are GET /logs/volume\'s.',
       params: [{ name: 'projectId', in: 'query', required: true, schema: id }, { name: 'key', in: 'query', required: true, schema: { type: 'array', minItems: 1, maxItems: limits.maxAttributeFilters, items: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH } }, description: 'The keys to count, repeated (`key=service.name&key=tenant`), 1 to 8.' },
         ...readFilters.filter((p) => p.name !== 'cursor' && p.name !== 'limit'),
         { name: 'level', in: 'query', schema: { type: 'string', maxLength: 64, pattern: '^(trace|debug|info|warn|error|fatal)(,(trace|debug|info|warn|error|fatal))*$' }, description: 'One level, or several separated by commas.' },

@@ -167,7 +167,7 @@ export function ownPairs(span: Record<string, unknown>, out: Set<number>, max = 
  * A log's fields that are not attributes: its times, its trace and span ids, and its message (`q` searches it); the
  * context's fields are read by contextPairs. Its level and every other field are.
  */
-const LOG_NOT_ATTRIBUTES: ReadonlySet<string> = new Set([
+export const LOG_NOT_ATTRIBUTES: ReadonlySet<string> = new Set([
   'id', 'projectId', 'applicationId', 'timestamp', 'clientTimestamp', 'traceId', 'spanId', 'message', 'attributes', 'resource', 'scope', 'serviceName',
 ]);
 

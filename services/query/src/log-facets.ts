@@ -1,11 +1,13 @@
 import type { LogEntry } from '@lantern/domain';
+import { LOG_NOT_ATTRIBUTES } from '@lantern/store';
 
 /**
  * GET /logs/facets: the top values of chosen keys among the newest logs that match the filters, at most
  * FACET_SAMPLE of them: a field's facet as Kibana's Discover or HyperDX show one (from the documents at hand), not
- * an exact count of the window (the level and application counts are: GET /logs/volume). A key is looked up as
- * `attr` looks it up (docs/api.md, "Attribute search"): the log's own field, its OpenTelemetry attribute, its
- * resource's or scope's (`service.name` from `serviceName` too); a value is its text as `attr` compares it.
+ * an exact count of the window (the level and application counts are: GET /logs/volume). A key is one `attr` can
+ * search (docs/api.md, "Attribute search"; a log's times, ids and message are not: they count as missing), looked
+ * up in the log's own field, then its OpenTelemetry attribute, its resource's or scope's (`service.name` from
+ * `serviceName` too), the first found; a value is its text as `attr` compares it, so a value picked is a filter.
  */
 
 /** Logs read at most. */
@@ -44,6 +46,7 @@ function fromList(list: unknown, key: string): { found: boolean; value: unknown 
 
 /** The value a log has for `key` (found: false when it has none): its own field first, then its lists. */
 export function valueOf(log: Record<string, unknown>, key: string): { found: boolean; value: unknown } {
+  if (LOG_NOT_ATTRIBUTES.has(key)) return { found: false, value: undefined };
   if (key === 'service.name' && typeof log['serviceName'] === 'string') return { found: true, value: log['serviceName'] };
   if (Object.hasOwn(log, key) && !['attributes', 'resource', 'scope'].includes(key)) return { found: true, value: log[key] };
   for (const list of [log['attributes'], log['resource'], (log['scope'] as { attributes?: unknown } | undefined)?.attributes]) {

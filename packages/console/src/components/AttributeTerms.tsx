@@ -13,7 +13,7 @@ export function AttributeTerms({ terms, onChange }: { terms: readonly string[]; 
   const [error, setError] = useState('');
   const add = () => {
     if (!text.trim()) return;
-    const term = attributeTerm(text);
+    const term = attributeTerm(text.trim());
     if (term === undefined) return setError('An attribute is key=value, or a key alone: a key of 1 or more characters, 400 characters at most.');
     if (terms.length >= MAX_TERMS && !terms.includes(term)) return setError(`At most ${MAX_TERMS} attributes at once.`);
     setError('');

@@ -8,6 +8,7 @@ import { useTimePrefs } from '../time-prefs';
 const SHOWN = new Set(['id', 'projectId', 'applicationId', 'level', 'message', 'timestamp', 'traceId']);
 /** A log's fields that are not attributes (docs/api.md "Attribute search"): no "Find logs" for them. */
 const NOT_SEARCHED = new Set([...SHOWN, 'clientTimestamp', 'spanId', 'attributes', 'resource', 'scope']);
+// (`serviceName` is searched as `service.name`: termOf.)
 
 /** The terms that find a log's own scalar fields (its OpenTelemetry lists are in its details), a few at most. */
 function findTerms(log: LogEntry): string[] {

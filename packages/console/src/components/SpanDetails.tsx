@@ -43,7 +43,7 @@ const SHOWN_LOGS = 200;
 const AROUND_MS = 60_000;
 
 /** A span's fields that are not attributes (the trace search has its own filters for them): no "Find traces". */
-const NOT_SEARCHED = new Set(['traceId', 'spanId', 'parentSpanId', 'timestamp', 'durationMs']);
+const NOT_SEARCHED = new Set(['traceId', 'spanId', 'parentSpanId', 'timestamp', 'durationMs', 'attributes', 'resource', 'scope']);
 
 /** A field value as text: strings as they are, everything else as JSON. */
 function fieldText(v: unknown): string {

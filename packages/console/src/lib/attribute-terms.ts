@@ -6,11 +6,13 @@
 export const MAX_TERMS = 8;
 export const MAX_TERM_LENGTH = 400;
 
-/** A term as typed, trimmed; undefined when the API would refuse it (no key, too long). */
+/**
+ * A term as it is, or undefined when the API would refuse it (no key, too long). Never trimmed here: a value is
+ * compared exactly, spaces included (`db.statement=SELECT 1\n`); the Attribute box trims what is typed.
+ */
 export function attributeTerm(text: string): string | undefined {
-  const term = text.trim();
-  if (term === '' || term.startsWith('=') || [...term].length > MAX_TERM_LENGTH) return undefined;
-  return term;
+  if (text === '' || text.startsWith('=') || [...text].length > MAX_TERM_LENGTH) return undefined;
+  return text;
 }
 
 /** The valid, distinct terms of a URL's `attr` params, in order, at most MAX_TERMS. */
@@ -23,8 +25,12 @@ export function attributeTerms(raw: readonly string[]): string[] {
   return out.slice(0, MAX_TERMS);
 }
 
-/** The term that finds an attribute's value: `key=value` for a string, number or boolean, else `key` alone. */
-export function termOf(key: string, value: unknown): string | undefined {
+/**
+ * The term that finds an attribute's value: `key=value` for a string, number or boolean, else `key` alone. A span's
+ * or log's `serviceName` is searched as `service.name` (its resource's, as the store indexes it).
+ */
+export function termOf(field: string, value: unknown): string | undefined {
+  const key = field === 'serviceName' ? 'service.name' : field;
   if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
     return attributeTerm(`${key}=${String(value)}`) ?? attributeTerm(key);
   }

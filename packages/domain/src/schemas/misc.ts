@@ -119,7 +119,7 @@ export const logFacets = {
     complete: { type: 'boolean', description: 'True when every matching log was read (fewer than the sample\'s bound matched): the counts are the whole set\'s.' },
     facets: {
       type: 'array',
-      description: 'One per `key` asked for, in the order asked.',
+      description: 'One per distinct `key` asked for, in the order first asked. A key `attr` cannot search (a log\'s `id`, `timestamp`, `clientTimestamp`, `traceId`, `spanId`, `message`) counts every log as missing.',
       items: {
         type: 'object',
         required: ['key', 'values', 'others', 'missing'],
