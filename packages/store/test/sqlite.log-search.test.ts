@@ -38,6 +38,15 @@ function indexAll(file: string): number {
   }
 }
 
+/** A user with an organization, a project and an application. */
+async function world(store: Store) {
+  const user = await store.createUser({ email: `${newId()}@x.test`, name: 'U', passwordHash: 'h' });
+  const org = await store.createOrganization({ name: 'O', ownerId: user.id });
+  const project = await store.createProject({ name: 'P', organizationId: org.id });
+  const app = await store.createApplication({ name: 'A', projectId: project.id });
+  return { user, project, app };
+}
+
 function log(projectId: number, applicationId: number, at: number, message: string): LogEntry {
   return { id: newId(), projectId, applicationId, level: 'info', type: 'app', message, timestamp: toIso(at), clientTimestamp: toIso(at) };
 }
@@ -120,10 +129,7 @@ describe('sqlite log search', () => {
 
   it('reads a rare text through logs_fts, a common one or a short window down the time index, as the query plans show', async () => {
     const store = await open();
-    const user = await store.createUser({ email: `${newId()}@x.test`, name: 'U', passwordHash: 'h' });
-    const org = await store.createOrganization({ name: 'O', ownerId: user.id });
-    const project = await store.createProject({ name: 'P', organizationId: org.id });
-    const app = await store.createApplication({ name: 'A', projectId: project.id });
+    const { user, project, app } = await world(store);
     const total = 31_000;
     for (let first = 0; first < total; first += 1000) {
       const logs = Array.from({ length: 1000 }, (_, i) => log(project.id, app.id, T0 + first + i,
@@ -168,10 +174,7 @@ describe('sqlite log search', () => {
 
   it('reads a rare attribute through logs_attrs once indexed, a common one down the time index, and finds the same logs either way', async () => {
     const store = await open();
-    const user = await store.createUser({ email: `${newId()}@x.test`, name: 'U', passwordHash: 'h' });
-    const org = await store.createOrganization({ name: 'O', ownerId: user.id });
-    const project = await store.createProject({ name: 'P', organizationId: org.id });
-    const app = await store.createApplication({ name: 'A', projectId: project.id });
+    const { user, project, app } = await world(store);
     const total = 31_000;
     for (let first = 0; first < total; first += 1000) {
       const logs = Array.from({ length: 1000 }, (_, i) => ({ ...log(project.id, app.id, T0 + first + i, `request ${first + i}`),
