@@ -112,6 +112,7 @@ const QUERIES = [
   ['attr key user.id (every trace)', { attributes: [{ key: 'user.id' }] }],
   ['attr missing', { attributes: [{ key: 'user.id', value: 'nobody' }] }],
   ['attr user.id + attr host.name', { attributes: [{ key: 'user.id', value: 'u-4242' }, { key: 'host.name', value: 'ip-10-0-0-2' }] }],
+  ['attr host.name + attr user.id (common first)', { attributes: [{ key: 'host.name', value: 'ip-10-0-0-2' }, { key: 'user.id', value: 'u-4242' }] }],
   ['attr host.name + 5xx', { attributes: [{ key: 'host.name', value: 'ip-10-0-0-2' }], status: { min: 500, max: 599 } }],
   ['attr host.name + service "ledger" (1 %)', { attributes: [{ key: 'host.name', value: 'ip-10-0-0-2' }], service: 'ledger' }],
   ['attr http.route common + the last hour', { attributes: [{ key: 'http.route', value: '/items/:id' }], from: newest - hour, to: newest + 1 }],
