@@ -89,8 +89,12 @@ function ProjectLogs({ project, applicationId }: { project: Project; application
   const facets = useAsync((signal) => client.logVolume({ projectId: project.id, ...volumeWindow }, signal), [project.id, volumeWindow.from, volumeWindow.to, refreshed]);
   // The top values of the service and the fields the reader counts (`facet=` in the URL), over the list's filters.
   const chosenFacets = useMemo(() => [...new Set(params.getAll('facet').map((k) => k.trim()).filter((k) => k && k.length <= 200 && !DEFAULT_FACETS.includes(k)))].slice(0, 7), [params]);
-  const topValues = useAsync((signal) => client.logFacets({ ...filter, ...bounds, key: [...DEFAULT_FACETS, ...chosenFacets] }, signal),
-    [key, chosenFacets.join('\u0000')]);
+  // Asked once the list's first page is in: a user has 4 reads in flight at most (429 past that), and the list and
+  // the two volume reads come first; until then the values shown are the last ones read.
+  const listReady = !feed.loading;
+  const topValues = useAsync((signal) => (listReady
+    ? client.logFacets({ ...filter, ...bounds, key: [...DEFAULT_FACETS, ...chosenFacets] }, signal)
+    : new Promise<never>(() => undefined)), [key, chosenFacets.join('\u0000'), listReady]);
   const chooseFacets = (keys: string[]) => navigateView('/logs', { ...Object.fromEntries(params), attr: filters.attrs, facet: keys }, 'push');
 
   const appNames = useMemo(() => new Map(ws.applications.map((a) => [a.id, a.name])), [ws.applications]);
