@@ -117,7 +117,7 @@ describe('GET /ingest/logs', () => {
     const t = await createTenancy(l, 'logs-facets');
     const otel = (i: number) => ({ serviceName: i % 3 ? 'checkout' : 'billing', resource: [{ key: 'host.name', value: `web-${i % 2}` }], attributes: [{ key: 'http.status_code', value: 500 + (i % 2) }] });
     await sendAll(l, t.apiKey, Array.from({ length: 12 }, (_, i) => log({ level: i % 4 ? 'info' : 'error', message: `m-${i}`, timestamp: iso(T0 + i * MINUTE),
-      tenant: i < 8 ? 'acme' : 'globex', ...(i === 5 ? { chargeId: 'ch_5' } : {}), ...(i >= 6 ? otel(i) : {}) })));
+      tenant: i < 8 ? 'acme' : 'globex', ...(i === 5 ? { chargeId: 'ch_5' } : {}), ...(i >= 6 ? otel(i) : {}), ...(i < 2 ? { note: 'n'.repeat(300) } : {}) })));
     const read = async (query: string) => messages((await l.http.get(`/ingest/logs?projectId=${t.projectId}&${query}`).set(bearer(t.token)).expect(200)).body as LogEntry[]);
     expect(await read('attr=chargeId%3Dch_5')).toEqual(['m-5']);
     expect(await read('attr=tenant%3Dglobex&attr=http.status_code%3D501')).toEqual(['m-11', 'm-9']);
@@ -125,12 +125,14 @@ describe('GET /ingest/logs', () => {
     expect(await read('attr=chargeId')).toEqual(['m-5']);
     expectError(await l.http.get(`/ingest/logs?attr=${encodeURIComponent('=x')}`).set(bearer(t.token)), 400, 'validation_failed');
 
-    const facets = await l.http.get(`/logs/facets?projectId=${t.projectId}&key=tenant&key=service.name&key=http.status_code&key=nothing`).set(bearer(t.token)).expect(200);
+    const facets = await l.http.get(`/logs/facets?projectId=${t.projectId}&key=tenant&key=service.name&key=http.status_code&key=nothing&key=note`).set(bearer(t.token)).expect(200);
     expect(facets.body).toEqual({ sampled: 12, complete: true, facets: [
       { key: 'tenant', values: [{ value: 'acme', count: 8 }, { value: 'globex', count: 4 }], others: 0, missing: 0 },
       { key: 'service.name', values: [{ value: 'checkout', count: 4 }, { value: 'billing', count: 2 }], others: 0, missing: 6 },
       { key: 'http.status_code', values: [{ value: '500', count: 3 }, { value: '501', count: 3 }], others: 0, missing: 6 },
       { key: 'nothing', values: [], others: 0, missing: 12 },
+      // A text too long to count: with the others.
+      { key: 'note', values: [], others: 2, missing: 10 },
     ] });
     // The filters of GET /ingest/logs narrow what is counted.
     const narrowed = await l.http.get(`/logs/facets?projectId=${t.projectId}&key=tenant&level=error&attr=service.name`).set(bearer(t.token)).expect(200);

@@ -14,6 +14,11 @@ import { LOG_NOT_ATTRIBUTES } from '@lantern/store';
 export const FACET_SAMPLE = 10_000;
 /** Values listed per key. */
 export const TOP_VALUES = 10;
+/**
+ * Longer values are counted with the others: the tallies stay small whatever the logs hold (10,000 logs x 8 keys
+ * x this), and a value that long would not fit an `attr` term anyway.
+ */
+export const MAX_FACET_VALUE = 256;
 
 export interface Facet {
   key: string;
@@ -75,7 +80,7 @@ export async function facetsOf(logs: AsyncIterable<LogEntry>, keys: readonly str
       const { found, value } = valueOf(log as unknown as Record<string, unknown>, key);
       if (!found) return void (tally.missing += 1);
       const text = scalarText(value);
-      if (text === undefined) return void (tally.others += 1);
+      if (text === undefined || text.length > MAX_FACET_VALUE) return void (tally.others += 1);
       tally.counts.set(text, (tally.counts.get(text) ?? 0) + 1);
     });
   }

@@ -130,7 +130,7 @@ export const logFacets = {
             description: 'At most 10, most frequent first (then by value). A value is text as `attr` compares it: a number as `500`, a boolean as `true`.',
             items: { type: 'object', required: ['value', 'count'], properties: { value: { type: 'string' }, count } },
           },
-          others: { ...count, description: 'Logs read with the key and a value not listed (or a list or nested value).' },
+          others: { ...count, description: 'Logs read with the key and a value not listed (or a list or nested value, or a text over 256 characters).' },
           missing: { ...count, description: 'Logs read without the key.' },
         },
       },
