@@ -121,8 +121,11 @@ export async function rarestFirst(attributes: readonly AttributeFilter[] | undef
 export const filterHash = (filter: AttributeFilter): number =>
   (filter.value === undefined ? keyHash(filter.key) : pairHash(filter.key, filter.value));
 
-/** A value's text when it is compared by value (a string, a finite number, a boolean); else undefined. */
-function valueText(value: unknown): string | undefined {
+/**
+ * A value's text when it is compared by value (a string, a finite number, a boolean); else undefined. GET
+ * /logs/facets counts values by it, so a value it lists is one `attr` finds.
+ */
+export function valueText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
   if (typeof value === 'boolean') return value ? 'true' : 'false';

@@ -1,5 +1,5 @@
 import type { LogEntry } from '@lantern/domain';
-import { LOG_NOT_ATTRIBUTES } from '@lantern/store';
+import { LOG_NOT_ATTRIBUTES, valueText } from '@lantern/store';
 
 /**
  * GET /logs/facets: the top values of chosen keys among the newest logs that match the filters, at most
@@ -33,12 +33,6 @@ export interface FacetsReport {
   facets: Facet[];
 }
 
-const scalarText = (v: unknown): string | undefined => {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined;
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  return undefined;
-};
 
 /** A list of OpenTelemetry `{ key, value }` attributes: the value of `key` (its first), else undefined. */
 function fromList(list: unknown, key: string): { found: boolean; value: unknown } {
@@ -79,7 +73,7 @@ export async function facetsOf(logs: AsyncIterable<LogEntry>, keys: readonly str
       const tally = tallies[i]!;
       const { found, value } = valueOf(log as unknown as Record<string, unknown>, key);
       if (!found) return void (tally.missing += 1);
-      const text = scalarText(value);
+      const text = valueText(value);
       if (text === undefined || text.length > MAX_FACET_VALUE) return void (tally.others += 1);
       tally.counts.set(text, (tally.counts.get(text) ?? 0) + 1);
     });

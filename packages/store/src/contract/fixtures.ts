@@ -2,6 +2,7 @@ import { afterEach, beforeEach } from '@jest/globals';
 import { newId, toIso } from '@lantern/domain';
 import type { Application, LogBatchMessage, LogEntry, Organization, Project, Span, SpanBatchMessage, User } from '@lantern/domain';
 import type { Cursor, Store } from '../port.js';
+import type { AttributeFilter } from '../attribute-pairs.js';
 
 export type OpenStore = () => Promise<{ store: Store; cleanup?: () => Promise<void> }>;
 
@@ -133,6 +134,9 @@ export function logBatch(app: Application, logs: LogEntry[], extra: { idempotenc
     logs,
   };
 }
+
+/** An attribute term of a search (TraceQuery / LogQuery `attributes`): `key=value`, or `key` alone. */
+export const attr = (key: string, value?: string): AttributeFilter => (value === undefined ? { key } : { key, value });
 
 export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

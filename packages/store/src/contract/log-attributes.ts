@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { LogQuery } from '../port.js';
-import { T0, collect, cursorOf, logBatch, logEntry, makeWorld, readInPages } from './fixtures.js';
+import { T0, attr, collect, cursorOf, logBatch, logEntry, makeWorld, readInPages } from './fixtures.js';
 import type { StoreContext, World } from './fixtures.js';
 
 /**
@@ -10,7 +10,6 @@ import type { StoreContext, World } from './fixtures.js';
 export function logAttributesContract(ctx: StoreContext): void {
   const messages = async (world: World, query: Partial<LogQuery>): Promise<string[]> =>
     (await collect(ctx.store.streamLogs({ userId: world.user.id, projectId: world.project.id, ...query }))).map((l) => l.message);
-  const attr = (key: string, value?: string) => (value === undefined ? { key } : { key, value });
 
   describe('log search by attribute', () => {
     it('finds a log by its own fields, its OpenTelemetry attributes or its resource, by value or by key', async () => {

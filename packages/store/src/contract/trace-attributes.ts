@@ -2,14 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import { newId } from '@lantern/domain';
 import type { TraceQuery } from '../port.js';
 import { MAX_RECORD_PAIRS } from '../attribute-pairs.js';
-import { T0, collect, cursorOf, makeWorld, newestFirst, readInPages, rootSpan, span, spanBatch } from './fixtures.js';
+import { T0, attr, collect, cursorOf, makeWorld, newestFirst, readInPages, rootSpan, span, spanBatch } from './fixtures.js';
 import type { StoreContext, World } from './fixtures.js';
 
 /** Trace search by attribute (TraceQuery.attributes, ../attribute-pairs.ts), the same on every adapter. */
 export function traceAttributesContract(ctx: StoreContext): void {
   const ids = async (world: World, query: Partial<TraceQuery>): Promise<string[]> =>
     (await collect(ctx.store.streamTraces({ userId: world.user.id, projectId: world.project.id, ...query }))).map((r) => r.traceId);
-  const attr = (key: string, value?: string) => (value === undefined ? { key } : { key, value });
 
   describe('trace search by attribute', () => {
     it('finds a record by any span\'s attribute, its resource\'s, its scope\'s or a top-level field, by value or by key', async () => {

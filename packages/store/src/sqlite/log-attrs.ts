@@ -28,30 +28,28 @@ export const termsArgument = (attributes: readonly AttributeFilter[]): string =>
  */
 export function registerLogAttrs(db: Database): void {
   db.function('log_attrs_match', { deterministic: true }, (data: unknown, terms: unknown): number => {
-    if (typeof data !== 'string' || typeof terms !== 'string') return 0;
-    let log: unknown;
-    try {
-      log = JSON.parse(data);
-    } catch {
-      return 0;
-    }
-    if (log === null || typeof log !== 'object') return 0;
-    const held = logPairs(log as Record<string, unknown>);
-    return terms.split(',').every((t) => held.has(Number(t))) ? 1 : 0;
+    if (typeof terms !== 'string') return 0;
+    const held = pairsOfData(data);
+    return held !== undefined && terms.split(',').every((t) => held.has(Number(t))) ? 1 : 0;
   });
 }
 
-/** The text indexed for a log: its hashes' words, the key-value pairs' only (a key alone is tested, not looked up). */
-export function attrsText(data: string): string {
+/** The hashes of a stored log's JSON (`logs.data`); undefined when it is not a JSON object. */
+function pairsOfData(data: unknown): Set<number> | undefined {
+  if (typeof data !== 'string') return undefined;
   let log: unknown;
   try {
     log = JSON.parse(data);
   } catch {
-    return '';
+    return undefined;
   }
-  if (log === null || typeof log !== 'object') return '';
+  return log !== null && typeof log === 'object' ? logPairs(log as Record<string, unknown>) : undefined;
+}
+
+/** The text indexed for a log: its hashes' words, the key-value pairs' only (a key alone is tested, not looked up). */
+export function attrsText(data: string): string {
   const words: string[] = [];
-  for (const h of logPairs(log as Record<string, unknown>)) if (!isKeyHash(h)) words.push(wordOf(h));
+  for (const h of pairsOfData(data) ?? []) if (!isKeyHash(h)) words.push(wordOf(h));
   return words.join(' ');
 }
 
