@@ -262,12 +262,15 @@ describe('console time and links', () => {
   it('finds logs by an attribute: chips kept in the URL, "Find logs with" a field of an opened log, and a field\'s top values', async () => {
     const { context, page } = await open();
     const messages = () => page.getByTestId('log-row').evaluateAll((els) => els.map((e) => e.querySelector('.log-message')!.textContent));
+    // The list empties while it reads again: wait for the count the filters leave before reading it.
+    const rows = (n: number) => page.waitForFunction((k) => document.querySelectorAll('[data-testid="log-row"]').length === k, n);
     try {
       await page.goto('/#/logs?range=all');
       await page.getByTestId('log-row').nth(2).waitFor();
       await page.getByTestId('filter-attr').fill('chargeId=ch_42');
       await page.getByTestId('filter-attr').press('Enter');
       await page.getByTestId('log-row').nth(1).waitFor({ state: 'detached' });
+      await rows(1);
       await expect(messages()).resolves.toEqual(['recent log of the first app']);
       expect(hashParams(page).getAll('attr')).toEqual(['chargeId=ch_42']);
       // A key alone: every log that has it.
@@ -276,12 +279,14 @@ describe('console time and links', () => {
       await page.getByTestId('filter-attr').fill('chargeId');
       await page.getByTestId('filter-attr').press('Enter');
       await page.getByTestId('log-row').nth(2).waitFor({ state: 'detached' });
+      await rows(2);
       await expect(messages()).resolves.toEqual(['recent log of the second app', 'recent log of the first app']);
       await screenshot(page, 'view-log-attributes');
       // From an opened log: its field added as a term.
       await page.getByTestId('log-row').first().locator('.log-message').click();
       await page.locator('[data-testid="log-find-term"][data-term="chargeId=ch_7"]').click();
       await page.getByTestId('log-row').nth(1).waitFor({ state: 'detached' });
+      await rows(1);
       await expect(messages()).resolves.toEqual(['recent log of the second app']);
       expect(hashParams(page).getAll('attr')).toEqual(['chargeId', 'chargeId=ch_7']);
 
@@ -297,6 +302,7 @@ describe('console time and links', () => {
       await screenshot(page, 'view-log-facets');
       await charge.locator('[data-term="chargeId=ch_42"]').click();
       await page.getByTestId('log-row').nth(1).waitFor({ state: 'detached' });
+      await rows(1);
       await expect(messages()).resolves.toEqual(['recent log of the first app']);
       expect(hashParams(page).getAll('facet')).toEqual(['chargeId']);
       await page.locator('[data-testid="log-facets"][data-sampled="1"]').waitFor();
