@@ -210,6 +210,11 @@ export interface RootSpanRow {
   ts: number;
   durationMs: number;
   responseStatus: number | null;
+  /**
+   * The operation the per-operation rollups count it under (its operationOf when it was written, '' without a
+   * name); null for a span stored before those rollups, which they do not count.
+   */
+  operation: string | null;
 }
 
 export interface MetricsQuery extends ReadBudget {
@@ -222,6 +227,8 @@ export interface MetricsQuery extends ReadBudget {
   to: number;
   /** The width of a cell: whole minutes. */
   bucketMs: number;
+  /** Cells per (application, operation, bucket), from the per-operation rollups (operation-rollups.ts). */
+  byOperation?: boolean;
 }
 
 /** The log volume of a project's window (GET /logs/volume): counts per bucket, application and level. */
@@ -259,6 +266,11 @@ export interface MetricsCell {
   errors: number;
   /** Their durationMs (a missing one counts as 0). */
   sketch: QuantileSketch;
+  /**
+   * With `byOperation`: the operation; null for the application's other operations (past the names an hour keeps,
+   * MAX_OPERATIONS_PER_HOUR, or without a name).
+   */
+  operation?: string | null;
 }
 
 export interface TelemetryStore {
@@ -292,7 +304,9 @@ export interface TelemetryStore {
   /**
    * The entry spans of the window (the ones streamRootSpans streams) counted per application and bucket, from
    * rollups kept per (application, minute) as spans are written, of the projects the user can see. Buckets
-   * without requests are left out. By application, then bucket.
+   * without requests are left out. By application, then bucket. With `byOperation`, per application, operation
+   * and bucket, from the per-operation rollups (the spans that carry an operation), by application, operation
+   * (null last), then bucket.
    */
   readMetrics(query: MetricsQuery): Promise<MetricsCell[]>;
   /**

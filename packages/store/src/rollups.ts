@@ -1,4 +1,5 @@
 import { QuantileSketch } from '@lantern/domain';
+import { OperationCells } from './operation-rollups.js';
 import type { MetricsCell, MetricsQuery } from './port.js';
 
 /**
@@ -19,6 +20,11 @@ export interface EntrySpan {
   ts: number;
   durationMs: number | null;
   status: number | null;
+  /**
+   * Its operationOf as stored with the span ('' without a name), counted in the per-operation rollups too;
+   * null or absent for a span stored before they existed, counted per application only.
+   */
+  operation?: string | null;
 }
 
 /** The change a batch (or a purge) makes to the rollups, per (application, cell): a minute or an hour. */
@@ -38,6 +44,8 @@ export interface RollupChange {
  */
 export class RollupDelta {
   private readonly cells = new Map<string, RollupChange>();
+  /** The same changes per operation (operation-rollups.ts). */
+  readonly operations = new OperationCells();
 
   add(projectId: number, applicationId: number, span: EntrySpan, sign: 1 | -1): void {
     const minute = minuteOf(span.ts);
@@ -49,6 +57,9 @@ export class RollupDelta {
     cell.requests += sign;
     if (isError(span.status)) cell.errors += sign;
     cell.sketch.add(span.durationMs ?? 0, sign);
+    if (typeof span.operation === 'string') {
+      this.operations.add(projectId, applicationId, minute, span.operation, span.durationMs, isError(span.status), sign);
+    }
   }
 
   /**
@@ -78,29 +89,40 @@ export const isError = (status: number | null | undefined): boolean => (status ?
 
 /**
  * Groups rollup rows (minutes, or hours wholly inside one bucket) into the query's buckets, merging each
- * (application, bucket): `bucketMs` wide from `from`. Rows without requests (everything they counted was taken
- * out again) are left out.
+ * (application, bucket), or (application, operation, bucket) for `byOperation`: `bucketMs` wide from `from`. Rows
+ * without requests (everything they counted was taken out again) are left out.
  */
 export class CellMerger {
   private readonly cells = new Map<string, MetricsCell>();
 
   constructor(private readonly query: MetricsQuery) {}
 
-  add(row: { projectId: number; applicationId: number; start: number; requests: number; errors: number }, sketch: (into: QuantileSketch) => void): void {
+  add(row: { projectId: number; applicationId: number; start: number; requests: number; errors: number; operation?: string }, sketch: (into: QuantileSketch) => void): void {
     if (row.requests <= 0) return;
     const bucket = this.query.from + Math.floor((row.start - this.query.from) / this.query.bucketMs) * this.query.bucketMs;
-    const key = `${row.applicationId}:${bucket}`;
+    const operation = this.query.byOperation ? (row.operation || null) : undefined;
+    const key = operation === undefined ? `${row.applicationId}:${bucket}` : `${row.applicationId}:${bucket}:${operation ?? ''}`;
     let cell = this.cells.get(key);
     if (cell === undefined) {
-      this.cells.set(key, (cell = { projectId: row.projectId, applicationId: row.applicationId, bucket, requests: 0, errors: 0, sketch: new QuantileSketch() }));
+      cell = { projectId: row.projectId, applicationId: row.applicationId, bucket, requests: 0, errors: 0, sketch: new QuantileSketch() };
+      if (operation !== undefined) cell.operation = operation;
+      this.cells.set(key, cell);
     }
     cell.requests += row.requests;
     cell.errors += row.errors;
     sketch(cell.sketch);
   }
 
-  /** By application, then bucket. */
+  /** By application, then operation (OTHER_OPERATIONS' null last), then bucket. */
   result(): MetricsCell[] {
-    return [...this.cells.values()].sort((a, b) => a.applicationId - b.applicationId || a.bucket - b.bucket);
+    return [...this.cells.values()].sort((a, b) => a.applicationId - b.applicationId || byOperation(a.operation, b.operation) || a.bucket - b.bucket);
   }
+}
+
+/** Operation names in code-unit order, null (the other operations) after every name. */
+export function byOperation(a: string | null | undefined, b: string | null | undefined): number {
+  if (a === b) return 0;
+  if (a == null) return b == null ? 0 : 1;
+  if (b == null) return -1;
+  return a < b ? -1 : 1;
 }

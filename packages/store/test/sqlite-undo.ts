@@ -2,8 +2,12 @@
  * Migrations 14 to 16 (schema.ts): the trace records' root service and operation, the trace filters' indexes, and
  * the log volume's rollups.
  */
-/** Migration 17's table and column (schema.ts): the attribute postings of trace records. */
-export const UNDO_MIGRATION_17 = 'DROP TABLE trace_attrs; ALTER TABLE traces DROP COLUMN attrs;';
+/** Migration 19's tables and column (schema.ts): the per-operation rollups. */
+export const UNDO_MIGRATION_19 = `DROP TABLE operation_rollups; DROP TABLE operation_rollups_hourly; DROP TABLE operation_names;
+  ALTER TABLE spans DROP COLUMN operation;`;
+
+/** Migration 17's table and column (schema.ts): the attribute postings of trace records; 19's too (not idempotent). */
+export const UNDO_MIGRATION_17 = `${UNDO_MIGRATION_19} DROP TABLE trace_attrs; ALTER TABLE traces DROP COLUMN attrs;`;
 
 /** Migration 18's objects (schema.ts): the attribute index of logs. */
 export const UNDO_MIGRATION_18 = 'DROP TRIGGER logs_attrs_delete; DROP TABLE logs_attrs; DROP TABLE logs_attrs_state;';

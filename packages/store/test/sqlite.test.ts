@@ -10,7 +10,7 @@ import type { Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { toStoreError } from '../src/sqlite/errors.js';
 import { MIGRATIONS } from '../src/sqlite/schema.js';
-import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13, UNDO_MIGRATION_14, UNDO_MIGRATION_17 } from './sqlite-undo.js';
+import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13, UNDO_MIGRATION_14, UNDO_MIGRATION_17, UNDO_MIGRATION_19 } from './sqlite-undo.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -118,8 +118,8 @@ describe('sqlite store', () => {
     const store = await open();
     const rows = await collect(store.streamRootSpans({ userId, from: T0, to: T0 + 10 }));
     expect(rows).toEqual([
-      { projectId: 1, applicationId: 1, ts: T0, durationMs: 700, responseStatus: 503 },
-      { projectId: 1, applicationId: 1, ts: T0 + 5, durationMs: 900, responseStatus: 502 },
+      { projectId: 1, applicationId: 1, ts: T0, durationMs: 700, responseStatus: 503, operation: null },
+      { projectId: 1, applicationId: 1, ts: T0 + 5, durationMs: 900, responseStatus: 502, operation: null },
     ]);
     const called = await collect(store.streamTraces({ userId, projectId: 1, status: { min: 502, max: 502 }, minDurationMs: 900 }));
     expect(called.map((t) => t.traceId)).toEqual([calledId]);
@@ -302,7 +302,30 @@ describe('sqlite store', () => {
     expect(await found({ key: 'refund', value: 'true' }, { key: 'orderId', value: 'o-9' })).toEqual([lantern]);
   });
 
-  it('refuses a database whose schema is newer than this build', async () => {
+  it('migrates a version-18 database: metrics per operation begin with the spans written after it, and spans stored before never change them', async () => {
+    const before = await open();
+    const w = await world(before);
+    const waiting = { ...root(newId(), T0 + 1, { requestMethod: 'controller:GET /old' }), parentSpanId: newId() };
+    await before.writeSpans(batch(w.app, [root(newId(), T0, { requestMethod: 'controller:GET /old' }), waiting]));
+    await before.close();
+    const v18 = new Database(file);
+    v18.exec(UNDO_MIGRATION_19);
+    v18.pragma('user_version = 18');
+    v18.close();
+
+    const migrated = await open();
+    const query = { userId: w.user.id, from: T0, to: T0 + 60_000, bucketMs: 60_000 };
+    await migrated.writeSpans(batch(w.app, [root(newId(), T0 + 2, { requestMethod: 'controller:GET /old' }), root(newId(), T0 + 3, { requestMethod: 'controller:POST /new' })]));
+    const perOperation = async () => (await migrated.readMetrics({ ...query, byOperation: true })).map((c) => [c.operation, c.requests]);
+    expect(await perOperation()).toEqual([['GET /old', 1], ['POST /new', 1]]);
+    expect((await migrated.readMetrics(query)).map((c) => c.requests)).toEqual([4]);
+    // The late parent of a span stored before takes it out of the application's count, not of an operation's.
+    await migrated.writeSpans(batch(w.app, [{ ...root(waiting.traceId, T0, { requestMethod: 'service:job' }), spanId: waiting.parentSpanId }]));
+    expect((await migrated.readMetrics(query)).map((c) => c.requests)).toEqual([3]);
+    expect(await perOperation()).toEqual([['GET /old', 1], ['POST /new', 1]]);
+  });
+
+    it('refuses a database whose schema is newer than this build', async () => {
     const db = new Database(file);
     db.pragma('user_version = 99');
     db.close();

@@ -18,6 +18,7 @@ import { maintenanceContract } from './maintenance.js';
 import { membersContract } from './members.js';
 import { metricsContract } from './metrics.js';
 import { metricsHoursContract } from './metrics-hours.js';
+import { metricsOperationsContract } from './metrics-operations.js';
 import { traceAttributesContract } from './trace-attributes.js';
 import { traceQueriesContract } from './trace-queries.js';
 import { tracesContract } from './traces.js';
@@ -59,6 +60,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore, opti
     maintenanceContract(ctx);
     metricsContract(ctx);
     metricsHoursContract(ctx);
+    metricsOperationsContract(ctx);
     if (all) aiContract(ctx);
     aiProcessingContract(ctx);
     aiSearchContract(ctx);

@@ -25,9 +25,9 @@ export function maintenanceContract(ctx: StoreContext): void {
       const rows = await collect(ctx.store.streamRootSpans({ userId: w.user.id, from: T0, to: T0 + 1000 }));
       const base = { projectId: w.project.id, applicationId: w.app.id };
       expect(byTs(rows)).toEqual([
-        { ...base, ts: T0, durationMs: 10, responseStatus: 200 },
-        { ...base, ts: T0 + 500, durationMs: 70, responseStatus: null },
-        { ...base, ts: T0 + 999, durationMs: 30, responseStatus: 500 },
+        { ...base, ts: T0, durationMs: 10, responseStatus: 200, operation: 'GET /items' },
+        { ...base, ts: T0 + 500, durationMs: 70, responseStatus: null, operation: 'GET /items' },
+        { ...base, ts: T0 + 999, durationMs: 30, responseStatus: 500, operation: 'GET /items' },
       ]);
     });
 
@@ -64,8 +64,8 @@ export function maintenanceContract(ctx: StoreContext): void {
       await ctx.store.writeSpans(spanBatch(payments, [lateParent]));
       const rows = await collect(ctx.store.streamRootSpans({ userId: w.user.id, from: T0, to: T0 + 10 }));
       expect(byTs(rows)).toEqual([
-        { projectId: w.project.id, applicationId: w.app.id, ts: T0, durationMs: 90, responseStatus: 200 },
-        { projectId: w.project.id, applicationId: payments.id, ts: T0 + 2, durationMs: 40, responseStatus: 402 },
+        { projectId: w.project.id, applicationId: w.app.id, ts: T0, durationMs: 90, responseStatus: 200, operation: 'GET /items' },
+        { projectId: w.project.id, applicationId: payments.id, ts: T0 + 2, durationMs: 40, responseStatus: 402, operation: 'POST' },
       ]);
     });
 

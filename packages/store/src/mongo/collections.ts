@@ -122,6 +122,11 @@ export interface SpanDoc {
   parentSeen?: boolean;
   /** A rollup operation under way that flips `counted` (see rollup-ops.ts). */
   op?: string;
+  /**
+   * A controller span's operationOf ('' without a name), counted in the per-operation rollups
+   * (../operation-rollups.ts); absent in spans stored before them, which they never count.
+   */
+  operation?: string;
 }
 
 /** 2: a span without parent; 1: a controller span whose parent is in another application; 0: none yet. */
@@ -270,6 +275,31 @@ export interface HourRollupDoc extends Omit<RollupDoc, 'minute'> {
   partialBefore?: Date;
 }
 
+/**
+ * The per-operation metrics rollups (../operation-rollups.ts): the same as RollupDoc and HourRollupDoc, of one
+ * application, minute or hour, and operation (OTHER_OPERATIONS, '', for the names the hour does not keep), kept
+ * by the same updates (rollups.ts). `_id`: `operationRollupKey(applicationId, start ms, operation)`.
+ */
+export interface OperationRollupDoc extends RollupDoc {
+  operation: string;
+}
+export interface OperationHourRollupDoc extends HourRollupDoc {
+  operation: string;
+}
+
+/**
+ * The operation names an application's hour keeps in the per-operation rollups (operation-names.ts): the first
+ * MAX_OPERATIONS_PER_HOUR it saw, only ever added to. `_id`: `rollupKey(applicationId, hour ms)`.
+ */
+export interface OperationNamesDoc {
+  _id: string;
+  projectId: number;
+  applicationId: number;
+  /** The hour's start. */
+  hour: Date;
+  names: string[];
+}
+
 export interface IdempotencyKeyDoc {
   /** `idempotencyKey(applicationId, kind, key)`. */
   _id: string;
@@ -358,6 +388,9 @@ export interface Collections {
   idempotencyKeys: Collection<IdempotencyKeyDoc>;
   rollups: Collection<RollupDoc>;
   rollupHours: Collection<HourRollupDoc>;
+  operationRollups: Collection<OperationRollupDoc>;
+  operationRollupHours: Collection<OperationHourRollupDoc>;
+  operationNames: Collection<OperationNamesDoc>;
   tenants: Collection<TenantDoc>;
   documents: Collection<DocumentDoc>;
   chunks: Collection<ChunkDoc>;
@@ -368,7 +401,8 @@ export interface Collections {
 
 export const COLLECTION_NAMES = [
   'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'invitations', 'spans', 'traces', 'logs',
-  'logSegments', 'logPostings', 'logSegmentKeys', 'idempotencyKeys', 'rollups', 'rollupHours', 'tenants', 'documents', 'chunks', 'postings', 'postingLists', 'rateWindows',
+  'logSegments', 'logPostings', 'logSegmentKeys', 'idempotencyKeys', 'rollups', 'rollupHours', 'operationRollups', 'operationRollupHours',
+  'operationNames', 'tenants', 'documents', 'chunks', 'postings', 'postingLists', 'rateWindows',
 ] as const satisfies readonly (keyof Collections)[];
 
 export function collectionsOf(db: Db): Collections {
@@ -382,6 +416,8 @@ export const traceKey = (applicationId: number, traceId: string): string => JSON
 export const spanKey = (applicationId: number, traceId: string, spanId: string): string =>
   JSON.stringify([applicationId, traceId, spanId]);
 export const rollupKey = (applicationId: number, minute: number): string => JSON.stringify([applicationId, minute]);
+export const operationRollupKey = (applicationId: number, start: number, operation: string): string =>
+  JSON.stringify([applicationId, start, operation]);
 export const idempotencyKeyId = (applicationId: number, kind: string, key: string): string => JSON.stringify([applicationId, kind, key]);
 /** The organization id is an integer, so the first colon always ends it: unambiguous. */
 export const memberKey = (organizationId: number, userId: string): string => `${organizationId}:${userId}`;

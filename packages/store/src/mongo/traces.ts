@@ -175,7 +175,8 @@ export function createTraceReader(c: Collections, guard: Guard, access: Access, 
       const inner = await calledFromInside(page, deadline);
       for (const s of page) {
         if (s.parentSpanId !== null && inner.has(spanKey(s.applicationId, s.traceId, s.parentSpanId))) continue;
-        yield { projectId: s.projectId, applicationId: s.applicationId, ts: s.ts.getTime(), durationMs: s.durationMs ?? 0, responseStatus: s.status };
+        yield { projectId: s.projectId, applicationId: s.applicationId, ts: s.ts.getTime(), durationMs: s.durationMs ?? 0, responseStatus: s.status,
+          operation: s.operation ?? null };
       }
     }
   }

@@ -52,6 +52,7 @@ interface ChildRow {
   ts: number;
   durationMs: number | null;
   status: number | null;
+  operation: string | null;
 }
 
 const pairKey = (traceId: string, spanId: string): string => `${traceId}\u0000${spanId}`;
@@ -76,11 +77,11 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     keyPut: db.prepare<[number, string, string, number]>(`INSERT INTO idempotency_keys (application_id, kind, key, created_ms)
       VALUES (?, ?, ?, ?) ON CONFLICT (application_id, kind, key) DO UPDATE SET created_ms = excluded.created_ms`),
     span: db.prepare(`INSERT OR IGNORE INTO spans (application_id, span_id, project_id, trace_id, ts, parent_span_id,
-      controller, duration_ms, status, data, context_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      controller, duration_ms, status, data, context_id, operation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
     // Controller spans of a trace stored with a parent: counted as entries until that parent is stored.
-    children: db.prepare<[number, string], ChildRow>(`SELECT parent_span_id AS parent, ts, duration_ms AS durationMs, status
+    children: db.prepare<[number, string], ChildRow>(`SELECT parent_span_id AS parent, ts, duration_ms AS durationMs, status, operation
       FROM spans WHERE application_id = ? AND trace_id = ? AND controller = 1 AND parent_span_id IS NOT NULL`),
     // The root columns follow `outranks` (ROOT_WINS is the same rule in SQL); `ts` only ever moves earlier.
     trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status, root_url,
@@ -163,8 +164,11 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       const parent = rows[r + Col.parentSpanId] as string | null;
       const context = rows[r + Col.context] as number;
       const contextId = context < 0 ? null : contextIdOf[context]!;
+      // A controller span's operation, for the per-operation rollups ('' without a name); a controller span is a
+      // root candidate, so span-rows.ts computed it.
+      const operation = controller ? (rows[r + Col.operation] as string | null) ?? '' : null;
       const stored = q.span.run(applicationId, spanId, projectId, traceId, ts, parent, controller ? 1 : 0, duration, status,
-        rows[r + Col.data], contextId).changes;
+        rows[r + Col.data], contextId, operation).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
       // Its time, or the batch's if later: a late span kept a little past the purge still finds its context.
       const used = Math.max(ts, at);
@@ -173,7 +177,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       /** A controller span whose parent is neither in this batch nor stored comes from another application. */
       const foreignParent = controller && parent !== null && !inTrace.has(pairKey(traceId, parent))
         && q.spanStored.get(applicationId, traceId, parent) === undefined;
-      if (controller && (parent === null || foreignParent)) rollups.add(projectId, applicationId, { ts, durationMs: duration, status }, 1);
+      if (controller && (parent === null || foreignParent)) rollups.add(projectId, applicationId, { ts, durationMs: duration, status, operation }, 1);
       // Its children stored earlier were entries while it was missing: they are not any more.
       for (const child of children.get(pairKey(traceId, spanId)) ?? []) rollups.add(projectId, applicationId, child, -1);
       const rootRank: 0 | 1 | 2 = parent === null ? 2 : foreignParent && !inBatch.has(parent) ? 1 : 0;

@@ -35,12 +35,15 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
     // After the project's traces: a context whose latest span is before the cut-off has no span left (schema.ts, 13).
     deleteContexts: db.prepare<[number, number, number]>(
       'DELETE FROM span_contexts WHERE id IN (SELECT id FROM span_contexts WHERE project_id = ? AND last_ms < ? LIMIT ?)'),
-    entriesFrom: db.prepare<[number, string, number], EntrySpan>(`SELECT s.ts, s.duration_ms AS durationMs, s.status
+    entriesFrom: db.prepare<[number, string, number], EntrySpan>(`SELECT s.ts, s.duration_ms AS durationMs, s.status, s.operation
       FROM spans s WHERE s.application_id = ? AND s.trace_id = ? AND s.controller = 1 AND s.ts >= ?
         AND (s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans parent WHERE parent.application_id = s.application_id
           AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))`),
     deleteRollups: db.prepare<[number, number, number]>(`DELETE FROM metric_rollups WHERE (project_id, minute, application_id) IN
       (SELECT project_id, minute, application_id FROM metric_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
+    deleteOperationRollups: db.prepare<[number, number, number]>(`DELETE FROM operation_rollups
+      WHERE (project_id, minute, application_id, operation) IN (SELECT project_id, minute, application_id, operation
+        FROM operation_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
     deleteLogVolume: db.prepare<[number, number, number]>(`DELETE FROM log_rollups WHERE (project_id, minute, application_id, level) IN
       (SELECT project_id, minute, application_id, level FROM log_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
   };
@@ -90,6 +93,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
       await drain(() => q.deleteLogVolume.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
       if (cutoffMs !== minuteOf(cutoffMs)) guard(() => recountMinute.immediate(projectId, minuteOf(cutoffMs)));
       await drain(() => q.deleteRollups.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
+      await drain(() => q.deleteOperationRollups.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
       guard(() => trimHours(projectId, minuteOf(cutoffMs)));
     }
     guard(() => q.deleteKeys.run(now() - IDEMPOTENCY_WINDOW_MS));

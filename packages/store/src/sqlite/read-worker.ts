@@ -45,6 +45,8 @@ export interface WireCell {
   errors: number;
   sketch: number[];
   alpha: number;
+  /** A per-operation cell's operation (MetricsCell). */
+  operation?: string | null;
 }
 
 /** A stream's batch: its items, or with `json` their JSON joined by commas (serialised here, not on the request thread). */

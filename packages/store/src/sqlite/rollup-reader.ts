@@ -4,7 +4,7 @@ import { planRollupRead } from '../rollup-plan.js';
 import type { CellRange } from '../rollup-plan.js';
 import { CellMerger } from '../rollups.js';
 import { Deadline, StatementCache, Where, turn, visibleProjects } from './paging.js';
-import { ROLLUP_TABLES, mergeStored } from './rollups.js';
+import { OPERATION_TABLES, ROLLUP_TABLES, mergeStored } from './rollups.js';
 import type { CellRow, RollupTable } from './rollups.js';
 
 /** Rollup rows read per page: a page costs a few milliseconds of the event loop (~20 µs a row with its sketch). */
@@ -13,6 +13,8 @@ export const ROLLUP_PAGE_ROWS = 256;
 interface RollupRow extends CellRow {
   applicationId: number;
   start: number;
+  /** In the per-operation tables. */
+  operation?: string;
 }
 
 /**
@@ -25,23 +27,24 @@ interface RollupRow extends CellRow {
  */
 export function createRollupReader(db: Database, pageRows = ROLLUP_PAGE_ROWS): (query: MetricsQuery) => Promise<MetricsCell[]> {
   const cache = new StatementCache(db);
-  const [minutes, hours] = ROLLUP_TABLES;
 
   async function readRange(merger: CellMerger, query: MetricsQuery, projectId: number, table: RollupTable, range: CellRange, deadline: Deadline): Promise<void> {
-    let after: { start: number; applicationId: number } | undefined;
+    // The key after the table's start: the application, and the operation in the per-operation tables.
+    const rest = table.operation ? 'application_id, operation' : 'application_id';
+    let after: RollupRow | undefined;
     for (;;) {
       deadline.check();
       const where = new Where().add('project_id = ?', projectId).add(`${table.start} < ?`, range.to)
         .maybe('application_id = ?', query.applicationId);
       if (after === undefined) where.add(`${table.start} >= ?`, range.from);
-      else where.add(`(${table.start}, application_id) > (?, ?)`, after.start, after.applicationId);
-      const sql = `SELECT application_id AS applicationId, ${table.start} AS start, requests, errors, sketch FROM ${table.table}
-        ${where.sql} ORDER BY ${table.start}, application_id LIMIT ${pageRows}`;
+      else if (table.operation) where.add(`(${table.start}, ${rest}) > (?, ?, ?)`, after.start, after.applicationId, after.operation);
+      else where.add(`(${table.start}, ${rest}) > (?, ?)`, after.start, after.applicationId);
+      const sql = `SELECT ${rest.replace('application_id', 'application_id AS applicationId')}, ${table.start} AS start, requests, errors, sketch
+        FROM ${table.table} ${where.sql} ORDER BY ${table.start}, ${rest} LIMIT ${pageRows}`;
       const rows = cache.get<RollupRow>(sql).all(...where.params);
       for (const row of rows) merger.add({ ...row, projectId }, (sketch) => mergeStored(sketch, row.sketch));
       if (rows.length < pageRows) return;
-      const last = rows[rows.length - 1]!;
-      after = { start: last.start, applicationId: last.applicationId };
+      after = rows[rows.length - 1]!;
       await turn();
     }
   }
@@ -50,6 +53,7 @@ export function createRollupReader(db: Database, pageRows = ROLLUP_PAGE_ROWS): (
     const deadline = new Deadline(query.budgetMs, Date.now(), query.signal);
     const merger = new CellMerger(query);
     const plan = planRollupRead(query);
+    const [minutes, hours] = query.byOperation ? OPERATION_TABLES : ROLLUP_TABLES;
     for (const projectId of visibleProjects(cache, query.userId, query.projectId)) {
       for (const range of plan.hours) await readRange(merger, query, projectId, hours, range, deadline);
       for (const range of plan.minutes) await readRange(merger, query, projectId, minutes, range, deadline);

@@ -2,16 +2,25 @@ import type { Database } from 'better-sqlite3';
 import { QuantileSketch } from '@lantern/domain';
 import { HOUR_MS, MINUTE_MS } from '../rollups.js';
 import type { RollupDelta } from '../rollups.js';
+import { createNameKeeper } from './operation-names.js';
 
 /**
- * The two rollup tables: per (application, minute) and per (application, hour), same columns but the cell's
- * start (schema.ts, migrations 4 and 5). Both have the key (project_id, start, application_id).
+ * The rollup tables: per (application, minute) and per (application, hour) (schema.ts, migrations 4 and 5), and
+ * the same per operation (migration 19, ../operation-rollups.ts), same columns but the cell's start and the
+ * operation. Keys: (project_id, start, application_id[, operation]).
  */
 export const ROLLUP_TABLES = [
-  { width: MINUTE_MS, table: 'metric_rollups', start: 'minute' },
-  { width: HOUR_MS, table: 'metric_rollups_hourly', start: 'hour' },
+  { width: MINUTE_MS, table: 'metric_rollups', start: 'minute', operation: false },
+  { width: HOUR_MS, table: 'metric_rollups_hourly', start: 'hour', operation: false },
 ] as const;
-export type RollupTable = (typeof ROLLUP_TABLES)[number];
+export const OPERATION_TABLES = [
+  { width: MINUTE_MS, table: 'operation_rollups', start: 'minute', operation: true },
+  { width: HOUR_MS, table: 'operation_rollups_hourly', start: 'hour', operation: true },
+] as const;
+export type RollupTable = (typeof ROLLUP_TABLES)[number] | (typeof OPERATION_TABLES)[number];
+
+/** A cell's key: project, start, application, and the operation in the per-operation tables. */
+type CellKey = [number, number, number] | [number, number, number, string];
 
 export interface CellRow {
   requests: number;
@@ -26,67 +35,90 @@ export function mergeStored(into: QuantileSketch, stored: Uint8Array | string): 
 }
 
 /** Reads, writes and drops one cell of one table. */
-function cellStatements(db: Database, { table, start }: RollupTable) {
+function cellStatements(db: Database, { table, start, operation }: RollupTable) {
+  const key = `project_id, ${start}, application_id${operation ? ', operation' : ''}`;
+  const match = `project_id = ? AND ${start} = ? AND application_id = ?${operation ? ' AND operation = ?' : ''}`;
+  const marks = operation ? '?, ?, ?, ?' : '?, ?, ?';
   return {
-    get: db.prepare<[number, number, number], CellRow>(
-      `SELECT requests, errors, sketch FROM ${table} WHERE project_id = ? AND ${start} = ? AND application_id = ?`),
-    put: db.prepare<[number, number, number, number, number, Uint8Array]>(`INSERT INTO ${table}
-      (project_id, ${start}, application_id, requests, errors, sketch) VALUES (?, ?, ?, ?, ?, ?)
-      ON CONFLICT (project_id, ${start}, application_id) DO UPDATE SET
+    get: db.prepare<unknown[], CellRow>(`SELECT requests, errors, sketch FROM ${table} WHERE ${match}`),
+    put: db.prepare<unknown[]>(`INSERT INTO ${table} (${key}, requests, errors, sketch)
+      VALUES (${marks}, ?, ?, ?) ON CONFLICT (${key}) DO UPDATE SET
         requests = excluded.requests, errors = excluded.errors, sketch = excluded.sketch`),
-    drop: db.prepare<[number, number, number]>(`DELETE FROM ${table} WHERE project_id = ? AND ${start} = ? AND application_id = ?`),
+    drop: db.prepare<unknown[]>(`DELETE FROM ${table} WHERE ${match}`),
   };
+}
+type Cells = ReturnType<typeof cellStatements>;
+
+/** Adds one change to its stored cell (one read, one write); a cell left without requests goes. */
+function applyChange(q: Cells, key: CellKey, c: { requests: number; errors: number; sketch: QuantileSketch }): void {
+  const row = q.get.get(...key);
+  const requests = (row?.requests ?? 0) + c.requests;
+  if (requests <= 0) {
+    q.drop.run(...key);
+    return;
+  }
+  if (row) mergeStored(c.sketch, row.sketch);
+  q.put.run(...key, requests, (row?.errors ?? 0) + c.errors, c.sketch.encode());
 }
 
 /**
- * Applies a batch's (or a purge's) rollup changes to the minute and the hour cells: one read and one write per
- * cell, inside the caller's transaction (the rows change with the spans they count, or not at all). A cell left
- * without requests goes.
+ * Applies a batch's (or a purge's) rollup changes to the minute and the hour cells, per application and per
+ * operation (the names each hour keeps decided first, operation-names.ts): one read and one write per cell,
+ * inside the caller's transaction (the rows change with the spans they count, or not at all).
  */
 export function createRollupWriter(db: Database): (delta: RollupDelta) => void {
   const tables = ROLLUP_TABLES.map((t) => ({ width: t.width, q: cellStatements(db, t) }));
+  const operations = OPERATION_TABLES.map((t) => ({ width: t.width, q: cellStatements(db, t) }));
+  const keepNames = createNameKeeper(db);
   return (delta) => {
     for (const { width, q } of tables) {
-      for (const c of delta.changes(width)) {
-        const row = q.get.get(c.projectId, c.start, c.applicationId);
-        const requests = (row?.requests ?? 0) + c.requests;
-        if (requests <= 0) {
-          q.drop.run(c.projectId, c.start, c.applicationId);
-          continue;
-        }
-        if (row) mergeStored(c.sketch, row.sketch);
-        q.put.run(c.projectId, c.start, c.applicationId, requests, (row?.errors ?? 0) + c.errors, c.sketch.encode());
-      }
+      for (const c of delta.changes(width)) applyChange(q, [c.projectId, c.start, c.applicationId], c);
+    }
+    if (delta.operations.empty) return;
+    const kept = keepNames(delta.operations.hours());
+    for (const { width, q } of operations) {
+      for (const c of delta.operations.changes(width, kept)) applyChange(q, [c.projectId, c.start, c.applicationId, c.operation], c);
     }
   };
 }
 
 /**
- * After the purge dropped the minute rows before `cutoffMinute`: drops the hour rows of hours wholly before it,
- * and rebuilds the hour row of the hour it falls in (if not on a whole hour) from the minute rows left, so that
- * an hour row stays the sum of its minute rows. Runs in one IMMEDIATE transaction.
+ * After the purge dropped the minute rows before `cutoffMinute`: drops the hour rows of hours wholly before it
+ * (and the names those hours kept), and rebuilds the hour rows of the hour it falls in (if not on a whole hour)
+ * from the minute rows left, per application and per operation, so that an hour row stays the sum of its minute
+ * rows. Runs in one IMMEDIATE transaction.
  */
 export function createHourTrimmer(db: Database): (projectId: number, cutoffMinute: number) => void {
-  const hours = cellStatements(db, ROLLUP_TABLES[1]);
-  const q = {
-    dropBefore: db.prepare<[number, number]>('DELETE FROM metric_rollups_hourly WHERE project_id = ? AND hour < ?'),
-    apps: db.prepare<[number, number], number>('SELECT application_id FROM metric_rollups_hourly WHERE project_id = ? AND hour = ?').pluck(),
-    minutes: db.prepare<[number, number, number, number], CellRow>(`SELECT requests, errors, sketch FROM metric_rollups
-      WHERE project_id = ? AND minute >= ? AND minute < ? AND application_id = ?`),
-  };
+  const tables = [ROLLUP_TABLES, OPERATION_TABLES].map(([minutes, hours]) => {
+    const extra = hours.operation ? ', operation' : '';
+    return {
+      hours: cellStatements(db, hours),
+      dropBefore: db.prepare<[number, number]>(`DELETE FROM ${hours.table} WHERE project_id = ? AND hour < ?`),
+      keys: db.prepare<[number, number], { applicationId: number; operation?: string }>(
+        `SELECT application_id AS applicationId${extra} FROM ${hours.table} WHERE project_id = ? AND hour = ?`),
+      minutes: db.prepare<unknown[], CellRow>(`SELECT requests, errors, sketch FROM ${minutes.table}
+        WHERE project_id = ? AND minute >= ? AND minute < ? AND application_id = ?${hours.operation ? ' AND operation = ?' : ''}`),
+    };
+  });
+  const dropNames = db.prepare<[number, number]>('DELETE FROM operation_names WHERE project_id = ? AND hour < ?');
   const trim = db.transaction((projectId: number, cutoffMinute: number) => {
     const hour = Math.floor(cutoffMinute / HOUR_MS) * HOUR_MS;
-    q.dropBefore.run(projectId, hour);
-    if (hour === cutoffMinute) return;
-    for (const applicationId of q.apps.all(projectId, hour)) {
-      const sum = { requests: 0, errors: 0, sketch: new QuantileSketch() };
-      for (const m of q.minutes.iterate(projectId, hour, hour + HOUR_MS, applicationId)) {
-        sum.requests += m.requests;
-        sum.errors += m.errors;
-        mergeStored(sum.sketch, m.sketch);
+    dropNames.run(projectId, hour);
+    for (const q of tables) {
+      q.dropBefore.run(projectId, hour);
+      if (hour === cutoffMinute) continue;
+      for (const k of q.keys.all(projectId, hour)) {
+        const rest = k.operation === undefined ? [] : [k.operation];
+        const sum = { requests: 0, errors: 0, sketch: new QuantileSketch() };
+        for (const m of q.minutes.iterate(projectId, hour, hour + HOUR_MS, k.applicationId, ...rest)) {
+          sum.requests += m.requests;
+          sum.errors += m.errors;
+          mergeStored(sum.sketch, m.sketch);
+        }
+        const key = [projectId, hour, k.applicationId, ...rest] as CellKey;
+        if (sum.requests <= 0) q.hours.drop.run(...key);
+        else q.hours.put.run(...key, sum.requests, sum.errors, sum.sketch.encode());
       }
-      if (sum.requests <= 0) hours.drop.run(projectId, hour, applicationId);
-      else hours.put.run(projectId, hour, applicationId, sum.requests, sum.errors, sum.sketch.encode());
     }
   });
   // IMMEDIATE, as the purge's other write transactions: the write lock first, never a read upgraded to a write.

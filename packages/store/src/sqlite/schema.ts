@@ -434,6 +434,42 @@ export const MIGRATIONS: readonly string[] = [
     WHERE id = 1 AND indexed_upto > (SELECT coalesce(max(rowid), 0) FROM logs);
   END;
   `,
+  // 19: issue 19, metrics per operation (GET /metrics/operations, ../operation-rollups.ts): a controller span keeps
+  // its operationOf ('' without a name; NULL in spans stored before, which these rollups never count), and the
+  // entry spans are counted per (application, minute, operation) and (application, hour, operation) beside the
+  // per-application rows, with the same rules (rollups.ts). `operation_names`: the names an application's hour
+  // keeps, at most MAX_OPERATIONS_PER_HOUR (operation-names.ts). Starts empty: the metrics per operation begin
+  // with the spans written after this version.
+  `
+  ALTER TABLE spans ADD COLUMN operation TEXT;
+  CREATE TABLE IF NOT EXISTS operation_rollups (
+    project_id INTEGER NOT NULL,
+    minute INTEGER NOT NULL,
+    application_id INTEGER NOT NULL,
+    operation TEXT NOT NULL,
+    requests INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    sketch BLOB NOT NULL,
+    PRIMARY KEY (project_id, minute, application_id, operation)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS operation_rollups_hourly (
+    project_id INTEGER NOT NULL,
+    hour INTEGER NOT NULL,
+    application_id INTEGER NOT NULL,
+    operation TEXT NOT NULL,
+    requests INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    sketch BLOB NOT NULL,
+    PRIMARY KEY (project_id, hour, application_id, operation)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS operation_names (
+    project_id INTEGER NOT NULL,
+    hour INTEGER NOT NULL,
+    application_id INTEGER NOT NULL,
+    operation TEXT NOT NULL,
+    PRIMARY KEY (project_id, hour, application_id, operation)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Steps of a migration that SQL alone does not say well, run after its SQL, in its transaction (by version). */

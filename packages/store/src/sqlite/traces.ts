@@ -33,6 +33,7 @@ interface RootRow {
   ts: number;
   durationMs: number | null;
   responseStatus: number | null;
+  operation: string | null;
   hit: number;
 }
 
@@ -157,7 +158,7 @@ export function rootPageSql(query: RootSpanQuery, projectId: number, after: { ts
     .add(`(s.parent_span_id IS NULL OR NOT EXISTS (SELECT 1 FROM spans parent
       WHERE parent.application_id = s.application_id AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))`);
   const sql = `SELECT s.rowid AS r, s.application_id AS applicationId, s.ts, s.duration_ms AS durationMs,
-      s.status AS responseStatus, coalesce(${filter.conditions.join(' AND ')}, 0) AS hit
+      s.status AS responseStatus, s.operation, coalesce(${filter.conditions.join(' AND ')}, 0) AS hit
     FROM spans s ${visibleJoin('s')} ${where.sql} ORDER BY s.ts, s.rowid LIMIT ?`;
   return { sql, params: [...filter.params, query.userId, ...where.params, limit], visits: limit };
 }
@@ -243,7 +244,7 @@ export function createTraceReader(db: Database, pageSize: number): TraceReader {
           for (const row of rows) {
             if (!row.hit) continue;
             yield { projectId, applicationId: row.applicationId, ts: row.ts, durationMs: row.durationMs ?? 0,
-              responseStatus: row.responseStatus };
+              responseStatus: row.responseStatus, operation: row.operation };
           }
           if (rows.length < page.visits) break;
           const last = rows[rows.length - 1]!;
