@@ -164,6 +164,7 @@ describe('GET /openapi.json', () => {
       ['GET', '/logs/project', 'bearer', 200, ['query:id']],
       ['GET', '/ingest/logs', 'bearer', 200, []],
       ['GET', '/metrics', 'bearer', 200, []],
+      ['GET', '/metrics/operations', 'bearer', 200, []],
       ['GET', '/logs/volume', 'bearer', 200, ['query:projectId']],
       ['GET', '/logs/facets', 'bearer', 200, ['query:projectId', 'query:key']],
       ['POST', '/ingest/traces', 'apiKey', 200, []],
@@ -403,6 +404,10 @@ describe('GET /openapi.json', () => {
       // A window without requests: percentiles are null.
       const empty = await l.http.get(`/metrics?applicationId=${app.body.id}&from=${iso(now - 7_200_000)}&to=${iso(now - 3_600_000)}`).set(auth).expect(200);
       expectDocumented('GET', '/metrics', empty);
+      const perOperation = await l.http.get('/metrics/operations').set(auth).expect(200);
+      expect(perOperation.body.operations).toEqual([expect.objectContaining({ operation: 'GET', requests: 2, errors: 1 })]);
+      expectDocumented('GET', '/metrics/operations', perOperation);
+      expectDocumented('GET', '/metrics/operations', await l.http.get(`/metrics/operations?from=${iso(now - 7_200_000)}&to=${iso(now - 3_600_000)}`).set(auth).expect(200));
     });
 
     it('AI: create and list tenants, upload, list and delete documents', async () => {

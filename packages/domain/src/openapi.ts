@@ -63,6 +63,14 @@ const ops: Record<string, Record<string, Op>> = {
       description: '`from` must be before `to`, and the window at most 90 days (with the defaults: a `from` at most 90 days before now); else 400 validation_failed, rules the schema cannot state across two parameters.',
       params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'Default: an hour before `to`. Before `to`, at most 90 days before it; the window is widened to whole buckets.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'Default: now (the window then ends with the current minute).' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
   },
+  '/metrics/operations': {
+    get: { summary: 'Request metrics per operation (route) of each application: rate, errors, p50/p95/p99 and their series', security: 'jwt', ok: ['200', 'Metrics per operation', ref('OperationMetrics')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
+      description: 'The window as GET /metrics takes it (`from` before `to`, at most 90 days, whole buckets; else 400 validation_failed); a window over 6 hours takes buckets of an hour or more. From rollups kept per application, operation and minute (and hour) as spans are written: '
+        + 'an application\'s hour keeps its first 200 operation names, and the entry spans of any further name count under `operation: null` with those without a name. Spans written before this version count in GET /metrics but not here.',
+      params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'As GET /metrics.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'As GET /metrics.' },
+        { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 }, description: 'How many operations to list, the busiest first (default 100); `total` says how many there are.' }] },
+  },
   '/ai/tenant': {
     post: { summary: 'Create an AI tenant in an organization you are a member of', security: 'jwt', body: ref('TenantBody'), ok: ['200', 'The tenant', ref('Tenant')], errors: ['400', '401', '403', '409', '413', '415'] },
     get: { summary: 'List the tenants of an organization', security: 'jwt', ok: ['200', 'Tenants', list('Tenant')], errors: ['400', '401', '404'], params: [{ name: 'organizationId', in: 'query', required: true, schema: id }] },

@@ -1,16 +1,17 @@
 import type { TokenService } from '@lantern/auth';
 import { errors, type LogEntry, type TraceRecord } from '@lantern/domain';
-import { clientGone, createServiceApp, queryId, queryTime, requireUser, streamExport, streamJsonArray, userIdOf } from '@lantern/http';
+import { clientGone, createServiceApp, queryId, queryInt, queryTime, requireUser, streamExport, streamJsonArray, userIdOf } from '@lantern/http';
 import type { Logger } from '@lantern/logging';
 import type { Store } from '@lantern/store';
 import { Router, type Express, type Response } from 'express';
 import { concurrentReads } from './concurrent-reads.js';
 import { metricsReport } from './metrics.js';
+import { DEFAULT_OPERATIONS, MAX_OPERATIONS, operationsReport } from './operation-metrics.js';
 import { everyPage, exportFormat, exportName, logLines, traceLines } from './export.js';
 import { logVolumeReport } from './log-volume.js';
 import { defined, encodeCursor, facetKeys, logFilters, logLevels, traceFilters } from './params.js';
 import { FACET_SAMPLE, facetsOf } from './log-facets.js';
-import { metricsWindow } from './window.js';
+import { metricsWindow, operationsWindow } from './window.js';
 
 export type QueryStore = Pick<Store, 'getProject' | 'streamTraces' | 'streamLogs' | 'readMetrics' | 'readLogVolume'>;
 
@@ -142,6 +143,18 @@ export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4
     const applicationId = queryId(req, 'applicationId');
     if (projectId !== undefined && !(await store.getProject(projectId, userId))) throw errors.notFound('project');
     res.json(metricsReport(await store.readMetrics(defined({ userId, projectId, applicationId, ...window, budgetMs: budgets.readBudgetMs, signal })), window));
+  }));
+
+  router.get('/metrics/operations', read(async (req, res, signal) => {
+    const userId = userIdOf(res);
+    const now = Date.now();
+    const window = operationsWindow(queryTime(req, 'from'), queryTime(req, 'to'), now);
+    const projectId = queryId(req, 'projectId');
+    const applicationId = queryId(req, 'applicationId');
+    const limit = queryInt(req, 'limit', 1, MAX_OPERATIONS) ?? DEFAULT_OPERATIONS;
+    if (projectId !== undefined && !(await store.getProject(projectId, userId))) throw errors.notFound('project');
+    const cells = await store.readMetrics(defined({ userId, projectId, applicationId, ...window, byOperation: true, budgetMs: budgets.readBudgetMs, signal }));
+    res.json(operationsReport(cells, window, { limit, now }));
   }));
   return router;
 }

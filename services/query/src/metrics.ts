@@ -18,38 +18,59 @@ function percentiles(c: Cell): { p50Ms: number | null; p95Ms: number | null; p99
   return { p50Ms: round2(c.sketch.quantile(0.5)), p95Ms: round2(c.sketch.quantile(0.95)), p99Ms: round2(c.sketch.quantile(0.99)) };
 }
 
-/**
- * The GET /metrics report from the store's cells (per application and bucket, merged from per-minute rollups):
- * the totals merge an application's cells, and every bucket of the window is listed, empty ones included.
- */
-export function metricsReport(cells: MetricsCell[], { from, to, bucketMs }: MetricsWindow) {
-  const buckets = Math.ceil((to - from) / bucketMs);
-  const apps = new Map<number, { projectId: number; total: Cell; series: Map<number, Cell> }>();
-  for (const c of cells) {
-    let app = apps.get(c.applicationId);
-    if (!app) {
-      apps.set(c.applicationId, (app = { projectId: c.projectId, total: { requests: 0, errors: 0, sketch: new QuantileSketch() }, series: new Map() }));
-    }
-    app.total.requests += c.requests;
-    app.total.errors += c.errors;
-    app.total.sketch.merge(c.sketch);
-    app.series.set(Math.floor((c.bucket - from) / bucketMs), c);
+/** Totals and every bucket of the window (empty ones included) of one group of cells (an application, an operation). */
+export class SeriesBuilder {
+  private readonly total: Cell = { requests: 0, errors: 0, sketch: new QuantileSketch() };
+  private readonly buckets = new Map<number, Cell>();
+
+  constructor(private readonly window: MetricsWindow) {}
+
+  add(c: MetricsCell): void {
+    this.total.requests += c.requests;
+    this.total.errors += c.errors;
+    this.total.sketch.merge(c.sketch);
+    this.buckets.set(Math.floor((c.bucket - this.window.from) / this.window.bucketMs), c);
   }
-  const applications = [...apps.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([applicationId, app]) => ({
-      applicationId,
-      projectId: app.projectId,
-      requests: app.total.requests,
-      errors: app.total.errors,
-      errorRate: errorRate(app.total) ?? 0,
-      ...percentiles(app.total),
-      series: Array.from({ length: buckets }, (_, i) => {
-        const c = app.series.get(i);
+
+  get requests(): number {
+    return this.total.requests;
+  }
+
+  get errors(): number {
+    return this.total.errors;
+  }
+
+  /** The totals (rates and percentiles) and the series. */
+  report() {
+    const { from, to, bucketMs } = this.window;
+    return {
+      requests: this.total.requests,
+      errors: this.total.errors,
+      errorRate: errorRate(this.total) ?? 0,
+      ...percentiles(this.total),
+      series: Array.from({ length: Math.ceil((to - from) / bucketMs) }, (_, i) => {
+        const c = this.buckets.get(i);
         const timestamp = toIso(from + i * bucketMs);
         if (!c) return { timestamp, requests: 0, errors: 0, errorRate: null, p50Ms: null, p95Ms: null, p99Ms: null };
         return { timestamp, requests: c.requests, errors: c.errors, errorRate: errorRate(c), ...percentiles(c) };
       }),
-    }));
-  return { from: toIso(from), to: toIso(to), bucketMs, applications };
+    };
+  }
+}
+
+/**
+ * The GET /metrics report from the store's cells (per application and bucket, merged from per-minute rollups):
+ * the totals merge an application's cells, and every bucket of the window is listed, empty ones included.
+ */
+export function metricsReport(cells: MetricsCell[], window: MetricsWindow) {
+  const apps = new Map<number, { projectId: number; series: SeriesBuilder }>();
+  for (const c of cells) {
+    let app = apps.get(c.applicationId);
+    if (!app) apps.set(c.applicationId, (app = { projectId: c.projectId, series: new SeriesBuilder(window) }));
+    app.series.add(c);
+  }
+  const applications = [...apps.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([applicationId, app]) => ({ applicationId, projectId: app.projectId, ...app.series.report() }));
+  return { from: toIso(window.from), to: toIso(window.to), bucketMs: window.bucketMs, applications };
 }

@@ -21,11 +21,25 @@ const floorTo = (t: number, w: number): number => Math.floor(t / w) * w;
 const ceilTo = (t: number, w: number): number => Math.ceil(t / w) * w;
 
 /**
+ * GET /metrics/operations' window: GET /metrics' up to OPERATION_MINUTE_WINDOW_MS; a longer one takes buckets of an
+ * hour or more, read from the hour rollups. By the minute, a day of 120 operations is 173k rows per read (about
+ * 0.8 s on SQLite, docs/benchmarks.md "Metrics per operation"); by the hour, 2,880.
+ */
+export const OPERATION_MINUTE_WINDOW_MS = 6 * HOUR;
+
+export function operationsWindow(fromParam: number | undefined, toParam: number | undefined, now: number): MetricsWindow {
+  const to = toParam ?? now;
+  const from = fromParam ?? to - HOUR;
+  return metricsWindow(fromParam, toParam, now, to - from > OPERATION_MINUTE_WINDOW_MS ? 60 : 1);
+}
+
+/**
  * The window and bucket width of GET /metrics. The width is the narrowest of the ladder giving at most
  * MAX_BUCKETS buckets, and the window is widened to whole buckets (from down, to up), since the store keeps
  * metrics per minute. Without `from`, the window is the hour ending with the bucket (minute) that holds `to`.
+ * `minBucketMinutes`: no narrower bucket (operationsWindow).
  */
-export function metricsWindow(fromParam: number | undefined, toParam: number | undefined, now: number): MetricsWindow {
+export function metricsWindow(fromParam: number | undefined, toParam: number | undefined, now: number, minBucketMinutes = 1): MetricsWindow {
   const requestedTo = toParam ?? now;
   const requestedFrom = fromParam ?? requestedTo - HOUR;
   if (requestedFrom >= requestedTo) throw errors.validation('"from" must be before "to".', [{ parameter: 'from' }]);
@@ -33,6 +47,7 @@ export function metricsWindow(fromParam: number | undefined, toParam: number | u
     throw errors.validation(`The window from "from" to "to" may be at most ${MAX_WINDOW_DAYS} days.`, [{ parameter: 'from' }]);
   }
   for (const minutes of BUCKET_LADDER_MINUTES) {
+    if (minutes < minBucketMinutes) continue;
     const bucketMs = minutes * MINUTE;
     const to = ceilTo(requestedTo, bucketMs);
     const from = fromParam === undefined ? to - HOUR : floorTo(requestedFrom, bucketMs);

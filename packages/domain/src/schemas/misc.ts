@@ -33,6 +33,30 @@ const latency = {
   p99Ms: { type: ['number', 'null'] },
 } as const;
 
+/** Every bucket of the window, oldest first. */
+const series = {
+  type: 'array',
+  items: {
+    type: 'object',
+    description: 'One bucket of `bucketMs` from `timestamp`. An empty bucket has 0 requests and null rate and percentiles.',
+    required: ['timestamp', 'requests', 'errors', 'errorRate', 'p50Ms', 'p95Ms', 'p99Ms'],
+    properties: {
+      timestamp: { ...timestamp, description: 'Start of the bucket.' },
+      requests: latency.requests,
+      errors: latency.errors,
+      errorRate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: 'errors / requests in the bucket, rounded to 2 decimals; null when it has no requests.' },
+      p50Ms: latency.p50Ms,
+      p95Ms: latency.p95Ms,
+      p99Ms: latency.p99Ms,
+    },
+  },
+} as const;
+
+const bucketWidth = {
+  type: 'integer',
+  description: 'Width of one time-series bucket: the narrowest of 1, 2, 5, 10, 15, 30 minutes, 1, 2, 3, 6, 12 hours and 1 day giving at most 200 buckets (an hour in minutes, a day in 10 minutes, a week in hours). `from` and `to` are multiples of it (UTC).',
+} as const;
+
 export const metrics = {
   $id: 'Metrics',
   type: 'object',
@@ -42,10 +66,7 @@ export const metrics = {
   properties: {
     from: timestamp,
     to: timestamp,
-    bucketMs: {
-      type: 'integer',
-      description: 'Width of one time-series bucket: the narrowest of 1, 2, 5, 10, 15, 30 minutes, 1, 2, 3, 6, 12 hours and 1 day giving at most 200 buckets (an hour in minutes, a day in 10 minutes, a week in hours). `from` and `to` are multiples of it (UTC).',
-    },
+    bucketMs: bucketWidth,
     applications: {
       type: 'array',
       items: {
@@ -55,23 +76,41 @@ export const metrics = {
           applicationId: positiveId,
           projectId: positiveId,
           ...latency,
-          series: {
-            type: 'array',
-            items: {
-              type: 'object',
-              description: 'One bucket of `bucketMs` from `timestamp`. An empty bucket has 0 requests and null rate and percentiles.',
-              required: ['timestamp', 'requests', 'errors', 'errorRate', 'p50Ms', 'p95Ms', 'p99Ms'],
-              properties: {
-                timestamp: { ...timestamp, description: 'Start of the bucket.' },
-                requests: latency.requests,
-                errors: latency.errors,
-                errorRate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: 'errors / requests in the bucket, rounded to 2 decimals; null when it has no requests.' },
-                p50Ms: latency.p50Ms,
-                p95Ms: latency.p95Ms,
-                p99Ms: latency.p99Ms,
-              },
-            },
+          series,
+        },
+      },
+    },
+  },
+} as const;
+
+export const operationMetrics = {
+  $id: 'OperationMetrics',
+  type: 'object',
+  description:
+    'Request metrics per operation (route) of each application, from the same entry spans as GET /metrics: an entry span counts under its operation (its OpenTelemetry name, or its method and route). Percentiles are within 1% of the exact value.',
+  required: ['from', 'to', 'bucketMs', 'total', 'operations'],
+  properties: {
+    from: timestamp,
+    to: timestamp,
+    bucketMs: bucketWidth,
+    total: { type: 'integer', minimum: 0, description: 'How many (application, operation) rows the window has; `operations` lists the `limit` busiest.' },
+    operations: {
+      type: 'array',
+      description: 'Busiest first (requests), then by application and operation.',
+      items: {
+        type: 'object',
+        required: ['applicationId', 'projectId', 'operation', 'requests', 'ratePerMinute', 'errors', 'errorRate', 'p50Ms', 'p95Ms', 'p99Ms', 'series'],
+        properties: {
+          applicationId: positiveId,
+          projectId: positiveId,
+          operation: {
+            type: ['string', 'null'],
+            maxLength: 200,
+            description: 'The operation, as GET /logs/project `operation` finds its traces. null: the application\'s other operations, those past the 200 names an application\'s hour keeps and entry spans without a name.',
           },
+          ...latency,
+          ratePerMinute: { type: 'number', minimum: 0, description: 'requests per minute over the part of the window that has passed, rounded to 2 decimals.' },
+          series,
         },
       },
     },
