@@ -64,7 +64,7 @@ describe('mongo store: a group of batches retried after a failure half-way', () 
     expect(whole).toHaveLength(20);
     // What a crash right after the insert leaves: the spans, the entries marked, no records, rollups or keys.
     await db.collection('traces').deleteMany({});
-    await db.collection('rollups').deleteMany({});
+    for (const rollups of ['rollups', 'operationRollups']) await db.collection(rollups).deleteMany({});
     await db.collection('idempotencyKeys').deleteMany({});
     await db.collection('spans').updateMany({}, { $set: { counted: false } });
     await db.collection('spans').updateMany({ parentSpanId: null }, { $set: { op: 'lost-group-op' } });

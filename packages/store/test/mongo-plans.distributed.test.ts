@@ -279,6 +279,18 @@ describe('mongo store: metrics are read from the rollups on an index', () => {
     await expectServed(metrics({ from: hour0 - 72 * HOUR + 600_000, to: hour0, bucketMs: 3 * HOUR }),
       [...VISIBLE_PROJECTS, 'rollupHours project_hour', 'rollups project_minute']);
   });
+
+  it('per operation: the same plan on the per-operation collections\' (projectId, hour) and (projectId, minute)', async () => {
+    const operations = (window: { from: number; to: number; bucketMs: number; applicationId?: number }) => () =>
+      store.readMetrics({ userId: w.user.id, byOperation: true, ...window });
+    const cells = await operations({ from: hour0, to: hour0 + 3 * HOUR, bucketMs: HOUR })();
+    expect(new Set(cells.map((c) => c.operation))).toEqual(new Set(['GET /items']));
+    await expectServed(operations({ from: hour0, to: hour0 + HOUR, bucketMs: 60_000 }), [...VISIBLE_PROJECTS, 'operationRollups project_minute']);
+    await expectServed(operations({ from: hour0 - 72 * HOUR, to: hour0, bucketMs: HOUR, applicationId: quiet.id }),
+      [...VISIBLE_PROJECTS, 'operationRollupHours project_hour']);
+    await expectServed(operations({ from: hour0 - 72 * HOUR, to: hour0 + 1_200_000, bucketMs: 3 * HOUR }),
+      [...VISIBLE_PROJECTS, 'operationRollupHours project_hour', 'operationRollups project_minute']);
+  });
 });
 
 describe('mongo store: logs are read on an index', () => {
@@ -439,11 +451,13 @@ describe('mongo store: writes and the purge find their documents on an index', (
     // The same span again, with an entry span that outranks it: the key; the insert; one read of the stored
     // version, the parents and the children (an $or of _id and the controller spans' (traceKey, parentSpanId)); then the trace records
     // (read, upserts, root change) beside the rollups (the new entry's delta, its flags flipped; the repeated
-    // entry's pending operations and its mark, which finds it counted already); the key last.
+    // entry's pending operations and its mark, which finds it counted already); the key last. The delta: the names
+    // its hour keeps (an upsert, then a read), then the rollups per application and per operation.
     await expectServed(
       () => store.writeSpans(spanBatch(quiet, [root, rootSpan(t, T0 + 4000, { durationMs: 50 })], { idempotencyKey: 'plans' })),
       ['idempotencyKeys _id_', 'spans controller_trace_parent+_id_', 'traces _id_', 'traces _id_', 'traces _id_',
-        'rollups _id_', 'rollupHours _id_', 'spans rollup_op', 'spans _id_', 'spans _id_', 'idempotencyKeys _id_'], { anyOrder: true });
+        'operationNames _id_', 'operationNames _id_', 'rollups _id_', 'rollupHours _id_', 'operationRollups _id_', 'operationRollupHours _id_',
+        'spans rollup_op', 'spans _id_', 'spans _id_', 'idempotencyKeys _id_'], { anyOrder: true });
   });
 
   it('a group of new batches, a child\'s parent in another batch: the same round trips for 3 batches or 60, each query on an index', async () => {
@@ -457,16 +471,19 @@ describe('mongo store: writes and the purge find their documents on an index', (
     }).flat();
     // The keys; the insert; the read after it (only children to look for: no stored version, no parent outside);
     // the children marked parentSeen, their pending operations and their uncount mark (none was counted); the
-    // trace records (read, upserts) beside the new entries' delta and flip; the keys.
+    // trace records (read, upserts) beside the new entries' delta (the names their hours keep, written and read,
+    // then the four rollup collections) and flip; the keys.
     const commands = ['find idempotencyKeys', 'insert spans', 'find spans', 'update spans', 'distinct spans', 'update spans',
-      'find traces', 'update traces', 'update rollups', 'update rollupHours', 'update spans', 'update idempotencyKeys'].sort();
+      'find traces', 'update traces', 'update operationNames', 'find operationNames', 'update rollups', 'update rollupHours',
+      'update operationRollups', 'update operationRollupHours', 'update spans', 'update idempotencyKeys'].sort();
     for (const n of [1, 20]) {
       const sentNow: string[] = [];
       const plans = await plansOf(() => store.writeSpanBatches(batches(n)), sentNow);
       expect(sentNow.sort()).toEqual(commands);
       // An update command is explained per statement (one per trace record, per rollup document): each on its index.
       expect([...new Set(plans.map((p) => `${p.collection} ${p.index}`))].sort()).toEqual(
-        ['idempotencyKeys _id_', 'rollupHours _id_', 'rollups _id_', 'spans _id_', 'spans controller_trace_parent', 'spans rollup_op', 'traces _id_']);
+        ['idempotencyKeys _id_', 'operationNames _id_', 'operationRollupHours _id_', 'operationRollups _id_', 'rollupHours _id_', 'rollups _id_',
+          'spans _id_', 'spans controller_trace_parent', 'spans rollup_op', 'traces _id_']);
       for (const plan of plans) expect(plan.stages.filter((stage) => ['COLLSCAN', 'SORT'].includes(stage))).toEqual([]);
     }
   });
@@ -486,7 +503,9 @@ describe('mongo store: writes and the purge find their documents on an index', (
         // The log's search segment, its logs all past the cut-off: its keys read, its postings, its keys, then
         // itself (log-merge.ts, log-segments.ts dropSegment).
         'logSegments max_ts', 'logSegmentKeys _id_', 'logPostings _id_', 'logSegmentKeys _id_', 'logSegments _id_',
-        'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'idempotencyKeys ttl']);
+        // The rollups per application, per operation, then the names of the hours gone.
+        'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'operationRollups ttl', 'operationRollupHours ttl', 'operationRollupHours ttl',
+        'operationNames ttl', 'idempotencyKeys ttl']);
     expect(await db.collection('logSegments').countDocuments({ maxTs: { $lt: new Date(cutoff) } })).toBe(0);
     expect(await db.collection('traces').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('spans').countDocuments({ traceId: old })).toBe(0);

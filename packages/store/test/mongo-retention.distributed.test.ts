@@ -91,6 +91,13 @@ describe('mongo store: retention by TTL indexes on mongod', () => {
     await untilNone('spans older than a day', olderThan(db, 'spans', 'ts', DAY));
     await untilNone('logs older than a day', olderThan(db, 'logs', 'ts', DAY));
     await untilNone('idempotency keys older than 24 h', olderThan(db, 'idempotencyKeys', 'createdAt', DAY));
+    // The rollups of that time, per application and per operation, and the names its hour kept: a minute's a
+    // minute after the retention, an hour's an hour and a minute after; the fresh ones stay.
+    const rollups = { rollups: 'minute', rollupHours: 'hour', operationRollups: 'minute', operationRollupHours: 'hour', operationNames: 'hour' };
+    for (const [collection, field] of Object.entries(rollups)) {
+      await untilNone(`${collection} older than a day`, olderThan(db, collection, field, DAY + HOUR + 60_000));
+      expect(await db.collection(collection).countDocuments({})).toBe(1);
+    }
 
     const traces = await collect(store.streamTraces({ userId: w.user.id, projectId: w.project.id }));
     expect(traces.map((t) => [t.traceId, t.telemetry.length])).toEqual([[fresh.traceId, 2]]);

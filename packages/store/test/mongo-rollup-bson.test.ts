@@ -15,6 +15,21 @@ describe('readRawRollup', () => {
     });
   });
 
+  it('reads the operation of a per-operation document, any UTF-8 name, and none of a document without one', () => {
+    const doc = (operation: string) => Buffer.from(BSON.serialize({
+      _id: '[3,1772366400000,"x"]', projectId: 2, applicationId: 3, hour: new Date(1_772_366_400_000), operation,
+      partialBefore: new Date(1_772_366_460_000), requests: 1, errors: 0, zeros: 0, b: { '12': 1 },
+    }));
+    for (const operation of ['GET /orders/:id', '', 'POST /café/€ 🚀']) {
+      expect(readRawRollup(doc(operation))).toEqual({
+        projectId: 2, applicationId: 3, start: 1_772_366_400_000, partialBefore: 1_772_366_460_000, operation, requests: 1, errors: 0, sketch: [0, 12, 1],
+      });
+    }
+    expect(readRawRollup(Buffer.from(BSON.serialize({ projectId: 2, requests: 1 })))).not.toHaveProperty('operation');
+    // A field of another type under the name is not an operation (a rollup document never holds one).
+    expect(readRawRollup(Buffer.from(BSON.serialize({ operation: 7, requests: 1 })))).not.toHaveProperty('operation');
+  });
+
   it('refuses a type a rollup document never holds', () => {
     const bytes = Buffer.from(BSON.serialize({ requests: 1, odd: new BSON.Timestamp({ t: 1, i: 1 }) }));
     expect(() => readRawRollup(bytes)).toThrow(/Unexpected BSON type/);

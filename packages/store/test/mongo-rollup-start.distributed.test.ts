@@ -56,11 +56,11 @@ describe('mongo store: rollups at start-up', () => {
     const other = await first.createApplication({ name: 'other', projectId: w.project.id });
     for (const batch of traffic(w.app, other)) await first.writeSpans(batch);
     const counted = await Promise.all(windows(w.user.id).map((q) => first.readMetrics(q)));
-    // What a database written before the rollups holds: spans without `counted`, no rollups, no start-up records.
+    // What a database written before the rollups holds: spans without `counted` (nor `operation`), no rollups, no
+    // start-up records.
     const db = admin.db(database);
-    await db.collection('spans').updateMany({}, { $unset: { counted: '', parentSeen: '' } });
-    await db.collection('rollups').deleteMany({});
-    await db.collection('rollupHours').deleteMany({});
+    await db.collection('spans').updateMany({}, { $unset: { counted: '', parentSeen: '', operation: '' } });
+    for (const rollups of ['rollups', 'rollupHours', 'operationRollups', 'operationRollupHours', 'operationNames']) await db.collection(rollups).deleteMany({});
     await db.collection('counters').deleteMany({ _id: { $in: ['rollupHoursSince', 'rollupBackfillDone'] } as never });
     expect((await first.readMetrics(windows(w.user.id)[0]!))).toEqual([]);
 
@@ -73,10 +73,14 @@ describe('mongo store: rollups at start-up', () => {
     }
     expect(await db.collection('spans').countDocuments({ controller: true, counted: { $exists: false } })).toBe(0);
     expect(await db.collection('counters').countDocuments({ _id: 'rollupBackfillDone' } as never)).toBe(1);
-    // Written since: counted as usual, and the backfill does not run again.
+    // The spans stored before are counted per application only: they have no operation.
+    expect(await a!.readMetrics({ ...windows(w.user.id)[1]!, byOperation: true })).toEqual([]);
+    // Written since: counted as usual, per operation too, and the backfill does not run again.
     await a!.writeSpans(spanBatch(w.app, [rootSpan(newId(), T0 + 5 * MINUTE)]));
     await open(database);
     expect((await expectRollupsTrue(a!, windows(w.user.id)[1]!)).reduce((n, x) => n + x.requests, 0)).toBe(181);
+    expect((await a!.readMetrics({ ...windows(w.user.id)[1]!, byOperation: true })).map((x) => [x.applicationId, x.operation, x.requests]))
+      .toEqual([[w.app.id, 'GET /items', 1]]);
   });
 
   it('reads by the minute the hours before the first start with hour documents', async () => {

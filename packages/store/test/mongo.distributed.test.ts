@@ -80,7 +80,7 @@ interface IndexInfo {
 }
 
 async function indexesOf(db: Db): Promise<Record<string, IndexInfo[]>> {
-  const names = [...Object.keys(INDEXES), 'idempotencyKeys'];
+  const names = [...Object.keys(INDEXES), 'idempotencyKeys', 'operationNames'];
   const entries = await Promise.all(names.map(async (name) => {
     const list = (await db.collection(name).listIndexes().toArray()) as unknown as IndexInfo[];
     return [name, list.map(({ name: n, key, unique, expireAfterSeconds, partialFilterExpression }) => ({
@@ -128,6 +128,11 @@ describe('mongo store: indexes', () => {
     expect(ttlOf(first, 'rollups')).toEqual({ name: TTL_INDEX, key: { minute: 1 }, expireAfterSeconds: 7 * DAY + 60 });
     // An hour's with its last minute's.
     expect(ttlOf(first, 'rollupHours')).toEqual({ name: TTL_INDEX, key: { hour: 1 }, expireAfterSeconds: 7 * DAY + 3600 + 60 });
+    // The per-operation rollups as those, and the names an hour keeps with its hour documents.
+    expect(ttlOf(first, 'operationRollups')).toEqual({ name: TTL_INDEX, key: { minute: 1 }, expireAfterSeconds: 7 * DAY + 60 });
+    for (const name of ['operationRollupHours', 'operationNames']) {
+      expect(ttlOf(first, name)).toEqual({ name: TTL_INDEX, key: { hour: 1 }, expireAfterSeconds: 7 * DAY + 3600 + 60 });
+    }
 
     const again = await openStore({ database, retentionDays: 7 });
     expect(await indexesOf(db)).toEqual(first);
@@ -250,8 +255,8 @@ describe('mongo store: metrics rollups without transactions', () => {
     const w = await makeWorld(store);
     const batch = spanBatch(w.app, Array.from({ length: 30 }, (_, i) => rootSpan(newId(), T0 + i * 7000)), { idempotencyKey: 'k' });
     await store.writeSpans(batch);
-    // What a crash between marking the spans and updating the rollups leaves.
-    await db.collection('rollups').deleteMany({});
+    // What a crash between marking the spans and updating the rollups leaves (per application and per operation).
+    for (const rollups of ['rollups', 'operationRollups']) await db.collection(rollups).deleteMany({});
     await db.collection('spans').updateMany({}, { $set: { counted: false, op: 'lost-op-1' } });
     await db.collection('idempotencyKeys').deleteMany({});
     expect((await store.readMetrics({ userId: w.user.id, from: T0 - MINUTE, to: T0 + 10 * MINUTE, bucketMs: MINUTE }))).toEqual([]);

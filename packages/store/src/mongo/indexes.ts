@@ -69,6 +69,9 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
   rollups: [{ key: { projectId: 1, minute: 1 }, name: 'project_minute' }],
   // GET /metrics: the whole hours of the visible projects in the window.
   rollupHours: [{ key: { projectId: 1, hour: 1 }, name: 'project_hour' }],
+  // GET /metrics/operations: the same, per operation. (The names an hour keeps are read by `_id` alone.)
+  operationRollups: [{ key: { projectId: 1, minute: 1 }, name: 'project_minute' }],
+  operationRollupHours: [{ key: { projectId: 1, hour: 1 }, name: 'project_hour' }],
   logs: [
     { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_ts' },
     { key: { applicationId: 1, ts: -1, _id: -1 }, name: 'application_ts' },
@@ -122,6 +125,10 @@ export function ttlSeconds(retentionDays: number | undefined): { [K in keyof Col
     // An hour's rollup when its last minute's goes; reads stop using it once its first minute may be gone
     // (rollups.ts), so its minutes past the retention are never counted.
     rollupHours: { field: 'hour', seconds: telemetry === null ? null : telemetry + 3600 + 60 },
+    // The per-operation rollups as the others; the names an hour keeps with the hour's documents.
+    operationRollups: { field: 'minute', seconds: telemetry === null ? null : telemetry + 60 },
+    operationRollupHours: { field: 'hour', seconds: telemetry === null ? null : telemetry + 3600 + 60 },
+    operationNames: { field: 'hour', seconds: telemetry === null ? null : telemetry + 3600 + 60 },
     // A key older than the window can no longer skip a batch (the SQLite purge drops it too).
     idempotencyKeys: { field: 'createdAt', seconds: Math.round(IDEMPOTENCY_WINDOW_MS / 1000) },
     // A rate-limit window goes once it has ended (its `expiresAt`).

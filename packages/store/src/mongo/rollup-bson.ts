@@ -1,8 +1,8 @@
 /**
  * Reads a rollup document from its raw BSON (a find with `raw: true`): the driver's deserializer builds a
  * JavaScript object with a property per sketch bucket, about 0.4 ms for a busy minute's 300 buckets, ten times the
- * cost of walking the bytes here. Only the fields GET /metrics reads; numbers may be int32, int64 or double
- * (`$inc` keeps int32 until a value no longer fits).
+ * cost of walking the bytes here. Only the fields GET /metrics (and /metrics/operations) reads; numbers may be
+ * int32, int64 or double (`$inc` keeps int32 until a value no longer fits).
  */
 export interface RawRollup {
   projectId: number;
@@ -11,6 +11,8 @@ export interface RawRollup {
   start: number;
   /** An hour document's `partialBefore` (the purge's mark), as epoch ms. */
   partialBefore?: number;
+  /** A per-operation document's operation (OTHER_OPERATIONS: ''). */
+  operation?: string;
   requests: number;
   errors: number;
   /** The sketch as [zeros, key, count, key, count, ...]. */
@@ -81,6 +83,10 @@ export function readRawRollup(bytes: Buffer): RawRollup {
     } else if (name === 'zeros') doc.sketch[0] = numberAt(bytes, valueAt, type);
     else if (name === 'minute' || name === 'hour') doc.start = numberAt(bytes, valueAt, type);
     else if (name === 'partialBefore') doc.partialBefore = numberAt(bytes, valueAt, type);
+    else if (name === 'operation' && type === STRING) {
+      // A string's length counts its terminating NUL.
+      doc.operation = bytes.toString('utf8', valueAt + 4, valueAt + 3 + bytes.readInt32LE(valueAt));
+    }
     else if (name === 'projectId' || name === 'applicationId' || name === 'requests' || name === 'errors') {
       doc[name] = numberAt(bytes, valueAt, type);
     }

@@ -1,5 +1,6 @@
 import type { Filter } from 'mongodb';
 import { RollupDelta } from '../rollups.js';
+import type { EntrySpan } from '../rollups.js';
 import type { Collections, SpanDoc } from './collections.js';
 import { spanKey } from './collections.js';
 import { applyDelta, newOpId } from './rollups.js';
@@ -60,12 +61,19 @@ export async function completeFound(c: Collections, op: string): Promise<void> {
   await completeOp(c, op);
 }
 
+/**
+ * What a span brings to the rollups. Its operation is what it was stored with (span-docs.ts), the same for its +1
+ * and its -1; a span stored before the per-operation rollups has none, and is counted per application only.
+ */
+const entryOf = (s: Pick<SpanDoc, 'ts' | 'durationMs' | 'status' | 'operation'>): EntrySpan =>
+  ({ ts: s.ts.getTime(), durationMs: s.durationMs, status: s.status, operation: s.operation ?? null });
+
 /** Completes an operation (its owner does, or `completeFound`): adds the delta of its marked spans to the rollups, then flips their flags. */
 export async function completeOp(c: Collections, op: string): Promise<void> {
-  const spans = await c.spans.find({ op }, { projection: { projectId: 1, applicationId: 1, ts: 1, durationMs: 1, status: 1, counted: 1 } }).toArray();
+  const spans = await c.spans.find({ op }, { projection: { projectId: 1, applicationId: 1, ts: 1, durationMs: 1, status: 1, operation: 1, counted: 1 } }).toArray();
   if (spans.length === 0) return;
   const delta = new RollupDelta();
-  for (const s of spans) delta.add(s.projectId, s.applicationId, { ts: s.ts.getTime(), durationMs: s.durationMs, status: s.status }, s.counted ? -1 : 1);
+  for (const s of spans) delta.add(s.projectId, s.applicationId, entryOf(s), s.counted ? -1 : 1);
   await applyDelta(c, delta, op);
   // Counted spans first: the update removes the mark, so they are not flipped back by the second.
   await c.spans.updateMany({ op, counted: true }, { $set: { counted: false }, $unset: { op: '' } });
@@ -126,7 +134,7 @@ export function entryCandidate(s: SpanDoc, inGroup: Set<string>): boolean {
 /** Completes the group's own operation: the delta of the spans it inserted marked, then their flags, in one update. */
 async function completeOwn(c: Collections, op: string, marked: SpanDoc[]): Promise<void> {
   const delta = new RollupDelta();
-  for (const s of marked) delta.add(s.projectId, s.applicationId, { ts: s.ts.getTime(), durationMs: s.durationMs, status: s.status }, 1);
+  for (const s of marked) delta.add(s.projectId, s.applicationId, entryOf(s), 1);
   await applyDelta(c, delta, op);
   // All of them were inserted not counted, and only a completion of `op` takes the mark away.
   await c.spans.updateMany({ op }, { $set: { counted: true }, $unset: { op: '' } });

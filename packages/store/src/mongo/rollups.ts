@@ -8,7 +8,8 @@ import type { Access } from './access.js';
 import { deadlineOf } from './budget.js';
 import { onlyDuplicates } from './bulk.js';
 import type { Collections, RollupDoc } from './collections.js';
-import { rollupKey } from './collections.js';
+import { operationRollupKey, rollupKey } from './collections.js';
+import { keepNames } from './operation-names.js';
 import { readRawRollup } from './rollup-bson.js';
 import { nextTurn } from './paging.js';
 import type { RawRollup } from './rollup-bson.js';
@@ -28,21 +29,38 @@ const YIELD_EVERY = 100;
 /** A new operation id: the time it begins (base 36 ms, read by rollup-ops.ts' `opStartedAt`), a dot, 8 random characters. */
 export const newOpId = (): string => `${Date.now().toString(36)}.${randomBytes(6).toString('base64url')}`;
 
-/** A minute or an hour rollup document, as both collections' updates and reads see them (they differ in `minute`/`hour` alone). */
+/**
+ * A minute or an hour rollup document, per application or per operation, as the four collections' updates and
+ * reads see them (they differ in `minute`/`hour` and `operation` alone).
+ */
 type AnyRollup = RollupDoc;
 
-/** The updates of one rollup collection for these changes: `$inc` once per operation id, `start` set on insert. */
-function updatesOf(changes: RollupChange[], op: string, startField: 'minute' | 'hour'): AnyBulkWriteOperation<AnyRollup>[] {
+/** The minute and the hour collections of the rollups per application, or per operation. */
+interface RollupCollections {
+  minutes: Collection<AnyRollup>;
+  hours: Collection<AnyRollup>;
+}
+const perApplication = (c: Collections): RollupCollections =>
+  ({ minutes: c.rollups, hours: c.rollupHours as unknown as Collection<AnyRollup> });
+const perOperation = (c: Collections): RollupCollections =>
+  ({ minutes: c.operationRollups as unknown as Collection<AnyRollup>, hours: c.operationRollupHours as unknown as Collection<AnyRollup> });
+
+/**
+ * The updates of one rollup collection for these changes (with `operation`: of a per-operation collection):
+ * `$inc` once per operation id, `start` (and the operation) set on insert.
+ */
+function updatesOf(changes: (RollupChange & { operation?: string })[], op: string, startField: 'minute' | 'hour'): AnyBulkWriteOperation<AnyRollup>[] {
   return changes.map((ch) => {
     const inc: Record<string, number> = { requests: ch.requests, errors: ch.errors };
     const [zeros, ...buckets] = ch.sketch.toArray();
     inc['zeros'] = zeros ?? 0;
     for (let i = 0; i + 1 < buckets.length; i += 2) inc[`b.${buckets[i]}`] = buckets[i + 1]!;
+    const operation = ch.operation === undefined ? {} : { operation: ch.operation };
     return { updateOne: {
-      filter: { _id: rollupKey(ch.applicationId, ch.start), ops: { $ne: op } },
+      filter: { _id: ch.operation === undefined ? rollupKey(ch.applicationId, ch.start) : operationRollupKey(ch.applicationId, ch.start, ch.operation), ops: { $ne: op } },
       update: {
         $inc: inc,
-        $setOnInsert: { projectId: ch.projectId, applicationId: ch.applicationId, [startField]: new Date(ch.start) },
+        $setOnInsert: { projectId: ch.projectId, applicationId: ch.applicationId, [startField]: new Date(ch.start), ...operation },
         $push: { ops: { $each: [op], $slice: -OPS_KEPT } },
       },
       upsert: true,
@@ -67,15 +85,23 @@ async function bulkOnce(collection: Collection<AnyRollup>, ops: AnyBulkWriteOper
 }
 
 /**
- * Adds a delta to the rollup documents, minute and hour, once per operation id: each document's update is one
- * atomic `$inc` of its counters and sketch buckets (concurrent writers merge), conditional on the operation not
- * being among the document's `ops` yet, which it joins in the same update. The two collections are written at
- * once; an operation completed again (after a failure between them) adds to each document what it lacks.
+ * Adds a delta to the rollup documents, minute and hour, per application and per operation, once per operation
+ * id: each document's update is one atomic `$inc` of its counters and sketch buckets (concurrent writers merge),
+ * conditional on the operation not being among the document's `ops` yet, which it joins in the same update. The
+ * names the delta's hours keep are decided first (operation-names.ts), then the four collections are written at
+ * once; an operation completed again (after a failure between them) finds the same names kept, and adds to each
+ * document what it lacks.
  */
 export async function applyDelta(c: Collections, delta: RollupDelta, op: string): Promise<void> {
+  const kept = delta.operations.empty ? undefined : await keepNames(c, delta.operations.hours());
+  const [app, ops] = [perApplication(c), perOperation(c)];
   await Promise.all([
-    bulkOnce(c.rollups as unknown as Collection<AnyRollup>, updatesOf(delta.changes(MINUTE_MS), op, 'minute')),
-    bulkOnce(c.rollupHours as unknown as Collection<AnyRollup>, updatesOf(delta.changes(HOUR_MS), op, 'hour')),
+    bulkOnce(app.minutes, updatesOf(delta.changes(MINUTE_MS), op, 'minute')),
+    bulkOnce(app.hours, updatesOf(delta.changes(HOUR_MS), op, 'hour')),
+    ...(kept === undefined ? [] : [
+      bulkOnce(ops.minutes, updatesOf(delta.operations.changes(MINUTE_MS, kept), op, 'minute')),
+      bulkOnce(ops.hours, updatesOf(delta.operations.changes(HOUR_MS, kept), op, 'hour')),
+    ]),
   ]);
 }
 
@@ -87,11 +113,12 @@ export async function applyDelta(c: Collections, delta: RollupDelta, op: string)
 export type FirstHour = () => number;
 
 /**
- * GET /metrics from the rollups of the visible projects: whole hours (rollup-plan.ts) from the hour documents on
- * (projectId, hour), the rest of the window from the minute documents on (projectId, minute): one query each, with
- * an `$or` of its runs where there are several (GET /metrics' buckets make one run of hours and at most two of
- * minutes, the window's partial first and last hours). Within `query.budgetMs` from the call (budget.ts): each
- * query with what is left of it as `maxTimeMS`, the clock checked between batches.
+ * GET /metrics from the rollups of the visible projects (GET /metrics/operations, `byOperation`: from the
+ * per-operation rollups): whole hours (rollup-plan.ts) from the hour documents on (projectId, hour), the rest of
+ * the window from the minute documents on (projectId, minute): one query each, with an `$or` of its runs where
+ * there are several (GET /metrics' buckets make one run of hours and at most two of minutes, the window's partial
+ * first and last hours). Within `query.budgetMs` from the call (budget.ts): each query with what is left of it
+ * as `maxTimeMS`, the clock checked between batches.
  */
 export async function readRollups(c: Collections, access: Access, query: MetricsQuery, firstHour: FirstHour = () => 0): Promise<MetricsCell[]> {
   const deadline = deadlineOf(query.budgetMs, Date.now, query.signal);
@@ -100,8 +127,13 @@ export async function readRollups(c: Collections, access: Access, query: Metrics
   const merger = new CellMerger(query);
   const plan = planRollupRead(query, firstHour());
   const app = query.applicationId === undefined ? {} : { applicationId: query.applicationId };
-  /** Hours whose document the purge marked partial: read by the minute, for that application only. */
-  const partial: { applicationId: number; from: number; to: number }[] = [];
+  const { minutes: minuteDocs, hours: hourDocs } = query.byOperation ? perOperation(c) : perApplication(c);
+  /**
+   * Hours whose document the purge marked partial: read by the minute, for that application only, and for the
+   * operations whose document is marked (one written after the purge, of a name new in the hour, counts only
+   * minutes that are there: it is read whole, not again by the minute).
+   */
+  const partial = new Map<string, Range & { operations?: string[] }>();
   const scan = async (collection: Collection<AnyRollup>, hint: string, filter: Document, each: (d: RawRollup) => void): Promise<void> => {
     // Raw BSON, read by readRawRollup: the driver's objects of ~300 bucket properties cost ten times as much. The
     // index is named: the planner may otherwise take the TTL index on the time alone, which reads every project's.
@@ -117,30 +149,49 @@ export async function readRollups(c: Collections, access: Access, query: Metrics
   };
   const add = (d: RawRollup) => merger.add(d, (sketch) => sketch.mergeArray(d.sketch));
   /** The ranges as one filter: the range itself, or an `$or` of them (windows whose buckets cut hours). */
-  const anyOf = (field: 'hour' | 'minute', ranges: ({ from: number; to: number; applicationId?: number })[]): Document => {
-    const each = ranges.map((r) => ({ [field]: { $gte: new Date(r.from), $lt: new Date(r.to) }, ...(r.applicationId === undefined ? {} : { applicationId: r.applicationId }) }));
+  const anyOf = (field: 'hour' | 'minute', ranges: (Range & { operations?: string[] })[]): Document => {
+    const each = ranges.map((r) => ({
+      [field]: { $gte: new Date(r.from), $lt: new Date(r.to) },
+      ...(r.applicationId === undefined ? {} : { applicationId: r.applicationId }),
+      ...(r.operations === undefined ? {} : { operation: { $in: r.operations } }),
+    }));
     return each.length === 1 ? each[0]! : { $or: each };
   };
   if (plan.hours.length > 0) {
-    await scan(c.rollupHours as unknown as Collection<AnyRollup>, 'project_hour', { ...anyOf('hour', plan.hours), ...app }, (d) => {
-      if (d.partialBefore === undefined) add(d);
-      else partial.push({ applicationId: d.applicationId, from: d.start, to: d.start + HOUR_MS });
+    await scan(hourDocs, 'project_hour', { ...anyOf('hour', plan.hours), ...app }, (d) => {
+      if (d.partialBefore === undefined) return add(d);
+      const key = `${d.applicationId}:${d.start}`;
+      let range = partial.get(key);
+      if (range === undefined) partial.set(key, (range = { applicationId: d.applicationId, from: d.start, to: d.start + HOUR_MS }));
+      if (d.operation !== undefined) (range.operations ??= []).push(d.operation);
     });
   }
-  const minutes = [...plan.minutes.map((r) => ({ ...r, ...app })), ...partial];
-  if (minutes.length > 0) await scan(c.rollups as unknown as Collection<AnyRollup>, 'project_minute', anyOf('minute', minutes), add);
+  const minutes = [...plan.minutes.map((r) => ({ ...r, ...app })), ...partial.values()];
+  if (minutes.length > 0) await scan(minuteDocs, 'project_minute', anyOf('minute', minutes), add);
   return merger.result();
+}
+
+/** A range of minutes or hours to read, of one application or of the query's. */
+interface Range {
+  from: number;
+  to: number;
+  applicationId?: number;
 }
 
 /**
  * The purge's part of the rollups, after its rounds took the purged traces' later entry spans out: the minute
  * documents before the cut-off's minute go, so do the hour documents of hours wholly before it, and the hour
- * document of the hour it falls in is marked partial (it still counts the minutes that went).
+ * documents of the hour it falls in are marked partial (they still count the minutes that went); per
+ * application, then per operation. The names of the hours gone go with them; the cut-off hour keeps its names
+ * (its cells stay, and a name must keep going to the same cell).
  */
 export async function dropRollupsBefore(c: Collections, cutoffMs: number): Promise<void> {
   const minute = minuteOf(cutoffMs);
   const hour = hourOf(minute);
-  await c.rollups.deleteMany({ minute: { $lt: new Date(minute) } });
-  await c.rollupHours.deleteMany({ hour: { $lt: new Date(hour) } });
-  if (minute > hour) await c.rollupHours.updateMany({ hour: new Date(hour) }, { $max: { partialBefore: new Date(minute) } });
+  for (const { minutes, hours } of [perApplication(c), perOperation(c)]) {
+    await minutes.deleteMany({ minute: { $lt: new Date(minute) } });
+    await hours.deleteMany({ hour: { $lt: new Date(hour) } } as Filter<AnyRollup>);
+    if (minute > hour) await hours.updateMany({ hour: new Date(hour) } as Filter<AnyRollup>, { $max: { partialBefore: new Date(minute) } });
+  }
+  await c.operationNames.deleteMany({ hour: { $lt: new Date(hour) } });
 }

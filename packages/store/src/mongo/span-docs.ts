@@ -1,3 +1,4 @@
+import { operationOf } from '@lantern/domain';
 import type { LogBatchMessage, Span, SpanBatchMessage, TelemetryMessage } from '@lantern/domain';
 import { logPairs } from '../attribute-pairs.js';
 import type { LogDoc, SpanDoc } from './collections.js';
@@ -13,9 +14,14 @@ export function batchTime(batch: TelemetryMessage, now: () => number): number {
   return Number.isNaN(ms) ? now() : ms;
 }
 
-/** A span as stored: not counted by the rollups yet (rollup-ops.ts decides, and may mark it with an operation). */
+/**
+ * A span as stored: not counted by the rollups yet (rollup-ops.ts decides, and may mark it with an operation). A
+ * controller span (an entry candidate) carries its operation for the per-operation rollups, '' without a name:
+ * kept on the span, so that taking it out again counts it out of the cell it went into.
+ */
 export function toSpanDoc(batch: SpanBatchMessage, span: Span, at: number): SpanDoc {
   const parsed = Date.parse(span.timestamp);
+  const controller = typeof span.requestMethod === 'string' && span.requestMethod.startsWith('controller:');
   return {
     _id: spanKey(batch.applicationId, span.traceId, span.spanId),
     traceKey: traceKey(batch.applicationId, span.traceId),
@@ -25,11 +31,12 @@ export function toSpanDoc(batch: SpanBatchMessage, span: Span, at: number): Span
     spanId: span.spanId,
     ts: new Date(Number.isNaN(parsed) ? at : parsed),
     parentSpanId: span.parentSpanId ?? null,
-    controller: typeof span.requestMethod === 'string' && span.requestMethod.startsWith('controller:'),
+    controller,
     durationMs: numberOrNull(span.durationMs),
     status: numberOrNull(span.responseStatus),
     data: JSON.stringify(span),
     counted: false,
+    ...(controller ? { operation: operationOf(span) ?? '' } : {}),
   };
 }
 

@@ -1,0 +1,62 @@
+import type { AnyBulkWriteOperation, Document } from 'mongodb';
+import { MAX_OPERATIONS_PER_HOUR, keptNamesOf } from '../operation-rollups.js';
+import type { KeptNames, OperationHour } from '../operation-rollups.js';
+import { onlyDuplicates } from './bulk.js';
+import type { Collections, OperationNamesDoc } from './collections.js';
+import { rollupKey } from './collections.js';
+
+/**
+ * The new names of `names` (a literal: a name may start with `$`) appended to the stored list while it holds
+ * fewer than `max`, in their order: an expression of an update pipeline, evaluated by mongod on the document as
+ * it is when the update applies.
+ */
+function appendUpTo(names: string[], max: number): Document {
+  return {
+    $let: {
+      vars: { held: { $ifNull: ['$names', []] } },
+      in: {
+        $concatArrays: ['$$held', {
+          $slice: [
+            { $filter: { input: { $literal: names }, as: 'name', cond: { $not: [{ $in: ['$$name', '$$held'] }] } } },
+            { $max: [0, { $subtract: [max, { $size: '$$held' }] }] },
+          ],
+        }],
+      },
+    },
+  };
+}
+
+/**
+ * Decides which operation names the (application, hour)s of a delta keep (../operation-rollups.ts): the first
+ * `max` names each hour saw, kept in one document per (application, hour) (`operationNames`). Several writers
+ * decide at once without transactions: each document changes by one update of a pipeline that appends the
+ * delta's new names while there is room (a single-document update is atomic, so concurrent writers append one
+ * after the other and the list never grows past `max`), then the lists are read back. A name, once in a list,
+ * stays there until the purge takes the hour's documents out; a name refused finds the list full, which it then
+ * stays: so every delta of an hour (a retry, a span taken out again) maps a name to the same cell.
+ *
+ * Two round trips for the whole delta, whatever the number of hours: one unordered bulk of upserts, one find.
+ * Hours of the delta without a name (only OTHER_OPERATIONS) are neither written nor read.
+ */
+export async function keepNames(c: Collections, hours: OperationHour[], max = MAX_OPERATIONS_PER_HOUR): Promise<KeptNames> {
+  const named = hours.filter((h) => h.names.size > 0);
+  if (named.length === 0) return keptNamesOf([]);
+  const ids = named.map((h) => rollupKey(h.applicationId, h.hour));
+  const updates = named.map((h, i): AnyBulkWriteOperation<OperationNamesDoc> => ({ updateOne: {
+    filter: { _id: ids[i]! },
+    update: [{ $set: { projectId: h.projectId, applicationId: h.applicationId, hour: new Date(h.hour), names: appendUpTo([...h.names], max) } }],
+    upsert: true,
+  } }));
+  try {
+    await c.operationNames.bulkWrite(updates, { ordered: false });
+  } catch (e) {
+    // Two writers inserting an hour's document at once: one inserts, the other's upsert fails on the duplicate
+    // key (when mongod does not retry it itself); the same updates again find the document and append to it.
+    if (!onlyDuplicates(e)) throw e;
+    await c.operationNames.bulkWrite(updates, { ordered: false });
+  }
+  const docs = await c.operationNames.find({ _id: { $in: ids } }, { projection: { names: 1 } }).toArray();
+  const byId = new Map(docs.map((d) => [d._id, d.names]));
+  // A document gone meanwhile (its hour purged): none of its names kept.
+  return keptNamesOf(named.map((h, i) => ({ applicationId: h.applicationId, hour: h.hour, kept: new Set(byId.get(ids[i]!) ?? []) })));
+}
