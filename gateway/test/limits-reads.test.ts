@@ -53,8 +53,8 @@ describe('query: at most MAX_CONCURRENT_READS_PER_USER reads in flight per user'
       held.push(read);
       expect(read.status).toBe(200);
     }
-    for (const path of ['/ingest/logs', '/logs/project', '/metrics', '/metrics/operations']) {
-      const res = await l.http.get(path).query(path === '/logs/project' ? { id: t.projectId } : {}).set(bearer(t.token));
+    for (const path of ['/ingest/logs', '/logs/project', '/metrics', '/metrics/operations', '/metrics/services']) {
+      const res = await l.http.get(path).query(path === '/logs/project' ? { id: t.projectId } : path === '/metrics/services' ? { projectId: t.projectId } : {}).set(bearer(t.token));
       expectDocumentedRefusal('GET', path, res);
       expectError(res, 429, 'too_many_reads');
       expect(res.headers['retry-after']).toBe('1');

@@ -165,6 +165,7 @@ describe('GET /openapi.json', () => {
       ['GET', '/ingest/logs', 'bearer', 200, []],
       ['GET', '/metrics', 'bearer', 200, []],
       ['GET', '/metrics/operations', 'bearer', 200, []],
+      ['GET', '/metrics/services', 'bearer', 200, ['query:projectId']],
       ['GET', '/logs/volume', 'bearer', 200, ['query:projectId']],
       ['GET', '/logs/facets', 'bearer', 200, ['query:projectId', 'query:key']],
       ['POST', '/ingest/traces', 'apiKey', 200, []],
@@ -408,6 +409,9 @@ describe('GET /openapi.json', () => {
       expect(perOperation.body.operations).toEqual([expect.objectContaining({ operation: 'GET', requests: 2, errors: 1 })]);
       expectDocumented('GET', '/metrics/operations', perOperation);
       expectDocumented('GET', '/metrics/operations', await l.http.get(`/metrics/operations?from=${iso(now - 7_200_000)}&to=${iso(now - 3_600_000)}`).set(auth).expect(200));
+      const map = await l.http.get(`/metrics/services?projectId=${project.body.id}`).set(auth).expect(200);
+      expect(map.body.nodes).toEqual([expect.objectContaining({ applicationId: app.body.id, requests: 2 })]);
+      expectDocumented('GET', '/metrics/services', map);
     });
 
     it('AI: create and list tenants, upload, list and delete documents', async () => {

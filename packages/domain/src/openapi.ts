@@ -63,6 +63,13 @@ const ops: Record<string, Record<string, Op>> = {
       description: '`from` must be before `to`, and the window at most 90 days (with the defaults: a `from` at most 90 days before now); else 400 validation_failed, rules the schema cannot state across two parameters.',
       params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'Default: an hour before `to`. Before `to`, at most 90 days before it; the window is widened to whole buckets.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'Default: now (the window then ends with the current minute).' }, { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id }] },
   },
+  '/metrics/services': {
+    get: { summary: 'The service map of a project: its applications and the calls between them, with calls, errors and p50/p95/p99', security: 'jwt', ok: ['200', 'The map', ref('ServiceMap')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
+      description: 'The window as GET /metrics takes it (`from` before `to`, at most 90 days; else 400 validation_failed). A call is an entry span of one application whose parent is a span of another application of the project, counted once both are stored (whichever came first), per minute and hour as spans are written: the window reads whole hours from the hour rollups. '
+        + 'Applications are the nodes (a Lantern application is one API key: one service). Spans written before this version are not counted as calls.',
+      params: [{ name: 'projectId', in: 'query', required: true, schema: id }, { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'As GET /metrics.' },
+        { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'As GET /metrics.' }] },
+  },
   '/metrics/operations': {
     get: { summary: 'Request metrics per operation (route) of each application: rate, errors, p50/p95/p99 and their series', security: 'jwt', ok: ['200', 'Metrics per operation', ref('OperationMetrics')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
       description: 'The window as GET /metrics takes it (`from` before `to`, at most 90 days, whole buckets; else 400 validation_failed); a window over 6 hours takes buckets of an hour or more. From rollups kept per application, operation and minute (and hour) as spans are written: '

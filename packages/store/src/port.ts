@@ -229,6 +229,11 @@ export interface MetricsQuery extends ReadBudget {
   bucketMs: number;
   /** Cells per (application, operation, bucket), from the per-operation rollups (operation-rollups.ts). */
   byOperation?: boolean;
+  /**
+   * Cells per (called application, calling application, bucket): the calls between applications (call-rollups.ts),
+   * entry spans whose parent is a span of another application.
+   */
+  byCaller?: boolean;
 }
 
 /** The log volume of a project's window (GET /logs/volume): counts per bucket, application and level. */
@@ -271,6 +276,8 @@ export interface MetricsCell {
    * MAX_OPERATIONS_PER_HOUR, or without a name).
    */
   operation?: string | null;
+  /** With `byCaller`: the calling application; `applicationId` is the called one, `requests` the calls. */
+  callerApplicationId?: number;
 }
 
 export interface TelemetryStore {

@@ -1,4 +1,5 @@
 import { QuantileSketch } from '@lantern/domain';
+import { CallCells } from './call-rollups.js';
 import { OperationCells } from './operation-rollups.js';
 import type { MetricsCell, MetricsQuery } from './port.js';
 
@@ -46,6 +47,8 @@ export class RollupDelta {
   private readonly cells = new Map<string, RollupChange>();
   /** The same changes per operation (operation-rollups.ts). */
   readonly operations = new OperationCells();
+  /** Calls between applications (call-rollups.ts): added apart, when an entry span's caller is known. */
+  readonly calls = new CallCells();
 
   add(projectId: number, applicationId: number, span: EntrySpan, sign: 1 | -1): void {
     const minute = minuteOf(span.ts);
@@ -97,15 +100,18 @@ export class CellMerger {
 
   constructor(private readonly query: MetricsQuery) {}
 
-  add(row: { projectId: number; applicationId: number; start: number; requests: number; errors: number; operation?: string }, sketch: (into: QuantileSketch) => void): void {
+  add(row: { projectId: number; applicationId: number; start: number; requests: number; errors: number; operation?: string; callerId?: number },
+    sketch: (into: QuantileSketch) => void): void {
     if (row.requests <= 0) return;
     const bucket = this.query.from + Math.floor((row.start - this.query.from) / this.query.bucketMs) * this.query.bucketMs;
     const operation = this.query.byOperation ? (row.operation || null) : undefined;
-    const key = operation === undefined ? `${row.applicationId}:${bucket}` : `${row.applicationId}:${bucket}:${operation ?? ''}`;
+    const caller = this.query.byCaller ? row.callerId : undefined;
+    const key = `${row.applicationId}:${bucket}:${operation ?? ''}:${operation === null}:${caller ?? ''}`;
     let cell = this.cells.get(key);
     if (cell === undefined) {
       cell = { projectId: row.projectId, applicationId: row.applicationId, bucket, requests: 0, errors: 0, sketch: new QuantileSketch() };
       if (operation !== undefined) cell.operation = operation;
+      if (caller !== undefined) cell.callerApplicationId = caller;
       this.cells.set(key, cell);
     }
     cell.requests += row.requests;
@@ -113,9 +119,10 @@ export class CellMerger {
     sketch(cell.sketch);
   }
 
-  /** By application, then operation (OTHER_OPERATIONS' null last), then bucket. */
+  /** By application, then operation (OTHER_OPERATIONS' null last) or caller, then bucket. */
   result(): MetricsCell[] {
-    return [...this.cells.values()].sort((a, b) => a.applicationId - b.applicationId || byOperation(a.operation, b.operation) || a.bucket - b.bucket);
+    return [...this.cells.values()].sort((a, b) => a.applicationId - b.applicationId || byOperation(a.operation, b.operation)
+      || (a.callerApplicationId ?? 0) - (b.callerApplicationId ?? 0) || a.bucket - b.bucket);
   }
 }
 

@@ -2,8 +2,12 @@
  * Migrations 14 to 16 (schema.ts): the trace records' root service and operation, the trace filters' indexes, and
  * the log volume's rollups.
  */
-/** Migration 19's tables and column (schema.ts): the per-operation rollups. */
-export const UNDO_MIGRATION_19 = `DROP TABLE operation_rollups; DROP TABLE operation_rollups_hourly; DROP TABLE operation_names;
+/** Migration 20's tables, index and column (schema.ts): the calls between applications. */
+export const UNDO_MIGRATION_20 = `DROP TABLE call_rollups; DROP TABLE call_rollups_hourly; DROP INDEX spans_waiting_caller;
+  ALTER TABLE spans DROP COLUMN caller_app;`;
+
+/** Migration 19's tables and column (schema.ts): the per-operation rollups; 20's too (not idempotent). */
+export const UNDO_MIGRATION_19 = `${UNDO_MIGRATION_20} DROP TABLE operation_rollups; DROP TABLE operation_rollups_hourly; DROP TABLE operation_names;
   ALTER TABLE spans DROP COLUMN operation;`;
 
 /** Migration 17's table and column (schema.ts): the attribute postings of trace records; 19's too (not idempotent). */

@@ -325,6 +325,21 @@ describe('sqlite store', () => {
     expect(await perOperation()).toEqual([['GET /old', 1], ['POST /new', 1]]);
   });
 
+    it('finds a call\'s parent in the other applications by primary key, and the spans waiting for one by their partial index', async () => {
+    await (await open()).close();
+    const db = new Database(file, { readonly: true });
+    try {
+      const plan = (sql: string) => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all().map((r) => (r as { detail: string }).detail).join('\n');
+      // The statements of ingest.ts (callerOf, waitingCalls) and purge.ts (callsFrom).
+      expect(plan(`SELECT application_id FROM spans WHERE application_id IN (SELECT id FROM applications WHERE project_id = 1 AND id != 2)
+        AND trace_id = 't' AND span_id = 's' LIMIT 1`)).toMatch(/SEARCH spans USING COVERING INDEX sqlite_autoindex_spans_1 \(application_id=\? AND trace_id=\? AND span_id=\?\)/);
+      expect(plan("SELECT span_id FROM spans WHERE project_id = 1 AND trace_id = 't' AND caller_app = -1")).toContain('spans_waiting_caller (project_id=? AND trace_id=?)');
+      expect(plan("SELECT ts FROM spans WHERE application_id = 1 AND trace_id = 't' AND caller_app > 0 AND ts >= 5")).toContain('sqlite_autoindex_spans_1 (application_id=? AND trace_id=?)');
+    } finally {
+      db.close();
+    }
+  });
+
     it('refuses a database whose schema is newer than this build', async () => {
     const db = new Database(file);
     db.pragma('user_version = 99');

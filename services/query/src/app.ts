@@ -7,6 +7,7 @@ import { Router, type Express, type Response } from 'express';
 import { concurrentReads } from './concurrent-reads.js';
 import { metricsReport } from './metrics.js';
 import { DEFAULT_OPERATIONS, MAX_OPERATIONS, operationsReport } from './operation-metrics.js';
+import { serviceMapReport } from './service-map.js';
 import { everyPage, exportFormat, exportName, logLines, traceLines } from './export.js';
 import { logVolumeReport } from './log-volume.js';
 import { defined, encodeCursor, facetKeys, logFilters, logLevels, traceFilters } from './params.js';
@@ -143,6 +144,17 @@ export function createQueryRouter({ store, tokens, maxConcurrentReadsPerUser = 4
     const applicationId = queryId(req, 'applicationId');
     if (projectId !== undefined && !(await store.getProject(projectId, userId))) throw errors.notFound('project');
     res.json(metricsReport(await store.readMetrics(defined({ userId, projectId, applicationId, ...window, budgetMs: budgets.readBudgetMs, signal })), window));
+  }));
+
+  router.get('/metrics/services', read(async (req, res, signal) => {
+    const userId = userIdOf(res);
+    const projectId = queryId(req, 'projectId', true);
+    const window = metricsWindow(queryTime(req, 'from'), queryTime(req, 'to'), Date.now());
+    if (!(await store.getProject(projectId, userId))) throw errors.notFound('project');
+    // The whole window as one bucket: its whole hours from the hour rollups, its edges by the minute.
+    const whole = { userId, projectId, from: window.from, to: window.to, bucketMs: window.to - window.from, budgetMs: budgets.readBudgetMs, signal };
+    const [entries, calls] = await Promise.all([store.readMetrics(whole), store.readMetrics({ ...whole, byCaller: true })]);
+    res.json(serviceMapReport(entries, calls, window));
   }));
 
   router.get('/metrics/operations', read(async (req, res, signal) => {

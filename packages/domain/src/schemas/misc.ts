@@ -117,6 +117,47 @@ export const operationMetrics = {
   },
 } as const;
 
+const edgeFigures = {
+  errors: latency.errors,
+  errorRate: latency.errorRate,
+  p50Ms: latency.p50Ms,
+  p95Ms: latency.p95Ms,
+  p99Ms: latency.p99Ms,
+} as const;
+
+export const serviceMap = {
+  $id: 'ServiceMap',
+  type: 'object',
+  description:
+    'The applications of a project and the calls between them in a window, from rollups kept as spans are written: a call is an entry span of one application whose parent is a span of another (its caller), counted once both are stored.',
+  required: ['from', 'to', 'nodes', 'edges'],
+  properties: {
+    from: timestamp,
+    to: timestamp,
+    nodes: {
+      type: 'array',
+      description: 'The applications with entry spans or calls in the window, by id: their entry spans as GET /metrics counts them (an application that only calls others has 0 requests).',
+      items: { type: 'object', required: ['applicationId', 'requests', 'errors', 'errorRate', 'p50Ms', 'p95Ms', 'p99Ms'], properties: { applicationId: positiveId, ...latency } },
+    },
+    edges: {
+      type: 'array',
+      description: 'By caller, then callee.',
+      items: {
+        type: 'object',
+        required: ['callerApplicationId', 'calleeApplicationId', 'calls', 'errors', 'errorRate', 'p50Ms', 'p95Ms', 'p99Ms'],
+        properties: {
+          callerApplicationId: positiveId,
+          calleeApplicationId: positiveId,
+          calls: { type: 'integer', minimum: 0 },
+          ...edgeFigures,
+          errorRate: { ...latency.errorRate, description: 'errors / calls, rounded to 2 decimals.' },
+          p99Ms: { type: ['number', 'null'], description: 'Of the called entry spans\' durations, as p50Ms and p95Ms: within 1%.' },
+        },
+      },
+    },
+  },
+} as const;
+
 const levelName = { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] } as const;
 const count = { type: 'integer', minimum: 0 } as const;
 

@@ -19,6 +19,7 @@ import { membersContract } from './members.js';
 import { metricsContract } from './metrics.js';
 import { metricsHoursContract } from './metrics-hours.js';
 import { metricsOperationsContract } from './metrics-operations.js';
+import { serviceMapContract } from './service-map.js';
 import { traceAttributesContract } from './trace-attributes.js';
 import { traceQueriesContract } from './trace-queries.js';
 import { tracesContract } from './traces.js';
@@ -61,6 +62,7 @@ export function describeStoreContract(adapterName: string, open: OpenStore, opti
     metricsContract(ctx);
     metricsHoursContract(ctx);
     metricsOperationsContract(ctx);
+    serviceMapContract(ctx);
     if (all) aiContract(ctx);
     aiProcessingContract(ctx);
     aiSearchContract(ctx);

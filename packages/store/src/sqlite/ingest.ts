@@ -55,6 +55,16 @@ interface ChildRow {
   operation: string | null;
 }
 
+/** A controller span waiting for its parent to know who called it (schema.ts 20). */
+interface WaitingCall {
+  applicationId: number;
+  spanId: string;
+  parent: string;
+  ts: number;
+  durationMs: number | null;
+  status: number | null;
+}
+
 const pairKey = (traceId: string, spanId: string): string => `${traceId}\u0000${spanId}`;
 
 export type IngestWriter = Pick<TelemetryStore, 'writeSpans' | 'writeLogs' | 'writeSpanBatches' | 'writeLogBatches'>;
@@ -77,7 +87,14 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
     keyPut: db.prepare<[number, string, string, number]>(`INSERT INTO idempotency_keys (application_id, kind, key, created_ms)
       VALUES (?, ?, ?, ?) ON CONFLICT (application_id, kind, key) DO UPDATE SET created_ms = excluded.created_ms`),
     span: db.prepare(`INSERT OR IGNORE INTO spans (application_id, span_id, project_id, trace_id, ts, parent_span_id,
-      controller, duration_ms, status, data, context_id, operation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      controller, duration_ms, status, data, context_id, operation, caller_app) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    // The service map (schema.ts 20): the application of another of the project that holds a span's parent.
+    callerOf: db.prepare<[number, number, string, string], number>(`SELECT application_id FROM spans
+      WHERE application_id IN (SELECT id FROM applications WHERE project_id = ? AND id != ?) AND trace_id = ? AND span_id = ? LIMIT 1`).pluck(),
+    // The controller spans of a trace (any application of the project) whose parent was stored nowhere yet.
+    waitingCalls: db.prepare<[number, string], WaitingCall>(`SELECT application_id AS applicationId, span_id AS spanId,
+      parent_span_id AS parent, ts, duration_ms AS durationMs, status FROM spans WHERE project_id = ? AND trace_id = ? AND caller_app = -1`),
+    setCaller: db.prepare<[number, number, string, string]>('UPDATE spans SET caller_app = ? WHERE application_id = ? AND trace_id = ? AND span_id = ?'),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
     // Controller spans of a trace stored with a parent: counted as entries until that parent is stored.
@@ -167,17 +184,20 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       // A controller span's operation, for the per-operation rollups ('' without a name); a controller span is a
       // root candidate, so span-rows.ts computed it.
       const operation = controller ? (rows[r + Col.operation] as string | null) ?? '' : null;
+      /** A controller span whose parent is neither in this batch nor stored comes from another application. */
+      const foreignParent = controller && parent !== null && !inTrace.has(pairKey(traceId, parent))
+        && q.spanStored.get(applicationId, traceId, parent) === undefined;
+      // Who called it (schema.ts 20): its own application, another one holding the parent, or not known yet.
+      const caller = !controller || parent === null ? null : !foreignParent ? 0 : q.callerOf.get(projectId, applicationId, traceId, parent) ?? -1;
       const stored = q.span.run(applicationId, spanId, projectId, traceId, ts, parent, controller ? 1 : 0, duration, status,
-        rows[r + Col.data], contextId, operation).changes;
+        rows[r + Col.data], contextId, operation, caller).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
       // Its time, or the batch's if later: a late span kept a little past the purge still finds its context.
       const used = Math.max(ts, at);
       if (contextId !== null) contexts.used(contextId, used);
       // Rollups count entry spans (streamRootSpans' rule), each once: only spans this batch stores.
-      /** A controller span whose parent is neither in this batch nor stored comes from another application. */
-      const foreignParent = controller && parent !== null && !inTrace.has(pairKey(traceId, parent))
-        && q.spanStored.get(applicationId, traceId, parent) === undefined;
       if (controller && (parent === null || foreignParent)) rollups.add(projectId, applicationId, { ts, durationMs: duration, status, operation }, 1);
+      if (caller !== null && caller > 0) rollups.calls.add(projectId, applicationId, caller, { ts, durationMs: duration, status }, 1);
       // Its children stored earlier were entries while it was missing: they are not any more.
       for (const child of children.get(pairKey(traceId, spanId)) ?? []) rollups.add(projectId, applicationId, child, -1);
       const rootRank: 0 | 1 | 2 = parent === null ? 2 : foreignParent && !inBatch.has(parent) ? 1 : 0;
@@ -192,6 +212,14 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       }
       if (ts < update.ts) update.ts = ts;
       if (outranks(candidate, update)) Object.assign(update, candidate);
+    }
+    // The controller spans of other applications (or of this one) that waited for a parent this batch stores.
+    for (const traceId of traceIds) {
+      for (const w of q.waitingCalls.all(projectId, traceId)) {
+        if (!inTrace.has(pairKey(traceId, w.parent))) continue;
+        q.setCaller.run(w.applicationId === applicationId ? 0 : applicationId, w.applicationId, traceId, w.spanId);
+        if (w.applicationId !== applicationId) rollups.calls.add(projectId, w.applicationId, applicationId, w, 1);
+      }
     }
     const pairs = pairsByTraceId(batch.pairs);
     const postings: Posting[] = [];

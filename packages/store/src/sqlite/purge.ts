@@ -41,6 +41,12 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
           AND parent.trace_id = s.trace_id AND parent.span_id = s.parent_span_id))`),
     deleteRollups: db.prepare<[number, number, number]>(`DELETE FROM metric_rollups WHERE (project_id, minute, application_id) IN
       (SELECT project_id, minute, application_id FROM metric_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
+    // The calls the purged traces' spans received at or after the cut-off's minute (schema.ts 20).
+    callsFrom: db.prepare<[number, string, number], EntrySpan & { caller: number }>(`SELECT ts, duration_ms AS durationMs, status,
+      caller_app AS caller FROM spans WHERE application_id = ? AND trace_id = ? AND caller_app > 0 AND ts >= ?`),
+    deleteCallRollups: db.prepare<[number, number, number]>(`DELETE FROM call_rollups
+      WHERE (project_id, minute, application_id, caller_id) IN (SELECT project_id, minute, application_id, caller_id
+        FROM call_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
     deleteOperationRollups: db.prepare<[number, number, number]>(`DELETE FROM operation_rollups
       WHERE (project_id, minute, application_id, operation) IN (SELECT project_id, minute, application_id, operation
         FROM operation_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
@@ -66,6 +72,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
     const rollups = new RollupDelta();
     for (const t of traces) {
       for (const entry of q.entriesFrom.all(t.application_id, t.trace_id, minuteOf(cutoffMs))) rollups.add(projectId, t.application_id, entry, -1);
+      for (const call of q.callsFrom.all(t.application_id, t.trace_id, minuteOf(cutoffMs))) rollups.calls.add(projectId, t.application_id, call.caller, call, -1);
       q.deleteSpans.run(t.application_id, t.trace_id);
       attrs.drop(projectId, t);
       q.deleteTrace.run(t.application_id, t.trace_id);
@@ -94,6 +101,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
       if (cutoffMs !== minuteOf(cutoffMs)) guard(() => recountMinute.immediate(projectId, minuteOf(cutoffMs)));
       await drain(() => q.deleteRollups.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
       await drain(() => q.deleteOperationRollups.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
+      await drain(() => q.deleteCallRollups.run(projectId, minuteOf(cutoffMs), CHUNK).changes);
       guard(() => trimHours(projectId, minuteOf(cutoffMs)));
     }
     guard(() => q.deleteKeys.run(now() - IDEMPOTENCY_WINDOW_MS));

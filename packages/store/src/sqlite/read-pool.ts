@@ -75,6 +75,7 @@ function toError(failure: ReadFailure): Error {
 const toCell = (c: WireCell): MetricsCell => ({
   projectId: c.projectId, applicationId: c.applicationId, bucket: c.bucket, requests: c.requests, errors: c.errors,
   sketch: QuantileSketch.fromArray(c.sketch, c.alpha), ...(c.operation === undefined ? {} : { operation: c.operation }),
+  ...(c.callerApplicationId === undefined ? {} : { callerApplicationId: c.callerApplicationId }),
 });
 
 export function startReadPool(file: string, size: number, pageSize: number): ReadPool {

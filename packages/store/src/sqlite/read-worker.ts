@@ -47,6 +47,8 @@ export interface WireCell {
   alpha: number;
   /** A per-operation cell's operation (MetricsCell). */
   operation?: string | null;
+  /** A call cell's caller (MetricsCell). */
+  callerApplicationId?: number;
 }
 
 /** A stream's batch: its items, or with `json` their JSON joined by commas (serialised here, not on the request thread). */

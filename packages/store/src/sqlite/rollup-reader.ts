@@ -4,7 +4,7 @@ import { planRollupRead } from '../rollup-plan.js';
 import type { CellRange } from '../rollup-plan.js';
 import { CellMerger } from '../rollups.js';
 import { Deadline, StatementCache, Where, turn, visibleProjects } from './paging.js';
-import { OPERATION_TABLES, ROLLUP_TABLES, mergeStored } from './rollups.js';
+import { CALL_TABLES, OPERATION_TABLES, ROLLUP_TABLES, mergeStored } from './rollups.js';
 import type { CellRow, RollupTable } from './rollups.js';
 
 /** Rollup rows read per page: a page costs a few milliseconds of the event loop (~20 µs a row with its sketch). */
@@ -15,6 +15,8 @@ interface RollupRow extends CellRow {
   start: number;
   /** In the per-operation tables. */
   operation?: string;
+  /** In the call tables. */
+  callerId?: number;
 }
 
 /**
@@ -29,17 +31,18 @@ export function createRollupReader(db: Database, pageRows = ROLLUP_PAGE_ROWS): (
   const cache = new StatementCache(db);
 
   async function readRange(merger: CellMerger, query: MetricsQuery, projectId: number, table: RollupTable, range: CellRange, deadline: Deadline): Promise<void> {
-    // The key after the table's start: the application, and the operation in the per-operation tables.
-    const rest = table.operation ? 'application_id, operation' : 'application_id';
+    // The key after the table's start: the application, and the operation or the caller in the tables that have one.
+    const rest = table.extra ? `application_id, ${table.extra}` : 'application_id';
+    const columns = table.extra === 'caller_id' ? 'application_id AS applicationId, caller_id AS callerId' : rest.replace('application_id', 'application_id AS applicationId');
     let after: RollupRow | undefined;
     for (;;) {
       deadline.check();
       const where = new Where().add('project_id = ?', projectId).add(`${table.start} < ?`, range.to)
         .maybe('application_id = ?', query.applicationId);
       if (after === undefined) where.add(`${table.start} >= ?`, range.from);
-      else if (table.operation) where.add(`(${table.start}, ${rest}) > (?, ?, ?)`, after.start, after.applicationId, after.operation);
+      else if (table.extra) where.add(`(${table.start}, ${rest}) > (?, ?, ?)`, after.start, after.applicationId, after.operation ?? after.callerId);
       else where.add(`(${table.start}, ${rest}) > (?, ?)`, after.start, after.applicationId);
-      const sql = `SELECT ${rest.replace('application_id', 'application_id AS applicationId')}, ${table.start} AS start, requests, errors, sketch
+      const sql = `SELECT ${columns}, ${table.start} AS start, requests, errors, sketch
         FROM ${table.table} ${where.sql} ORDER BY ${table.start}, ${rest} LIMIT ${pageRows}`;
       const rows = cache.get<RollupRow>(sql).all(...where.params);
       for (const row of rows) merger.add({ ...row, projectId }, (sketch) => mergeStored(sketch, row.sketch));
@@ -53,7 +56,7 @@ export function createRollupReader(db: Database, pageRows = ROLLUP_PAGE_ROWS): (
     const deadline = new Deadline(query.budgetMs, Date.now(), query.signal);
     const merger = new CellMerger(query);
     const plan = planRollupRead(query);
-    const [minutes, hours] = query.byOperation ? OPERATION_TABLES : ROLLUP_TABLES;
+    const [minutes, hours] = query.byOperation ? OPERATION_TABLES : query.byCaller ? CALL_TABLES : ROLLUP_TABLES;
     for (const projectId of visibleProjects(cache, query.userId, query.projectId)) {
       for (const range of plan.hours) await readRange(merger, query, projectId, hours, range, deadline);
       for (const range of plan.minutes) await readRange(merger, query, projectId, minutes, range, deadline);

@@ -10,17 +10,22 @@ import { createNameKeeper } from './operation-names.js';
  * operation. Keys: (project_id, start, application_id[, operation]).
  */
 export const ROLLUP_TABLES = [
-  { width: MINUTE_MS, table: 'metric_rollups', start: 'minute', operation: false },
-  { width: HOUR_MS, table: 'metric_rollups_hourly', start: 'hour', operation: false },
+  { width: MINUTE_MS, table: 'metric_rollups', start: 'minute', extra: null },
+  { width: HOUR_MS, table: 'metric_rollups_hourly', start: 'hour', extra: null },
 ] as const;
 export const OPERATION_TABLES = [
-  { width: MINUTE_MS, table: 'operation_rollups', start: 'minute', operation: true },
-  { width: HOUR_MS, table: 'operation_rollups_hourly', start: 'hour', operation: true },
+  { width: MINUTE_MS, table: 'operation_rollups', start: 'minute', extra: 'operation' },
+  { width: HOUR_MS, table: 'operation_rollups_hourly', start: 'hour', extra: 'operation' },
 ] as const;
-export type RollupTable = (typeof ROLLUP_TABLES)[number] | (typeof OPERATION_TABLES)[number];
+/** The calls between applications (migration 20, ../call-rollups.ts): `application_id` is the called one. */
+export const CALL_TABLES = [
+  { width: MINUTE_MS, table: 'call_rollups', start: 'minute', extra: 'caller_id' },
+  { width: HOUR_MS, table: 'call_rollups_hourly', start: 'hour', extra: 'caller_id' },
+] as const;
+export type RollupTable = (typeof ROLLUP_TABLES)[number] | (typeof OPERATION_TABLES)[number] | (typeof CALL_TABLES)[number];
 
-/** A cell's key: project, start, application, and the operation in the per-operation tables. */
-type CellKey = [number, number, number] | [number, number, number, string];
+/** A cell's key: project, start, application, and the operation or the caller in the tables that have one. */
+type CellKey = [number, number, number] | [number, number, number, string | number];
 
 export interface CellRow {
   requests: number;
@@ -35,10 +40,10 @@ export function mergeStored(into: QuantileSketch, stored: Uint8Array | string): 
 }
 
 /** Reads, writes and drops one cell of one table. */
-function cellStatements(db: Database, { table, start, operation }: RollupTable) {
-  const key = `project_id, ${start}, application_id${operation ? ', operation' : ''}`;
-  const match = `project_id = ? AND ${start} = ? AND application_id = ?${operation ? ' AND operation = ?' : ''}`;
-  const marks = operation ? '?, ?, ?, ?' : '?, ?, ?';
+function cellStatements(db: Database, { table, start, extra }: RollupTable) {
+  const key = `project_id, ${start}, application_id${extra ? `, ${extra}` : ''}`;
+  const match = `project_id = ? AND ${start} = ? AND application_id = ?${extra ? ` AND ${extra} = ?` : ''}`;
+  const marks = extra ? '?, ?, ?, ?' : '?, ?, ?';
   return {
     get: db.prepare<unknown[], CellRow>(`SELECT requests, errors, sketch FROM ${table} WHERE ${match}`),
     put: db.prepare<unknown[]>(`INSERT INTO ${table} (${key}, requests, errors, sketch)
@@ -69,10 +74,16 @@ function applyChange(q: Cells, key: CellKey, c: { requests: number; errors: numb
 export function createRollupWriter(db: Database): (delta: RollupDelta) => void {
   const tables = ROLLUP_TABLES.map((t) => ({ width: t.width, q: cellStatements(db, t) }));
   const operations = OPERATION_TABLES.map((t) => ({ width: t.width, q: cellStatements(db, t) }));
+  const calls = CALL_TABLES.map((t) => ({ width: t.width, q: cellStatements(db, t) }));
   const keepNames = createNameKeeper(db);
   return (delta) => {
     for (const { width, q } of tables) {
       for (const c of delta.changes(width)) applyChange(q, [c.projectId, c.start, c.applicationId], c);
+    }
+    if (!delta.calls.empty) {
+      for (const { width, q } of calls) {
+        for (const c of delta.calls.changes(width)) applyChange(q, [c.projectId, c.start, c.applicationId, c.callerId], c);
+      }
     }
     if (delta.operations.empty) return;
     const kept = keepNames(delta.operations.hours());
@@ -85,21 +96,18 @@ export function createRollupWriter(db: Database): (delta: RollupDelta) => void {
 /**
  * After the purge dropped the minute rows before `cutoffMinute`: drops the hour rows of hours wholly before it
  * (and the names those hours kept), and rebuilds the hour rows of the hour it falls in (if not on a whole hour)
- * from the minute rows left, per application and per operation, so that an hour row stays the sum of its minute
+ * from the minute rows left, per application, per operation and per caller, so that an hour row stays the sum of its minute
  * rows. Runs in one IMMEDIATE transaction.
  */
 export function createHourTrimmer(db: Database): (projectId: number, cutoffMinute: number) => void {
-  const tables = [ROLLUP_TABLES, OPERATION_TABLES].map(([minutes, hours]) => {
-    const extra = hours.operation ? ', operation' : '';
-    return {
-      hours: cellStatements(db, hours),
-      dropBefore: db.prepare<[number, number]>(`DELETE FROM ${hours.table} WHERE project_id = ? AND hour < ?`),
-      keys: db.prepare<[number, number], { applicationId: number; operation?: string }>(
-        `SELECT application_id AS applicationId${extra} FROM ${hours.table} WHERE project_id = ? AND hour = ?`),
-      minutes: db.prepare<unknown[], CellRow>(`SELECT requests, errors, sketch FROM ${minutes.table}
-        WHERE project_id = ? AND minute >= ? AND minute < ? AND application_id = ?${hours.operation ? ' AND operation = ?' : ''}`),
-    };
-  });
+  const tables = [ROLLUP_TABLES, OPERATION_TABLES, CALL_TABLES].map(([minutes, hours]) => ({
+    hours: cellStatements(db, hours),
+    dropBefore: db.prepare<[number, number]>(`DELETE FROM ${hours.table} WHERE project_id = ? AND hour < ?`),
+    keys: db.prepare<[number, number], { applicationId: number; extra?: string | number }>(
+      `SELECT application_id AS applicationId${hours.extra ? `, ${hours.extra} AS extra` : ''} FROM ${hours.table} WHERE project_id = ? AND hour = ?`),
+    minutes: db.prepare<unknown[], CellRow>(`SELECT requests, errors, sketch FROM ${minutes.table}
+      WHERE project_id = ? AND minute >= ? AND minute < ? AND application_id = ?${hours.extra ? ` AND ${hours.extra} = ?` : ''}`),
+  }));
   const dropNames = db.prepare<[number, number]>('DELETE FROM operation_names WHERE project_id = ? AND hour < ?');
   const trim = db.transaction((projectId: number, cutoffMinute: number) => {
     const hour = Math.floor(cutoffMinute / HOUR_MS) * HOUR_MS;
@@ -108,7 +116,7 @@ export function createHourTrimmer(db: Database): (projectId: number, cutoffMinut
       q.dropBefore.run(projectId, hour);
       if (hour === cutoffMinute) continue;
       for (const k of q.keys.all(projectId, hour)) {
-        const rest = k.operation === undefined ? [] : [k.operation];
+        const rest = k.extra === undefined ? [] : [k.extra];
         const sum = { requests: 0, errors: 0, sketch: new QuantileSketch() };
         for (const m of q.minutes.iterate(projectId, hour, hour + HOUR_MS, k.applicationId, ...rest)) {
           sum.requests += m.requests;

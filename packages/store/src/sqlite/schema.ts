@@ -470,6 +470,36 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (project_id, hour, application_id, operation)
   ) WITHOUT ROWID;
   `,
+  // 20: issue 19, the service map (GET /metrics/services, ../call-rollups.ts): a controller span with a parent keeps
+  // who called it in `caller_app`: 0 its own application (no call), the calling application's id once the parent is
+  // found in another application of the project, -1 while the parent is stored nowhere yet (waiting: indexed, so the
+  // parent's writer finds it); NULL in spans stored before this version (never indexed, never counted). The calls
+  // are counted per (called application, caller, minute) and (.., hour) when both spans are stored. Building the
+  // partial index reads every span once; it starts (and mostly stays) nearly empty.
+  `
+  ALTER TABLE spans ADD COLUMN caller_app INTEGER;
+  CREATE INDEX IF NOT EXISTS spans_waiting_caller ON spans (project_id, trace_id) WHERE caller_app = -1;
+  CREATE TABLE IF NOT EXISTS call_rollups (
+    project_id INTEGER NOT NULL,
+    minute INTEGER NOT NULL,
+    application_id INTEGER NOT NULL,
+    caller_id INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    sketch BLOB NOT NULL,
+    PRIMARY KEY (project_id, minute, application_id, caller_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS call_rollups_hourly (
+    project_id INTEGER NOT NULL,
+    hour INTEGER NOT NULL,
+    application_id INTEGER NOT NULL,
+    caller_id INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    errors INTEGER NOT NULL,
+    sketch BLOB NOT NULL,
+    PRIMARY KEY (project_id, hour, application_id, caller_id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Steps of a migration that SQL alone does not say well, run after its SQL, in its transaction (by version). */
