@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError } from './accounts-helpers.js';
 import { createTenancy, span, startLantern, type Lantern, type Tenancy } from './harness.js';
-import { addApplication, getAs, iso, MINUTE, sendAllTraces, T0, traces } from './telemetry-helpers.js';
+import { addApplication, exactQuantile, getAs, iso, MINUTE, sendAllTraces, T0, traces } from './telemetry-helpers.js';
 
 interface Bucket {
   timestamp: string;
@@ -27,12 +27,6 @@ interface OperationMetrics {
   bucketMs: number;
   total: number;
   operations: OperationRow[];
-}
-
-/** The exact q-quantile by nearest rank (the definition the sketch approximates). */
-function exactQuantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 }
 
 const operations = async (l: Lantern, t: Pick<Tenancy, 'token'>, query: Record<string, string | number> = {}): Promise<OperationMetrics> =>

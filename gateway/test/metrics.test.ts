@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError } from './accounts-helpers.js';
 import { createTenancy, span, startLantern, type Lantern, type Tenancy } from './harness.js';
-import { addApplication, addProject, getAs, iso, MINUTE, sendAllTraces, T0 } from './telemetry-helpers.js';
+import { addApplication, addProject, exactQuantile, getAs, iso, MINUTE, sendAllTraces, T0 } from './telemetry-helpers.js';
 
 const DAY = 86_400_000;
 
@@ -30,12 +30,6 @@ interface Metrics {
   to: string;
   bucketMs: number;
   applications: AppMetrics[];
-}
-
-/** The exact q-quantile by nearest rank (the definition the sketch approximates). */
-function exactQuantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 }
 
 /** Within 1% of the exact value (plus the 0.005 of rounding to 2 decimals). */

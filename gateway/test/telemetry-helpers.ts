@@ -12,6 +12,12 @@ export const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 export const MINUTE = 60_000;
 export const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The exact q-quantile by nearest rank (the definition the metrics' sketch approximates). */
+export function exactQuantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
+}
+
 /** Bytes are sent as they are (superagent would otherwise JSON-encode a Buffer under a JSON content type). */
 const verbatim = (b: unknown) => b as string;
 

@@ -1,4 +1,5 @@
 import { QuantileSketch } from '@lantern/domain';
+import { widen } from './rollup-widen.js';
 import type { EntrySpan, RollupChange } from './rollups.js';
 
 /**
@@ -35,18 +36,6 @@ export class CallCells {
 
   /** The cells of `width` (a minute or an hour) that change, as new objects each call. */
   changes(width: number): CallChange[] {
-    const wide = new Map<string, CallChange>();
-    for (const c of this.cells.values()) {
-      const start = Math.floor(c.start / width) * width;
-      const key = `${c.applicationId}:${c.callerId}:${start}`;
-      const into = wide.get(key);
-      if (into === undefined) wide.set(key, { ...c, start, sketch: new QuantileSketch().merge(c.sketch) });
-      else {
-        into.requests += c.requests;
-        into.errors += c.errors;
-        into.sketch.merge(c.sketch);
-      }
-    }
-    return [...wide.values()].filter((c) => c.requests !== 0 || c.sketch.toArray().some((n) => n !== 0));
+    return widen(this.cells.values(), width, (c, start) => `${c.applicationId}:${c.callerId}:${start}`);
   }
 }

@@ -1,4 +1,5 @@
 import { QuantileSketch } from '@lantern/domain';
+import { widen } from './rollup-widen.js';
 import type { RollupChange } from './rollups.js';
 
 /**
@@ -72,22 +73,13 @@ export class OperationCells {
    * OTHER_OPERATIONS, as new objects each call (as RollupDelta.changes).
    */
   changes(width: number, kept: KeptNames): OperationChange[] {
-    const wide = new Map<string, OperationChange>();
-    for (const c of this.cells.values()) {
-      const start = Math.floor(c.start / width) * width;
+    const relabel = (c: OperationChange): OperationChange => {
       const hour = Math.floor(c.start / HOUR_MS) * HOUR_MS;
-      const operation = kept(c.applicationId, hour).has(c.operation) ? c.operation : OTHER_OPERATIONS;
-      const key = `${c.applicationId}\u0000${start}\u0000${operation}`;
-      const into = wide.get(key);
-      if (into === undefined) wide.set(key, { ...c, start, operation, sketch: new QuantileSketch().merge(c.sketch) });
-      else {
-        into.requests += c.requests;
-        into.errors += c.errors;
-        into.sketch.merge(c.sketch);
-      }
-    }
-    return [...wide.values()].filter((c) => c.requests !== 0 || c.sketch.toArray().some((n) => n !== 0));
+      return kept(c.applicationId, hour).has(c.operation) ? c : { ...c, operation: OTHER_OPERATIONS };
+    };
+    return widen(this.cells.values(), width, (c, start) => `${c.applicationId}\u0000${start}\u0000${c.operation}`, relabel);
   }
+
 }
 
 /** KeptNames over a list of decided hours. */

@@ -1,5 +1,6 @@
 import { QuantileSketch } from '@lantern/domain';
 import { CallCells } from './call-rollups.js';
+import { widen } from './rollup-widen.js';
 import { OperationCells } from './operation-rollups.js';
 import type { MetricsCell, MetricsQuery } from './port.js';
 
@@ -70,20 +71,7 @@ export class RollupDelta {
    * added and taken out again in one batch changes nothing), as new objects each call.
    */
   changes(width: number = MINUTE_MS): RollupChange[] {
-    // Copies: a caller merges the stored sketch into a change's, and the delta is read again for the next width.
-    const wide = new Map<string, RollupChange>();
-    for (const c of this.cells.values()) {
-      const start = Math.floor(c.start / width) * width;
-      const key = `${c.applicationId}:${start}`;
-      const into = wide.get(key);
-      if (into === undefined) wide.set(key, { ...c, start, sketch: new QuantileSketch().merge(c.sketch) });
-      else {
-        into.requests += c.requests;
-        into.errors += c.errors;
-        into.sketch.merge(c.sketch);
-      }
-    }
-    return [...wide.values()].filter((c) => c.requests !== 0 || c.sketch.toArray().some((n) => n !== 0));
+    return widen(this.cells.values(), width, (c, start) => `${c.applicationId}:${start}`);
   }
 }
 
