@@ -50,7 +50,8 @@ describe('console accessibility and small screens', () => {
     ['traces', '/#/traces', 'trace-row'],
     ['trace', `/#/traces/${traceId}`, 'waterfall'],
     ['logs', '/#/logs', 'log-row'],
-    ['metrics', '/#/metrics', 'metrics-app'],
+    // The operations table loads after the applications' charts: waiting for its rows checks both.
+    ['metrics', '/#/metrics', 'operation-row'],
     ['applications', '/#/applications', 'applications-page'],
     ['ai', '/#/ai?tenant=TENANT', 'doc-row'],
     ['compare', `/#/compare?a=${traceId}&b=${traceId}`, 'compare-summary'],

@@ -337,14 +337,18 @@ describe('console time and links', () => {
       await page.clock.install();
       await page.goto('/#/metrics?range=1h');
       await page.getByTestId('metrics-app').first().waitFor();
+      // Every read of the page in (the operations follow the applications' metrics): a tick never fires beside one.
+      await page.locator('[data-testid="metrics-page"][data-loading="false"]').waitFor();
+      await expect(page.getByTestId('metrics-auto-refresh').inputValue()).resolves.toBe('30s');
       const before = reads.length;
       await page.clock.fastForward(31_000);
       for (let i = 0; i < 100 && reads.length < before + 1; i++) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(reads.length).toBe(before + 1);
-      // A fixed window: the box is off, nothing is read again.
+      // A fixed window: the choice is off and disabled, nothing is read again.
       await page.goto(`/#/metrics?from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date().toISOString()}`);
       await page.getByTestId('metrics-app').first().waitFor();
       await expect(page.getByTestId('metrics-auto-refresh').isDisabled()).resolves.toBe(true);
+      await expect(page.getByTestId('metrics-auto-refresh').inputValue()).resolves.toBe('off');
       const fixed = reads.length;
       await page.clock.fastForward(61_000);
       await page.waitForTimeout(200);

@@ -61,6 +61,28 @@ export interface ApplicationMetrics {
 }
 export interface MetricsReport { from: string; to: string; bucketMs: number; applications: ApplicationMetrics[] }
 
+/**
+ * One row of GET /metrics/operations: an application's operation (its entry spans' OpenTelemetry name, or method
+ * and route, as GET /logs/project `operation` finds their traces) with its totals and series. `operation: null` is
+ * the application's other operations (past the 200 names an application's hour keeps, or entry spans without a name).
+ */
+export interface OperationMetrics {
+  applicationId: number;
+  projectId: number;
+  operation: string | null;
+  requests: number;
+  /** Requests per minute over the part of the window that has passed (2 decimals). */
+  ratePerMinute: number;
+  errors: number;
+  errorRate: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  series: MetricsPoint[];
+}
+/** GET /metrics/operations: the `limit` busiest operations of the window; `total` counts them all. */
+export interface OperationMetricsReport { from: string; to: string; bucketMs: number; total: number; operations: OperationMetrics[] }
+
 export interface Tenant { id: string; name: string; organizationId: number }
 export interface DocumentRecord {
   id: string; tenantId: string; filename: string; contentType: string; size: number; sha256: string; status: string; createdAt: string;

@@ -1,26 +1,36 @@
 // Metrics: per application of the project (or of the chosen application), the window's totals and, per bucket,
-// requests, error rate and p50/p95/p99 latency, from GET /metrics.
+// requests, error rate and p50/p95/p99 latency, from GET /metrics; then per operation of each application, from
+// GET /metrics/operations (components/OperationsTable.tsx).
 //
-// data-testid: metrics-empty (no requests in the window), metrics-app (components/AppMetricsCard.tsx),
-// metrics-chart (components/LineChart.tsx; data-series "requests", "errorRate" or "p50Ms p95Ms p99Ms"),
-// metrics-auto-refresh (the 30 s re-read of a window ending now)
-import { useEffect, useState } from 'react';
+// The page's reads go one after the other: the applications' metrics, then the operations of the same window (the
+// server allows 4 reads in flight per user, and the Traces page a click leads to needs two). Auto-refresh
+// (`refresh=off|30s|1m|5m` in the URL, 30 s when absent) reads both again while the window ends now and the tab is
+// visible, never while the last reads are still in flight.
+//
+// data-testid: metrics-page (data-loading: "true" while a read is in flight), metrics-empty (no requests in the
+// window), metrics-app (components/AppMetricsCard.tsx), metrics-chart (components/LineChart.tsx; data-series
+// "requests", "errorRate" or "p50Ms p95Ms p99Ms"), metrics-auto-refresh (the <select> of the interval; disabled for
+// a fixed window), operations (the operations section; data-loading, data-from, data-to), operations-count,
+// operations-empty, operations-table and operation-row (components/OperationsTable.tsx)
 import * as client from '../api/client';
-import type { Project } from '../api/types';
+import type { MetricsReport, OperationMetricsReport, Project } from '../api/types';
 import { AppMetricsCard } from '../components/AppMetricsCard';
 import { EmptyState, ErrorBanner, Loading } from '../components/Feedback';
+import { OperationsTable } from '../components/OperationsTable';
 import { TimeRangeSelect } from '../components/TimeRangeSelect';
-import { useAsync } from '../use-async';
+import { useAsync, type Async } from '../use-async';
+import { useAutoRefresh } from '../use-auto-refresh';
 import { formatBucket, formatCount } from '../lib/format';
+import { operationSortParam, parseOperationSort, parseRefresh, refreshParam, REFRESH_CHOICES } from '../lib/operations';
 import { clampWindow, describeRange, parseRange, rangeParams, resolveRange, type RangeName, type TimeRange } from '../lib/time-range';
 import { viewApplicationId } from '../lib/view-scope';
-import { hrefInScope, navigateView, parseHash, useRoute } from '../router';
+import { hrefInScope, navigateView, parseHash, useRoute, type ViewParams } from '../router';
 import { useTimePrefs } from '../time-prefs';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
 
-/** How often a window that ends now is read again. */
-const AUTO_REFRESH_MS = 30_000;
+/** The operations listed: the busiest (GET /metrics/operations takes 1-500). */
+const OPERATIONS_LIMIT = 100;
 
 /** GET /metrics takes a window of at most 90 days, so "all time" is not offered. */
 const MAX_WINDOW_MS = 90 * 86_400_000;
@@ -39,10 +49,18 @@ function readRange(params: URLSearchParams): TimeRange {
   return range.name === 'all' ? { name: '1h' } : range;
 }
 
-function writeRange(range: TimeRange): void {
+/** A change of the page's view (window, order, auto-refresh) over the URL as it is now: a history entry. */
+function writeView(patch: ViewParams): void {
   const current = parseHash(location.hash);
-  navigateView('/metrics', { ...Object.fromEntries(current.params), ...rangeParams(range) });
+  navigateView('/metrics', { ...Object.fromEntries(current.params), ...patch });
 }
+
+function writeRange(range: TimeRange): void {
+  writeView(rangeParams(range));
+}
+
+/** Never settles: a read that waits for the one before it (useAsync keeps the last answer on show meanwhile). */
+const later = () => new Promise<never>(() => undefined);
 
 function ProjectMetrics({ project, applicationId }: { project: Project; applicationId: number | undefined }) {
   const ws = useWorkspace();
@@ -55,21 +73,26 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
     return client.metrics({ projectId: project.id, applicationId, ...bounds }, signal);
   }, [project.id, applicationId, JSON.stringify(range)]);
 
-  // Auto-refresh: a window ending now is read again every 30 s while the tab is visible (a fixed window never changes).
-  const [auto, setAuto] = useState(true);
-  const follows = range.name !== 'custom';
-  const { reload } = report;
-  useEffect(() => {
-    if (!auto || !follows) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') reload();
-    }, AUTO_REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [auto, follows, reload]);
-
-  const names = new Map(ws.applications.map((a) => [a.id, a.name]));
   const data = report.data;
   const active = data?.applications.filter((a) => a.requests > 0) ?? [];
+  // The operations of the very window the applications' metrics were read for, once they are in; none to read
+  // when the window has no request.
+  const ready = !report.loading && !report.error && data !== undefined;
+  const operations = useAsync<OperationMetricsReport | undefined>((signal) => {
+    if (!ready) return later();
+    if (active.length === 0) return Promise.resolve(undefined);
+    return client.operationMetrics({ projectId: project.id, applicationId, from: data.from, to: data.to, limit: OPERATIONS_LIMIT }, signal);
+  }, [ready, data, project.id, applicationId]);
+
+  // Auto-refresh: a window ending now is read again on the chosen interval (a fixed window never changes).
+  const refresh = parseRefresh(params.get('refresh'));
+  const follows = range.name !== 'custom';
+  // In flight: the metrics, or the operations once they are asked for (after a failed metrics read they never
+  // are, and that must not hold Refresh and the next tick back).
+  const busy = report.loading || (ready && operations.loading);
+  useAutoRefresh(follows ? refresh.ms : 0, busy, report.reload);
+
+  const names = new Map(ws.applications.map((a) => [a.id, a.name]));
   const quiet = applicationId === undefined && data
     ? ws.applications.filter((a) => !active.some((m) => m.applicationId === a.id)).map((a) => a.name)
     : [];
@@ -81,16 +104,19 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
   const zoom = (from: number, to: number) => writeRange({ name: 'custom', from: new Date(from).toISOString(), to: new Date(to).toISOString() });
 
   return (
-    <section className="metrics-page">
+    <section className="metrics-page" data-testid="metrics-page" data-loading={busy}>
       <header className="page-head">
         <h1>Metrics</h1>
         <span className="muted">{project.name}{applicationId !== undefined ? ` / ${ws.applications.find((a) => a.id === applicationId)?.name ?? `application ${applicationId}`}` : ''}</span>
         <div className="filters">
           <TimeRangeSelect value={range} onChange={writeRange} names={METRICS_RANGES} />
-          <button type="button" onClick={report.reload} disabled={report.loading}>Refresh</button>
-          <label className="filter" title={follows ? 'Read the window again every 30 seconds' : 'A fixed window does not change'}>
-            <input type="checkbox" data-testid="metrics-auto-refresh" checked={auto && follows} disabled={!follows} onChange={(e) => setAuto(e.target.checked)} />
-            <span>Every 30 s</span>
+          <button type="button" onClick={report.reload} disabled={busy}>Refresh</button>
+          <label className="filter" title={follows ? 'Read the window again on this interval while the tab is visible' : 'A fixed window does not change: nothing to refresh'}>
+            <span>Auto-refresh</span>
+            <select data-testid="metrics-auto-refresh" value={follows ? refresh.value : 'off'} disabled={!follows}
+              onChange={(e) => writeView({ refresh: refreshParam(parseRefresh(e.target.value)) })}>
+              {REFRESH_CHOICES.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
+            </select>
           </label>
         </div>
       </header>
@@ -125,7 +151,60 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
           {active.length > 0 && quiet.length > 0 ? (
             <p className="muted">No requests in this range from: {quiet.join(', ')}.</p>
           ) : null}
+          {active.length > 0 ? (
+            <Operations operations={operations} metrics={data} appName={(id) => names.get(id) ?? `Application #${id}`}
+              showApplication={applicationId === undefined && (ws.applications.length > 1 || active.length > 1)} />
+          ) : null}
         </>
+      ) : null}
+    </section>
+  );
+}
+
+/** The operations section: the table, or why there is none. */
+function Operations({ operations, metrics, appName, showApplication }: {
+  operations: Async<OperationMetricsReport | undefined>;
+  metrics: MetricsReport;
+  appName(applicationId: number): string;
+  showApplication: boolean;
+}) {
+  const { params } = useRoute();
+  const sort = parseOperationSort(params.get('sort'));
+  const data = operations.data;
+  const listed = data?.operations.length ?? 0;
+  // The applications' charts count requests written before per-operation rollups existed; the operations do not.
+  const requests = metrics.applications.reduce((n, a) => n + a.requests, 0);
+  return (
+    <section className="operations" data-testid="operations" aria-labelledby="operations-title"
+      data-loading={operations.loading} data-from={data?.from} data-to={data?.to}>
+      <header className="operations-head">
+        <h2 id="operations-title">Operations</h2>
+        {data && listed > 0 ? (
+          <span className="muted" data-testid="operations-count">
+            {data.total > listed ? `showing the ${formatCount(listed)} busiest of ${formatCount(data.total)}` : `${formatCount(listed)} operation${listed === 1 ? '' : 's'}`}
+            {' · '}a row opens its traces, a bar of its sparkline the traces of that {formatBucket(data.bucketMs)}
+          </span>
+        ) : null}
+      </header>
+      <ErrorBanner error={operations.error} onRetry={operations.reload} />
+      {operations.loading && !data && !operations.error ? <Loading what="operations" /> : null}
+      {data && !operations.error ? (
+        listed === 0 ? (
+          <div data-testid="operations-empty">
+            <EmptyState title="No requests by operation in this window">
+              <p>
+                {requests > 0 ? `The ${formatCount(requests)} requests above were recorded without their operation. ` : ''}
+                Per-operation figures start with the spans written after the upgrade that added them: requests recorded
+                before it count in the charts above only. Choose a more recent window, or wait for new requests.
+              </p>
+            </EmptyState>
+          </div>
+        ) : (
+          <div className={operations.loading ? 'stale' : undefined}>
+            <OperationsTable report={data} appName={appName} showApplication={showApplication} sort={sort} scope={params}
+              onSort={(next) => writeView({ sort: operationSortParam(next) })} />
+          </div>
+        )
       ) : null}
     </section>
   );
