@@ -85,6 +85,11 @@ describe('distributed: register to read-back through nginx', () => {
       const entries = await logs(c, t, { limit: 100 });
       expect(entries.filter((e) => e.message === 'did the work')).toHaveLength(20);
     });
+    // The metrics routes nginx sends to query: per operation (the SDK names each request by its method) and the map.
+    const operations = await c.http.get('/metrics/operations').set(bearer(t.token)).expect(200);
+    expect(operations.body.operations).toEqual([expect.objectContaining({ applicationId: t.applicationId, operation: 'GET', requests: 20 })]);
+    const map = await c.http.get(`/metrics/services?projectId=${t.projectId}`).set(bearer(t.token)).expect(200);
+    expect(map.body).toMatchObject({ nodes: [{ applicationId: t.applicationId, requests: 20 }], edges: [] });
   });
 
   it('X-Request-Id: the caller\'s reaches the service and comes back; without one, nginx makes one the service uses', async () => {
