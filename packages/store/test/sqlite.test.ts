@@ -330,11 +330,33 @@ describe('sqlite store', () => {
     const db = new Database(file, { readonly: true });
     try {
       const plan = (sql: string) => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all().map((r) => (r as { detail: string }).detail).join('\n');
-      // The statements of ingest.ts (callerOf, waitingCalls) and purge.ts (callsFrom).
-      expect(plan(`SELECT application_id FROM spans WHERE application_id IN (SELECT id FROM applications WHERE project_id = 1 AND id != 2)
-        AND trace_id = 't' AND span_id = 's' LIMIT 1`)).toMatch(/SEARCH spans USING COVERING INDEX sqlite_autoindex_spans_1 \(application_id=\? AND trace_id=\? AND span_id=\?\)/);
+      // The statements of ingest.ts (spanStored in each other application, waitingCalls) and purge.ts (callsFrom).
+      expect(plan("SELECT 1 FROM spans WHERE application_id = 2 AND trace_id = 't' AND span_id = 's'"))
+        .toMatch(/SEARCH spans USING COVERING INDEX sqlite_autoindex_spans_1 \(application_id=\? AND trace_id=\? AND span_id=\?\)/);
+      expect(plan('SELECT id FROM applications WHERE project_id = 1 AND id != 2')).toContain('applications_project (project_id=?)');
       expect(plan("SELECT span_id FROM spans WHERE project_id = 1 AND trace_id = 't' AND caller_app = -1")).toContain('spans_waiting_caller (project_id=? AND trace_id=?)');
       expect(plan("SELECT ts FROM spans WHERE application_id = 1 AND trace_id = 't' AND caller_app > 0 AND ts >= 5")).toContain('sqlite_autoindex_spans_1 (application_id=? AND trace_id=?)');
+    } finally {
+      db.close();
+    }
+  });
+
+    it('ends a controller span\'s wait for its caller when its parent arrives, in its own application or another', async () => {
+    const store = await open();
+    const w = await world(store);
+    const other = await store.createApplication({ name: 'caller', projectId: w.project.id });
+    const [own, called, never] = [newId(), newId(), newId()];
+    const ownChild = { ...root(own, T0 + 1), parentSpanId: newId() };
+    const calledChild = { ...root(called, T0 + 1), parentSpanId: newId() };
+    await store.writeSpans(batch(w.app, [ownChild, calledChild, { ...root(never, T0 + 1), parentSpanId: newId() }]));
+    await store.writeSpans(batch(w.app, [{ ...root(own, T0, { requestMethod: 'service:job' }), spanId: ownChild.parentSpanId }]));
+    await store.writeSpans(batch(other, [{ ...root(called, T0, { requestMethod: 'external:call' }), spanId: calledChild.parentSpanId }]));
+    await store.close();
+    opened.splice(opened.indexOf(store), 1);
+    const db = new Database(file, { readonly: true });
+    try {
+      const callers = db.prepare('SELECT trace_id AS t, caller_app AS c FROM spans WHERE controller = 1 AND parent_span_id IS NOT NULL').all();
+      expect(new Map(callers.map((r) => [(r as { t: string }).t, (r as { c: number }).c]))).toEqual(new Map([[own, 0], [called, other.id], [never, -1]]));
     } finally {
       db.close();
     }

@@ -48,11 +48,14 @@ const ROOT_WINS = `(excluded.has_root > traces.has_root OR (excluded.has_root = 
     AND coalesce(excluded.root_duration_ms, 0) > coalesce(traces.root_duration_ms, 0)))))`;
 
 interface ChildRow {
+  spanId: string;
   parent: string;
   ts: number;
   durationMs: number | null;
   status: number | null;
   operation: string | null;
+  /** -1 while it waits for its parent (schema.ts 20); NULL when stored before. */
+  callerApp: number | null;
 }
 
 /** A controller span waiting for its parent to know who called it (schema.ts 20). */
@@ -88,18 +91,18 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       VALUES (?, ?, ?, ?) ON CONFLICT (application_id, kind, key) DO UPDATE SET created_ms = excluded.created_ms`),
     span: db.prepare(`INSERT OR IGNORE INTO spans (application_id, span_id, project_id, trace_id, ts, parent_span_id,
       controller, duration_ms, status, data, context_id, operation, caller_app) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    // The service map (schema.ts 20): the application of another of the project that holds a span's parent.
-    callerOf: db.prepare<[number, number, string, string], number>(`SELECT application_id FROM spans
-      WHERE application_id IN (SELECT id FROM applications WHERE project_id = ? AND id != ?) AND trace_id = ? AND span_id = ? LIMIT 1`).pluck(),
-    // The controller spans of a trace (any application of the project) whose parent was stored nowhere yet.
-    waitingCalls: db.prepare<[number, string], WaitingCall>(`SELECT application_id AS applicationId, span_id AS spanId,
-      parent_span_id AS parent, ts, duration_ms AS durationMs, status FROM spans WHERE project_id = ? AND trace_id = ? AND caller_app = -1`),
+    // The service map (schema.ts 20): the project's other applications, where a span's parent may be (spanStored).
+    otherApps: db.prepare<[number, number], number>('SELECT id FROM applications WHERE project_id = ? AND id != ?').pluck(),
+    // The controller spans of a trace in the project's other applications whose parent was stored nowhere yet.
+    waitingCalls: db.prepare<[number, string, number], WaitingCall>(`SELECT application_id AS applicationId, span_id AS spanId,
+      parent_span_id AS parent, ts, duration_ms AS durationMs, status FROM spans
+      WHERE project_id = ? AND trace_id = ? AND caller_app = -1 AND application_id != ?`),
     setCaller: db.prepare<[number, number, string, string]>('UPDATE spans SET caller_app = ? WHERE application_id = ? AND trace_id = ? AND span_id = ?'),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
     // Controller spans of a trace stored with a parent: counted as entries until that parent is stored.
-    children: db.prepare<[number, string], ChildRow>(`SELECT parent_span_id AS parent, ts, duration_ms AS durationMs, status, operation
-      FROM spans WHERE application_id = ? AND trace_id = ? AND controller = 1 AND parent_span_id IS NOT NULL`),
+    children: db.prepare<[number, string], ChildRow>(`SELECT span_id AS spanId, parent_span_id AS parent, ts, duration_ms AS durationMs, status,
+      operation, caller_app AS callerApp FROM spans WHERE application_id = ? AND trace_id = ? AND controller = 1 AND parent_span_id IS NOT NULL`),
     // The root columns follow `outranks` (ROOT_WINS is the same rule in SQL); `ts` only ever moves earlier.
     trace: db.prepare(`INSERT INTO traces (id, application_id, trace_id, project_id, ts, has_root, root_ts, root_duration_ms, root_status, root_url,
         root_service, root_operation, attrs)
@@ -170,6 +173,10 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       inTrace.add(pairKey(traceId, spanId));
     }
     const children = waitingChildren(applicationId, traceIds);
+    let otherApps: number[] | undefined;
+    /** The other application of the project that holds this parent span (a primary-key probe each), if any. */
+    const callerOf = (traceId: string, parent: string): number | undefined =>
+      (otherApps ??= q.otherApps.all(projectId, applicationId)).find((app) => q.spanStored.get(app, traceId, parent) !== undefined);
     const traces = new Map<string, TraceUpdate>();
     for (let r = 0; r < rows.length; r += ROW_WIDTH) {
       const traceId = rows[r + Col.traceId] as string;
@@ -188,7 +195,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       const foreignParent = controller && parent !== null && !inTrace.has(pairKey(traceId, parent))
         && q.spanStored.get(applicationId, traceId, parent) === undefined;
       // Who called it (schema.ts 20): its own application, another one holding the parent, or not known yet.
-      const caller = !controller || parent === null ? null : !foreignParent ? 0 : q.callerOf.get(projectId, applicationId, traceId, parent) ?? -1;
+      const caller = !controller || parent === null ? null : !foreignParent ? 0 : callerOf(traceId, parent) ?? -1;
       const stored = q.span.run(applicationId, spanId, projectId, traceId, ts, parent, controller ? 1 : 0, duration, status,
         rows[r + Col.data], contextId, operation, caller).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
@@ -199,7 +206,11 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       if (controller && (parent === null || foreignParent)) rollups.add(projectId, applicationId, { ts, durationMs: duration, status, operation }, 1);
       if (caller !== null && caller > 0) rollups.calls.add(projectId, applicationId, caller, { ts, durationMs: duration, status }, 1);
       // Its children stored earlier were entries while it was missing: they are not any more.
-      for (const child of children.get(pairKey(traceId, spanId)) ?? []) rollups.add(projectId, applicationId, child, -1);
+      for (const child of children.get(pairKey(traceId, spanId)) ?? []) {
+        rollups.add(projectId, applicationId, child, -1);
+        // Called from inside its own application: no call, and no longer waiting (schema.ts 20).
+        if (child.callerApp === -1) q.setCaller.run(0, applicationId, traceId, child.spanId);
+      }
       const rootRank: 0 | 1 | 2 = parent === null ? 2 : foreignParent && !inBatch.has(parent) ? 1 : 0;
       const candidate = rootRank
         ? { rootRank, rootTs: ts, duration, status, url: rows[r + Col.url] as string | null,
@@ -213,12 +224,15 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       if (ts < update.ts) update.ts = ts;
       if (outranks(candidate, update)) Object.assign(update, candidate);
     }
-    // The controller spans of other applications (or of this one) that waited for a parent this batch stores.
-    for (const traceId of traceIds) {
-      for (const w of q.waitingCalls.all(projectId, traceId)) {
-        if (!inTrace.has(pairKey(traceId, w.parent))) continue;
-        q.setCaller.run(w.applicationId === applicationId ? 0 : applicationId, w.applicationId, traceId, w.spanId);
-        if (w.applicationId !== applicationId) rollups.calls.add(projectId, w.applicationId, applicationId, w, 1);
+    // The controller spans of other applications that waited for a parent this batch stores: calls from this one.
+    // A project of one application has none (its own waiting spans are `children` above): no probe at all.
+    if ((otherApps ??= q.otherApps.all(projectId, applicationId)).length > 0) {
+      for (const traceId of traceIds) {
+        for (const w of q.waitingCalls.all(projectId, traceId, applicationId)) {
+          if (!inTrace.has(pairKey(traceId, w.parent))) continue;
+          q.setCaller.run(applicationId, w.applicationId, traceId, w.spanId);
+          rollups.calls.add(projectId, w.applicationId, applicationId, w, 1);
+        }
       }
     }
     const pairs = pairsByTraceId(batch.pairs);
