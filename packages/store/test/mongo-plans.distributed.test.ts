@@ -449,15 +449,18 @@ describe('mongo store: writes and the purge find their documents on an index', (
     const root = rootSpan(t, T0 + 5000, { parentSpanId: newId(), durationMs: 10 });
     await store.writeSpans(spanBatch(quiet, [root]));
     // The same span again, with an entry span that outranks it: the key; the insert; one read of the stored
-    // version, the parents and the children (an $or of _id and the controller spans' (traceKey, parentSpanId)); then the trace records
-    // (read, upserts, root change) beside the rollups (the new entry's delta, its flags flipped; the repeated
-    // entry's pending operations and its mark, which finds it counted already); the key last. The delta: the names
-    // its hour keeps (an upsert, then a read), then the rollups per application and per operation.
+    // version, the parents, the children and the open calls under the batch's spans (an $or of _id, the controller
+    // spans' (traceKey, parentSpanId) and the open calls' (callOp, projectId, traceId, parentSpanId)), beside it the
+    // applications of the project (the repeated span waits for its parent); then the trace records (read, upserts,
+    // root change) beside the rollups (the new entry's delta, its flags flipped; the repeated entry's pending
+    // operations and its mark, which finds it counted already) and the calls (the waiting span's parent looked up in
+    // the project's other application by _id: not there); the key last. The delta: the names its hour keeps (an
+    // upsert, then a read), then the rollups per application and per operation.
     await expectServed(
       () => store.writeSpans(spanBatch(quiet, [root, rootSpan(t, T0 + 4000, { durationMs: 50 })], { idempotencyKey: 'plans' })),
-      ['idempotencyKeys _id_', 'spans controller_trace_parent+_id_', 'traces _id_', 'traces _id_', 'traces _id_',
+      ['idempotencyKeys _id_', 'spans controller_trace_parent+call_open+_id_', 'applications project', 'traces _id_', 'traces _id_', 'traces _id_',
         'operationNames _id_', 'operationNames _id_', 'rollups _id_', 'rollupHours _id_', 'operationRollups _id_', 'operationRollupHours _id_',
-        'spans rollup_op', 'spans _id_', 'spans _id_', 'idempotencyKeys _id_'], { anyOrder: true });
+        'spans rollup_op', 'spans _id_', 'spans _id_', 'spans _id_', 'idempotencyKeys _id_'], { anyOrder: true });
   });
 
   it('a group of new batches, a child\'s parent in another batch: the same round trips for 3 batches or 60, each query on an index', async () => {
@@ -469,7 +472,8 @@ describe('mongo store: writes and the purge find their documents on an index', (
       return [spanBatch(quiet, [nested, span(t, T0 + 6002 + i, { parentSpanId: nested.spanId })], { idempotencyKey: `g${i}-${newId()}` }),
         spanBatch(w.app, [rootSpan(newId(), T0 + 6003 + i)]), spanBatch(quiet, [root])];
     }).flat();
-    // The keys; the insert; the read after it (only children to look for: no stored version, no parent outside);
+    // The keys; the insert; the read after it (only children and open calls to look for: no stored version, no
+    // parent outside, and no span waits for its parent: no applications read);
     // the children marked parentSeen, their pending operations and their uncount mark (none was counted); the
     // trace records (read, upserts) beside the new entries' delta (the names their hours keep, written and read,
     // then the four rollup collections) and flip; the keys.
@@ -483,7 +487,7 @@ describe('mongo store: writes and the purge find their documents on an index', (
       // An update command is explained per statement (one per trace record, per rollup document): each on its index.
       expect([...new Set(plans.map((p) => `${p.collection} ${p.index}`))].sort()).toEqual(
         ['idempotencyKeys _id_', 'operationNames _id_', 'operationRollupHours _id_', 'operationRollups _id_', 'rollupHours _id_', 'rollups _id_',
-          'spans _id_', 'spans controller_trace_parent', 'spans rollup_op', 'traces _id_']);
+          'spans _id_', 'spans controller_trace_parent+call_open', 'spans rollup_op', 'traces _id_']);
       for (const plan of plans) expect(plan.stages.filter((stage) => ['COLLSCAN', 'SORT'].includes(stage))).toEqual([]);
     }
   });
@@ -503,13 +507,87 @@ describe('mongo store: writes and the purge find their documents on an index', (
         // The log's search segment, its logs all past the cut-off: its keys read, its postings, its keys, then
         // itself (log-merge.ts, log-segments.ts dropSegment).
         'logSegments max_ts', 'logSegmentKeys _id_', 'logPostings _id_', 'logSegmentKeys _id_', 'logSegments _id_',
-        // The rollups per application, per operation, then the names of the hours gone.
+        // The rollups per application, per operation, of the calls, then the names of the hours gone.
         'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'operationRollups ttl', 'operationRollupHours ttl', 'operationRollupHours ttl',
-        'operationNames ttl', 'idempotencyKeys ttl']);
+        'callRollups ttl', 'callRollupHours ttl', 'callRollupHours ttl', 'operationNames ttl', 'idempotencyKeys ttl']);
     expect(await db.collection('logSegments').countDocuments({ maxTs: { $lt: new Date(cutoff) } })).toBe(0);
     expect(await db.collection('traces').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('spans').countDocuments({ traceId: old })).toBe(0);
     expect(await db.collection('logs').countDocuments({ ts: { $lt: new Date(cutoff) } })).toBe(0);
+  });
+});
+
+describe('mongo store: the service map\'s calls are written, read and purged on an index', () => {
+  /** A request of `busy` (its root and client span) calling an entry span of `quiet`, at `at`. */
+  const call = (at: number) => {
+    const t = newId();
+    const root = rootSpan(t, at, { durationMs: 30 });
+    const client = span(t, at + 1, { parentSpanId: root.spanId, requestMethod: 'external:quiet' });
+    return { caller: [root, client], entry: rootSpan(t, at + 2, { parentSpanId: client.spanId, durationMs: 20 }) };
+  };
+  const calls = (window: { from: number; to: number; bucketMs: number }) => () => store.readMetrics({ userId: w.user.id, byCaller: true, ...window });
+
+  /** The commands every new entry span's batch sends: the insert and the read after it, its trace record (read, upsert), its entry's delta and flip. */
+  const ENTRY = ['insert spans', 'find spans', 'find traces', 'update traces', 'update operationNames', 'find operationNames', 'update rollups',
+    'update rollupHours', 'update operationRollups', 'update operationRollupHours', 'update spans'];
+  const ENTRY_PLANS = ['spans rollup_op', 'traces _id_', 'traces _id_', 'operationNames _id_', 'operationNames _id_', 'rollups _id_', 'rollupHours _id_',
+    'operationRollups _id_', 'operationRollupHours _id_'];
+
+  it('the called span after its caller: its parent by _id in the project\'s other applications, the call decided by _id, its delta, its flip on call_open', async () => {
+    const c = call(T0 + 7000);
+    await store.writeSpans(spanBatch(w.app, c.caller));
+    const sent: string[] = [];
+    const plans = await plansOf(() => store.writeSpans(spanBatch(quiet, [c.entry])), sent);
+    // Beside the read after the insert, the applications of the project (the span waits); then beside the trace
+    // record and the entry: its parent found in `busy` by _id, the waiting span decided (one bulk), the call
+    // documents, minute and hour, and the span's flip. Four round trips after the read, beside the others'.
+    expect(sent.sort()).toEqual([...ENTRY, 'find applications', 'find spans', 'update spans', 'update callRollups', 'update callRollupHours', 'update spans'].sort());
+    expect(plans.map((p) => `${p.collection} ${p.index}`).sort()).toEqual([...ENTRY_PLANS, 'spans controller_trace_parent+call_open+_id_',
+      'applications project', 'spans _id_', 'spans _id_', 'callRollups _id_', 'callRollupHours _id_', 'spans call_open'].sort());
+    for (const plan of plans) expect(plan.stages.filter((stage) => ['COLLSCAN', 'SORT'].includes(stage))).toEqual([]);
+  });
+
+  it('the caller after the called span: the waiting span found on call_open by the read after the insert, no applications read', async () => {
+    const c = call(T0 + 8000);
+    await store.writeSpans(spanBatch(quiet, [c.entry]));
+    const sent: string[] = [];
+    const plans = await plansOf(() => store.writeSpans(spanBatch(w.app, c.caller)), sent);
+    // The waiting span under the batch's client span, decided; the call's delta and flip.
+    expect(sent.sort()).toEqual([...ENTRY, 'update spans', 'update callRollups', 'update callRollupHours', 'update spans'].sort());
+    expect(plans.map((p) => `${p.collection} ${p.index}`).sort()).toEqual([...ENTRY_PLANS, 'spans controller_trace_parent+call_open',
+      'spans _id_', 'callRollups _id_', 'callRollupHours _id_', 'spans call_open'].sort());
+    for (const plan of plans) expect(plan.stages.filter((stage) => ['COLLSCAN', 'SORT'].includes(stage))).toEqual([]);
+    // A call operation found under way: while its owner may still be at it, the poll for any of its spans, then
+    // its spans (completeCallOp), on call_open by its id.
+    const poll = await db.collection('spans').find({ callOp: newId() }, { projection: { _id: 1 } }).limit(1).explain('queryPlanner');
+    expect(JSON.stringify(poll.queryPlanner.winningPlan)).toContain('"indexName":"call_open"');
+  });
+
+  it('read by caller: whole hours on the call documents\' (projectId, hour), the rest on (projectId, minute)', async () => {
+    const hour0 = Math.floor(T0 / HOUR) * HOUR;
+    expect((await calls({ from: hour0, to: hour0 + 3 * HOUR, bucketMs: 3 * HOUR })()).map((c) => [c.callerApplicationId, c.applicationId, c.requests]))
+      .toEqual([[w.app.id, quiet.id, 2]]);
+    await expectServed(calls({ from: hour0, to: hour0 + HOUR, bucketMs: 60_000 }), [...VISIBLE_PROJECTS, 'callRollups project_minute']);
+    await expectServed(calls({ from: hour0 - 72 * HOUR, to: hour0 + 1_200_000, bucketMs: 3 * HOUR }),
+      [...VISIBLE_PROJECTS, 'callRollupHours project_hour', 'callRollups project_minute']);
+  });
+
+  it('the purge of a trace called after the cut-off: its entry and its call taken out, each by a mark on _id and an operation on its index', async () => {
+    const cutoff = Math.floor((T0 - 12 * HOUR) / HOUR) * HOUR - HOUR / 2;
+    const c = call(cutoff + 5 * 60_000);
+    // The called application's trace starts before the cut-off (its record goes), the call comes after it.
+    await store.writeSpans(spanBatch(w.app, c.caller));
+    await store.writeSpans(spanBatch(quiet, [span(c.entry.traceId, cutoff - 10 * 60_000, { requestMethod: 'service:consumer' }), c.entry]));
+    // The spans of the purged records with a flag (trace_ts); the entry taken out (rollup-ops.ts settle: pending
+    // operations and the mark by _id, the delta, the flips on rollup_op); then its call: the mark by _id, the
+    // operation's spans on call_open, the call documents, the flip on call_open; the rest as any purge.
+    await expectServed(() => store.purgeTelemetryBefore(cutoff), ['traces ttl', 'spans trace_ts', 'spans _id_', 'spans _id_', 'spans rollup_op',
+      'operationNames _id_', 'operationNames _id_', 'rollups _id_', 'rollupHours _id_', 'operationRollups _id_', 'operationRollupHours _id_',
+      'spans rollup_op', 'spans rollup_op', 'spans _id_', 'spans call_open', 'callRollups _id_', 'callRollupHours _id_', 'spans call_open',
+      'spans trace_ts', 'traces _id_', 'logs ttl', 'logSegments max_ts',
+      'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'operationRollups ttl', 'operationRollupHours ttl', 'operationRollupHours ttl',
+      'callRollups ttl', 'callRollupHours ttl', 'callRollupHours ttl', 'operationNames ttl', 'idempotencyKeys ttl']);
+    expect(await calls({ from: cutoff - HOUR, to: cutoff + HOUR, bucketMs: 2 * HOUR })()).toEqual([]);
   });
 });
 

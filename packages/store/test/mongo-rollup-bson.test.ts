@@ -30,6 +30,17 @@ describe('readRawRollup', () => {
     expect(readRawRollup(Buffer.from(BSON.serialize({ operation: 7, requests: 1 })))).not.toHaveProperty('operation');
   });
 
+  it('reads the caller of a call document, whatever its number type, and none of a document without one', () => {
+    for (const callerId of [7, new Int32(7), new Long(7), new Double(7)]) {
+      const bytes = Buffer.from(BSON.serialize({
+        _id: '[3,1772366400000,7]', projectId: 2, applicationId: 3, callerId, minute: new Date(1_772_366_400_000), requests: 4, errors: 1, zeros: 0, b: { '12': 4 },
+        ops: ['a'],
+      }));
+      expect(readRawRollup(bytes)).toEqual({ projectId: 2, applicationId: 3, callerId: 7, start: 1_772_366_400_000, requests: 4, errors: 1, sketch: [0, 12, 4] });
+    }
+    expect(readRawRollup(Buffer.from(BSON.serialize({ projectId: 2, requests: 1 })))).not.toHaveProperty('callerId');
+  });
+
   it('refuses a type a rollup document never holds', () => {
     const bytes = Buffer.from(BSON.serialize({ requests: 1, odd: new BSON.Timestamp({ t: 1, i: 1 }) }));
     expect(() => readRawRollup(bytes)).toThrow(/Unexpected BSON type/);

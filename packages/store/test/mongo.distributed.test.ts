@@ -133,6 +133,9 @@ describe('mongo store: indexes', () => {
     for (const name of ['operationRollupHours', 'operationNames']) {
       expect(ttlOf(first, name)).toEqual({ name: TTL_INDEX, key: { hour: 1 }, expireAfterSeconds: 7 * DAY + 3600 + 60 });
     }
+    // The calls between applications as well.
+    expect(ttlOf(first, 'callRollups')).toEqual({ name: TTL_INDEX, key: { minute: 1 }, expireAfterSeconds: 7 * DAY + 60 });
+    expect(ttlOf(first, 'callRollupHours')).toEqual({ name: TTL_INDEX, key: { hour: 1 }, expireAfterSeconds: 7 * DAY + 3600 + 60 });
 
     const again = await openStore({ database, retentionDays: 7 });
     expect(await indexesOf(db)).toEqual(first);

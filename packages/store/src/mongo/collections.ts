@@ -127,6 +127,19 @@ export interface SpanDoc {
    * (../operation-rollups.ts); absent in spans stored before them, which they never count.
    */
   operation?: string;
+  /**
+   * Who called a controller span with a parent (the service map, call-ops.ts): -1 while its parent is stored in no
+   * application yet (waiting), 0 when the parent is of its own application (no call), else the calling
+   * application, set by the operation that counts the call. Absent on other spans, and on spans stored before.
+   */
+  callerApp?: number;
+  /**
+   * Present while its call is open (indexed, `call_open`): '' waiting for its parent, else the call operation under
+   * way on it, which counts its call in or out (call-ops.ts).
+   */
+  callOp?: string;
+  /** Whether the call rollups count its call (flipped by a call operation, as `counted` by a rollup operation). */
+  callCounted?: boolean;
 }
 
 /** 2: a span without parent; 1: a controller span whose parent is in another application; 0: none yet. */
@@ -288,6 +301,18 @@ export interface OperationHourRollupDoc extends HourRollupDoc {
 }
 
 /**
+ * The calls between applications (../call-rollups.ts): the same as RollupDoc and HourRollupDoc, of one called
+ * application (`applicationId`), calling application and minute or hour, kept by the same updates (rollups.ts).
+ * `_id`: `callRollupKey(applicationId, start ms, callerId)`.
+ */
+export interface CallRollupDoc extends RollupDoc {
+  callerId: number;
+}
+export interface CallHourRollupDoc extends HourRollupDoc {
+  callerId: number;
+}
+
+/**
  * The operation names an application's hour keeps in the per-operation rollups (operation-names.ts): the first
  * MAX_OPERATIONS_PER_HOUR it saw, only ever added to. `_id`: `rollupKey(applicationId, hour ms)`.
  */
@@ -391,6 +416,8 @@ export interface Collections {
   operationRollups: Collection<OperationRollupDoc>;
   operationRollupHours: Collection<OperationHourRollupDoc>;
   operationNames: Collection<OperationNamesDoc>;
+  callRollups: Collection<CallRollupDoc>;
+  callRollupHours: Collection<CallHourRollupDoc>;
   tenants: Collection<TenantDoc>;
   documents: Collection<DocumentDoc>;
   chunks: Collection<ChunkDoc>;
@@ -402,7 +429,7 @@ export interface Collections {
 export const COLLECTION_NAMES = [
   'counters', 'users', 'organizations', 'memberships', 'projects', 'applications', 'apiKeys', 'invitations', 'spans', 'traces', 'logs',
   'logSegments', 'logPostings', 'logSegmentKeys', 'idempotencyKeys', 'rollups', 'rollupHours', 'operationRollups', 'operationRollupHours',
-  'operationNames', 'tenants', 'documents', 'chunks', 'postings', 'postingLists', 'rateWindows',
+  'operationNames', 'callRollups', 'callRollupHours', 'tenants', 'documents', 'chunks', 'postings', 'postingLists', 'rateWindows',
 ] as const satisfies readonly (keyof Collections)[];
 
 export function collectionsOf(db: Db): Collections {
@@ -418,6 +445,7 @@ export const spanKey = (applicationId: number, traceId: string, spanId: string):
 export const rollupKey = (applicationId: number, minute: number): string => JSON.stringify([applicationId, minute]);
 export const operationRollupKey = (applicationId: number, start: number, operation: string): string =>
   JSON.stringify([applicationId, start, operation]);
+export const callRollupKey = (calleeId: number, start: number, callerId: number): string => JSON.stringify([calleeId, start, callerId]);
 export const idempotencyKeyId = (applicationId: number, kind: string, key: string): string => JSON.stringify([applicationId, kind, key]);
 /** The organization id is an integer, so the first colon always ends it: unambiguous. */
 export const memberKey = (organizationId: number, userId: string): string => `${organizationId}:${userId}`;

@@ -64,6 +64,10 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
     { key: { traceKey: 1, parentSpanId: 1 }, name: 'controller_trace_parent', partialFilterExpression: { controller: true } },
     // The spans of a rollup operation under way (rollup-ops.ts): few at any time.
     { key: { op: 1 }, name: 'rollup_op', partialFilterExpression: { op: { $exists: true } } },
+    // The open calls (call-ops.ts), only those indexed: the spans waiting for their parent ('' first: a writer
+    // looks them up by the group's traces and span ids, on the few values of `callOp`), and those of a call
+    // operation under way (by its id).
+    { key: { callOp: 1, projectId: 1, traceId: 1, parentSpanId: 1 }, name: 'call_open', partialFilterExpression: { callOp: { $exists: true } } },
   ],
   // GET /metrics: the minutes of the visible projects in the window.
   rollups: [{ key: { projectId: 1, minute: 1 }, name: 'project_minute' }],
@@ -72,6 +76,9 @@ export const INDEXES: { [K in keyof Collections]?: IndexDescription[] } = {
   // GET /metrics/operations: the same, per operation. (The names an hour keeps are read by `_id` alone.)
   operationRollups: [{ key: { projectId: 1, minute: 1 }, name: 'project_minute' }],
   operationRollupHours: [{ key: { projectId: 1, hour: 1 }, name: 'project_hour' }],
+  // The service map's calls (`byCaller`): the same.
+  callRollups: [{ key: { projectId: 1, minute: 1 }, name: 'project_minute' }],
+  callRollupHours: [{ key: { projectId: 1, hour: 1 }, name: 'project_hour' }],
   logs: [
     { key: { projectId: 1, ts: -1, _id: -1 }, name: 'project_ts' },
     { key: { applicationId: 1, ts: -1, _id: -1 }, name: 'application_ts' },
@@ -129,6 +136,9 @@ export function ttlSeconds(retentionDays: number | undefined): { [K in keyof Col
     operationRollups: { field: 'minute', seconds: telemetry === null ? null : telemetry + 60 },
     operationRollupHours: { field: 'hour', seconds: telemetry === null ? null : telemetry + 3600 + 60 },
     operationNames: { field: 'hour', seconds: telemetry === null ? null : telemetry + 3600 + 60 },
+    // The calls between applications as the others.
+    callRollups: { field: 'minute', seconds: telemetry === null ? null : telemetry + 60 },
+    callRollupHours: { field: 'hour', seconds: telemetry === null ? null : telemetry + 3600 + 60 },
     // A key older than the window can no longer skip a batch (the SQLite purge drops it too).
     idempotencyKeys: { field: 'createdAt', seconds: Math.round(IDEMPOTENCY_WINDOW_MS / 1000) },
     // A rate-limit window goes once it has ended (its `expiresAt`).

@@ -2,6 +2,7 @@ import { IDEMPOTENCY_WINDOW_MS } from '../sqlite/ingest.js';
 import { minuteOf } from '../rollups.js';
 import type { Collections } from './collections.js';
 import { dropSegmentsBefore } from './log-merge.js';
+import { completeFoundCalls, takeOutCalls } from './call-ops.js';
 import { completeFound, settle } from './rollup-ops.js';
 import { dropRollupsBefore } from './rollups.js';
 
@@ -18,9 +19,10 @@ const CHUNK = 1000;
  * again next time. The TTL indexes do the same work continuously on a real MongoDB; this is the explicit
  * equivalent the writer's retention job (and the tests) call.
  *
- * Metrics rollups: before a round deletes spans, it completes the rollup operations under way on them and takes
- * its entry spans at or after the cut-off's minute out of the rollups that stay (a trace starting before the
- * cut-off may run past it); then the rollups of minutes (and hours) wholly before the cut-off go (rollups.ts).
+ * Metrics rollups: before a round deletes spans, it completes the rollup operations (and call operations) under
+ * way on them and takes its entry spans, and the calls they received, at or after the cut-off's minute out of the
+ * rollups that stay (a trace starting before the cut-off may run past it); then the rollups of minutes (and hours)
+ * wholly before the cut-off go (rollups.ts).
  */
 export function createPurger(c: Collections, now: () => number): (cutoffMs: number) => Promise<number> {
   return async (cutoffMs) => {
@@ -30,10 +32,13 @@ export function createPurger(c: Collections, now: () => number): (cutoffMs: numb
       const old = await c.traces.find({ ts: { $lt: cutoff } }, { projection: { _id: 1 }, limit: CHUNK }).toArray();
       if (old.length === 0) break;
       const keys = old.map((t) => t._id);
-      const flagged = await c.spans.find({ traceKey: { $in: keys }, $or: [{ counted: true }, { op: { $exists: true } }] },
-        { projection: { _id: 1, ts: 1, op: 1 } }).toArray();
+      const flagged = await c.spans.find({ traceKey: { $in: keys }, $or: [{ counted: true }, { op: { $exists: true } }, { callCounted: true }, { callOp: { $gt: '' } }] },
+        { projection: { _id: 1, ts: 1, op: 1, callOp: 1 } }).toArray();
       for (const op of new Set(flagged.flatMap((s) => (s.op === undefined ? [] : [s.op])))) await completeFound(c, op);
-      await settle(c, [], flagged.filter((s) => s.ts.getTime() >= minuteOf(cutoffMs)).map((s) => s._id));
+      await completeFoundCalls(c, flagged);
+      const later = flagged.filter((s) => s.ts.getTime() >= minuteOf(cutoffMs)).map((s) => s._id);
+      await settle(c, [], later);
+      await takeOutCalls(c, later);
       await c.spans.deleteMany({ traceKey: { $in: keys } });
       const round = (await c.traces.deleteMany({ _id: { $in: keys }, ts: { $lt: cutoff } })).deletedCount;
       deleted += round;

@@ -1,7 +1,7 @@
 /**
  * Reads a rollup document from its raw BSON (a find with `raw: true`): the driver's deserializer builds a
  * JavaScript object with a property per sketch bucket, about 0.4 ms for a busy minute's 300 buckets, ten times the
- * cost of walking the bytes here. Only the fields GET /metrics (and /metrics/operations) reads; numbers may be
+ * cost of walking the bytes here. Only the fields GET /metrics (and its operations and calls) reads; numbers may be
  * int32, int64 or double (`$inc` keeps int32 until a value no longer fits).
  */
 export interface RawRollup {
@@ -13,6 +13,8 @@ export interface RawRollup {
   partialBefore?: number;
   /** A per-operation document's operation (OTHER_OPERATIONS: ''). */
   operation?: string;
+  /** A call document's calling application (`applicationId` is the called one). */
+  callerId?: number;
   requests: number;
   errors: number;
   /** The sketch as [zeros, key, count, key, count, ...]. */
@@ -87,6 +89,7 @@ export function readRawRollup(bytes: Buffer): RawRollup {
       // A string's length counts its terminating NUL.
       doc.operation = bytes.toString('utf8', valueAt + 4, valueAt + 3 + bytes.readInt32LE(valueAt));
     }
+    else if (name === 'callerId') doc.callerId = numberAt(bytes, valueAt, type);
     else if (name === 'projectId' || name === 'applicationId' || name === 'requests' || name === 'errors') {
       doc[name] = numberAt(bytes, valueAt, type);
     }

@@ -45,19 +45,26 @@ export function opStartedAt(op: string): number | undefined {
 }
 
 /**
+ * Waits while the owner of an operation someone else began may still be marking or completing it: until none of
+ * its marks is left (`marked` polls them), or its lease is over.
+ */
+export async function awaitOwner(op: string, marked: () => Promise<boolean>): Promise<void> {
+  const began = opStartedAt(op);
+  if (began === undefined) return;
+  // What is left of the lease by the owner's clock, never more than a whole lease by ours (an owner's clock
+  // ahead of ours must not make us wait longer), timed on our monotonic clock (a wall-clock step changes nothing).
+  const until = performance.now() + Math.min(began + OP_LEASE_MS - Date.now(), OP_LEASE_MS);
+  while (performance.now() < until && (await marked())) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
  * Completes an operation someone else began (another writer, a failed attempt, the purge's find): waits while
  * its owner may still be marking or completing it, then completes whatever is left of it.
  */
 export async function completeFound(c: Collections, op: string): Promise<void> {
-  const began = opStartedAt(op);
-  if (began !== undefined) {
-    // What is left of the lease by the owner's clock, never more than a whole lease by ours (an owner's clock
-    // ahead of ours must not make us wait longer), timed on our monotonic clock (a wall-clock step changes nothing).
-    const until = performance.now() + Math.min(began + OP_LEASE_MS - Date.now(), OP_LEASE_MS);
-    while (performance.now() < until && (await c.spans.findOne({ op }, { projection: { _id: 1 } })) !== null) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  }
+  await awaitOwner(op, async () => (await c.spans.findOne({ op }, { projection: { _id: 1 } })) !== null);
   await completeOp(c, op);
 }
 

@@ -8,7 +8,7 @@ import type { Access } from './access.js';
 import { deadlineOf } from './budget.js';
 import { onlyDuplicates } from './bulk.js';
 import type { Collections, RollupDoc } from './collections.js';
-import { operationRollupKey, rollupKey } from './collections.js';
+import { callRollupKey, operationRollupKey, rollupKey } from './collections.js';
 import { keepNames } from './operation-names.js';
 import { readRawRollup } from './rollup-bson.js';
 import { nextTurn } from './paging.js';
@@ -30,12 +30,12 @@ const YIELD_EVERY = 100;
 export const newOpId = (): string => `${Date.now().toString(36)}.${randomBytes(6).toString('base64url')}`;
 
 /**
- * A minute or an hour rollup document, per application or per operation, as the four collections' updates and
- * reads see them (they differ in `minute`/`hour` and `operation` alone).
+ * A minute or an hour rollup document, per application, per operation or per caller, as the six collections'
+ * updates and reads see them (they differ in `minute`/`hour`, `operation` and `callerId` alone).
  */
 type AnyRollup = RollupDoc;
 
-/** The minute and the hour collections of the rollups per application, or per operation. */
+/** The minute and the hour collections of the rollups per application, per operation, or of the calls. */
 interface RollupCollections {
   minutes: Collection<AnyRollup>;
   hours: Collection<AnyRollup>;
@@ -44,23 +44,32 @@ const perApplication = (c: Collections): RollupCollections =>
   ({ minutes: c.rollups, hours: c.rollupHours as unknown as Collection<AnyRollup> });
 const perOperation = (c: Collections): RollupCollections =>
   ({ minutes: c.operationRollups as unknown as Collection<AnyRollup>, hours: c.operationRollupHours as unknown as Collection<AnyRollup> });
+const perCaller = (c: Collections): RollupCollections =>
+  ({ minutes: c.callRollups as unknown as Collection<AnyRollup>, hours: c.callRollupHours as unknown as Collection<AnyRollup> });
+
+/** A change of a rollup document: of a per-operation one with `operation`, of a call one with `callerId`. */
+type AnyChange = RollupChange & { operation?: string; callerId?: number };
+
+const keyOf = (ch: AnyChange): string => (ch.operation !== undefined ? operationRollupKey(ch.applicationId, ch.start, ch.operation)
+  : ch.callerId !== undefined ? callRollupKey(ch.applicationId, ch.start, ch.callerId) : rollupKey(ch.applicationId, ch.start));
 
 /**
- * The updates of one rollup collection for these changes (with `operation`: of a per-operation collection):
- * `$inc` once per operation id, `start` (and the operation) set on insert.
+ * The updates of one rollup collection for these changes: `$inc` once per operation id, `start` (and the
+ * operation, or the caller) set on insert.
  */
-function updatesOf(changes: (RollupChange & { operation?: string })[], op: string, startField: 'minute' | 'hour'): AnyBulkWriteOperation<AnyRollup>[] {
+function updatesOf(changes: AnyChange[], op: string, startField: 'minute' | 'hour'): AnyBulkWriteOperation<AnyRollup>[] {
   return changes.map((ch) => {
     const inc: Record<string, number> = { requests: ch.requests, errors: ch.errors };
     const [zeros, ...buckets] = ch.sketch.toArray();
     inc['zeros'] = zeros ?? 0;
     for (let i = 0; i + 1 < buckets.length; i += 2) inc[`b.${buckets[i]}`] = buckets[i + 1]!;
     const operation = ch.operation === undefined ? {} : { operation: ch.operation };
+    const caller = ch.callerId === undefined ? {} : { callerId: ch.callerId };
     return { updateOne: {
-      filter: { _id: ch.operation === undefined ? rollupKey(ch.applicationId, ch.start) : operationRollupKey(ch.applicationId, ch.start, ch.operation), ops: { $ne: op } },
+      filter: { _id: keyOf(ch), ops: { $ne: op } },
       update: {
         $inc: inc,
-        $setOnInsert: { projectId: ch.projectId, applicationId: ch.applicationId, [startField]: new Date(ch.start), ...operation },
+        $setOnInsert: { projectId: ch.projectId, applicationId: ch.applicationId, [startField]: new Date(ch.start), ...operation, ...caller },
         $push: { ops: { $each: [op], $slice: -OPS_KEPT } },
       },
       upsert: true,
@@ -85,22 +94,26 @@ async function bulkOnce(collection: Collection<AnyRollup>, ops: AnyBulkWriteOper
 }
 
 /**
- * Adds a delta to the rollup documents, minute and hour, per application and per operation, once per operation
- * id: each document's update is one atomic `$inc` of its counters and sketch buckets (concurrent writers merge),
- * conditional on the operation not being among the document's `ops` yet, which it joins in the same update. The
- * names the delta's hours keep are decided first (operation-names.ts), then the four collections are written at
- * once; an operation completed again (after a failure between them) finds the same names kept, and adds to each
- * document what it lacks.
+ * Adds a delta to the rollup documents, minute and hour, per application, per operation and of the calls, once
+ * per operation id: each document's update is one atomic `$inc` of its counters and sketch buckets (concurrent
+ * writers merge), conditional on the operation not being among the document's `ops` yet, which it joins in the
+ * same update. The names the delta's hours keep are decided first (operation-names.ts), then the collections are
+ * written at once; an operation completed again (after a failure between them) finds the same names kept, and
+ * adds to each document what it lacks.
  */
 export async function applyDelta(c: Collections, delta: RollupDelta, op: string): Promise<void> {
   const kept = delta.operations.empty ? undefined : await keepNames(c, delta.operations.hours());
-  const [app, ops] = [perApplication(c), perOperation(c)];
+  const [app, ops, calls] = [perApplication(c), perOperation(c), perCaller(c)];
   await Promise.all([
     bulkOnce(app.minutes, updatesOf(delta.changes(MINUTE_MS), op, 'minute')),
     bulkOnce(app.hours, updatesOf(delta.changes(HOUR_MS), op, 'hour')),
     ...(kept === undefined ? [] : [
       bulkOnce(ops.minutes, updatesOf(delta.operations.changes(MINUTE_MS, kept), op, 'minute')),
       bulkOnce(ops.hours, updatesOf(delta.operations.changes(HOUR_MS, kept), op, 'hour')),
+    ]),
+    ...(delta.calls.empty ? [] : [
+      bulkOnce(calls.minutes, updatesOf(delta.calls.changes(MINUTE_MS), op, 'minute')),
+      bulkOnce(calls.hours, updatesOf(delta.calls.changes(HOUR_MS), op, 'hour')),
     ]),
   ]);
 }
@@ -114,7 +127,7 @@ export type FirstHour = () => number;
 
 /**
  * GET /metrics from the rollups of the visible projects (GET /metrics/operations, `byOperation`: from the
- * per-operation rollups): whole hours (rollup-plan.ts) from the hour documents on (projectId, hour), the rest of
+ * per-operation rollups; the service map's calls, `byCaller`: from the call rollups): whole hours (rollup-plan.ts) from the hour documents on (projectId, hour), the rest of
  * the window from the minute documents on (projectId, minute): one query each, with an `$or` of its runs where
  * there are several (GET /metrics' buckets make one run of hours and at most two of minutes, the window's partial
  * first and last hours). Within `query.budgetMs` from the call (budget.ts): each query with what is left of it
@@ -127,13 +140,13 @@ export async function readRollups(c: Collections, access: Access, query: Metrics
   const merger = new CellMerger(query);
   const plan = planRollupRead(query, firstHour());
   const app = query.applicationId === undefined ? {} : { applicationId: query.applicationId };
-  const { minutes: minuteDocs, hours: hourDocs } = query.byOperation ? perOperation(c) : perApplication(c);
+  const { minutes: minuteDocs, hours: hourDocs } = query.byOperation ? perOperation(c) : query.byCaller ? perCaller(c) : perApplication(c);
   /**
    * Hours whose document the purge marked partial: read by the minute, for that application only, and for the
-   * operations whose document is marked (one written after the purge, of a name new in the hour, counts only
-   * minutes that are there: it is read whole, not again by the minute).
+   * operations (or callers) whose document is marked (one written after the purge, of a name or a caller new in the
+   * hour, counts only minutes that are there: it is read whole, not again by the minute).
    */
-  const partial = new Map<string, Range & { operations?: string[] }>();
+  const partial = new Map<string, PartialRange>();
   const scan = async (collection: Collection<AnyRollup>, hint: string, filter: Document, each: (d: RawRollup) => void): Promise<void> => {
     // Raw BSON, read by readRawRollup: the driver's objects of ~300 bucket properties cost ten times as much. The
     // index is named: the planner may otherwise take the TTL index on the time alone, which reads every project's.
@@ -149,11 +162,12 @@ export async function readRollups(c: Collections, access: Access, query: Metrics
   };
   const add = (d: RawRollup) => merger.add(d, (sketch) => sketch.mergeArray(d.sketch));
   /** The ranges as one filter: the range itself, or an `$or` of them (windows whose buckets cut hours). */
-  const anyOf = (field: 'hour' | 'minute', ranges: (Range & { operations?: string[] })[]): Document => {
+  const anyOf = (field: 'hour' | 'minute', ranges: PartialRange[]): Document => {
     const each = ranges.map((r) => ({
       [field]: { $gte: new Date(r.from), $lt: new Date(r.to) },
       ...(r.applicationId === undefined ? {} : { applicationId: r.applicationId }),
       ...(r.operations === undefined ? {} : { operation: { $in: r.operations } }),
+      ...(r.callers === undefined ? {} : { callerId: { $in: r.callers } }),
     }));
     return each.length === 1 ? each[0]! : { $or: each };
   };
@@ -164,6 +178,7 @@ export async function readRollups(c: Collections, access: Access, query: Metrics
       let range = partial.get(key);
       if (range === undefined) partial.set(key, (range = { applicationId: d.applicationId, from: d.start, to: d.start + HOUR_MS }));
       if (d.operation !== undefined) (range.operations ??= []).push(d.operation);
+      if (d.callerId !== undefined) (range.callers ??= []).push(d.callerId);
     });
   }
   const minutes = [...plan.minutes.map((r) => ({ ...r, ...app })), ...partial.values()];
@@ -178,17 +193,23 @@ interface Range {
   applicationId?: number;
 }
 
+/** A range of minutes read for an hour marked partial: of its marked operations, or callers, only. */
+interface PartialRange extends Range {
+  operations?: string[];
+  callers?: number[];
+}
+
 /**
- * The purge's part of the rollups, after its rounds took the purged traces' later entry spans out: the minute
+ * The purge's part of the rollups, after its rounds took the purged traces' later entry spans (and calls) out: the minute
  * documents before the cut-off's minute go, so do the hour documents of hours wholly before it, and the hour
  * documents of the hour it falls in are marked partial (they still count the minutes that went); per
- * application, then per operation. The names of the hours gone go with them; the cut-off hour keeps its names
+ * application, per operation, then of the calls. The names of the hours gone go with them; the cut-off hour keeps its names
  * (its cells stay, and a name must keep going to the same cell).
  */
 export async function dropRollupsBefore(c: Collections, cutoffMs: number): Promise<void> {
   const minute = minuteOf(cutoffMs);
   const hour = hourOf(minute);
-  for (const { minutes, hours } of [perApplication(c), perOperation(c)]) {
+  for (const { minutes, hours } of [perApplication(c), perOperation(c), perCaller(c)]) {
     await minutes.deleteMany({ minute: { $lt: new Date(minute) } });
     await hours.deleteMany({ hour: { $lt: new Date(hour) } } as Filter<AnyRollup>);
     if (minute > hour) await hours.updateMany({ hour: new Date(hour) } as Filter<AnyRollup>, { $max: { partialBefore: new Date(minute) } });

@@ -4,22 +4,26 @@ import { firstOfEach, insertIfAbsent } from './bulk.js';
 import type { Collections, SpanDoc } from './collections.js';
 import { spanKey, traceKey } from './collections.js';
 import { acceptBatches, recordKeys } from './idempotency.js';
+import { applicationsOf, markWaiting, openUnder, parentsElsewhere, updateCalls } from './call-group.js';
+import type { ProjectApplications } from './call-group.js';
 import { newOpId } from './rollups.js';
 import { entryCandidate, updateRollups } from './rollup-ops.js';
 import { batchTime, toSpanDoc } from './span-docs.js';
 import { updateTraceRecords } from './trace-records.js';
 
-/** What one read after the insert finds: the stored versions asked for, the parents stored, the children. */
+/** What one read after the insert finds: the stored versions asked for, the parents stored, the children, all of it. */
 interface Found {
   stored: SpanDoc[];
   parentsStored: Set<string>;
   children: SpanDoc[];
+  found: SpanDoc[];
 }
 
 /**
- * One read for three questions, after the group's insert (the parentSeen protocol needs every lookup of a
- * parent or a child after the insert): the stored version of each span this call did not insert, which of the
- * entry candidates' parents are stored, and the controller spans (any batch) whose parent is in the group.
+ * One read for four questions, after the group's insert (the parentSeen protocol, and the calls', need every
+ * lookup of a parent or a child after the insert): the stored version of each span this call did not insert,
+ * which of the entry candidates' parents are stored, the controller spans (any batch) whose parent is in the
+ * group, and the open calls (any application of the group's projects) whose parent may be in the group.
  */
 async function lookUp(c: Collections, docs: SpanDoc[], inserted: Set<string>, inGroup: Set<string>): Promise<Found> {
   const others = docs.filter((d) => !inserted.has(d._id)).map((d) => d._id);
@@ -29,6 +33,7 @@ async function lookUp(c: Collections, docs: SpanDoc[], inserted: Set<string>, in
   const found = await c.spans.find({ $or: [
     ...(byId.length === 0 ? [] : [{ _id: { $in: byId } }]),
     { traceKey: { $in: [...new Set(docs.map((d) => d.traceKey))] }, controller: true, parentSpanId: { $in: [...new Set(docs.map((d) => d.spanId))] } },
+    openUnder(docs),
   ] }).toArray();
   const foundById = new Map(found.map((d) => [d._id, d]));
   const otherIds = new Set(others);
@@ -43,14 +48,16 @@ async function lookUp(c: Collections, docs: SpanDoc[], inserted: Set<string>, in
     for (const p of await c.spans.find({ _id: { $in: more } }, { projection: { _id: 1 } }).toArray()) parentsStored.add(p._id);
   }
   const children = found.filter((d) => d.controller && d.parentSpanId !== null && inGroup.has(spanKey(d.applicationId, d.traceId, d.parentSpanId)));
-  return { stored, parentsStored, children };
+  return { stored, parentsStored, children, found };
 }
 
 /**
  * Writes the span batches the bus delivered together, with a number of round trips that does not grow with the
  * number of batches: one lookup of their idempotency keys, one unordered insert of all their spans (the entry
- * candidates already marked with the group's rollup operation), one read of stored versions, parents and
- * children, then the trace records (a read and one or two bulks) beside the rollups (one delta, one flip), and
+ * candidates already marked with the group's rollup operation, the spans with a parent elsewhere waiting for it:
+ * call-group.ts), one read of stored versions, parents, children and open calls (beside it, the applications of
+ * the group's projects), then the trace records (a read and one or two bulks) beside the rollups (one delta, one
+ * flip) and the calls (a read of parents in other applications, the callers decided, one delta, one flip), and
  * last one bulk of the keys. The result is what writing the batches one by one would store: the first version of
  * each span, a batch skipped when its key was accepted (before, or by an earlier batch of the group). One
  * difference of order only: a parent and its controller child in two batches of the group are judged as if the
@@ -66,13 +73,20 @@ export async function writeSpanGroup(c: Collections, batches: readonly SpanBatch
   if (docs.length > 0) {
     const inGroup = new Set(docs.map((d) => d._id));
     const op = newOpId();
-    for (const d of docs) if (entryCandidate(d, inGroup)) d.op = op;
+    for (const d of docs) {
+      if (entryCandidate(d, inGroup)) d.op = op;
+      markWaiting(d, inGroup);
+    }
     const insertedAt = await insertIfAbsent(c.spans, docs);
     const inserted = new Set(docs.filter((_, i) => insertedAt.has(i)).map((d) => d._id));
-    const { stored, parentsStored, children } = await lookUp(c, docs, inserted, inGroup);
+    // The applications are read after the insert (call-ops.ts), and only when a span of the group waits for a
+    // parent the group does not hold.
+    const [{ stored, parentsStored, children, found }, applications] = await Promise.all([lookUp(c, docs, inserted, inGroup),
+      parentsElsewhere(docs) ? applicationsOf(c, [...new Set(docs.map((d) => d.projectId))]) : new Map() as ProjectApplications]);
     await settleAll([
       updateTraceRecords(c, { stored, inGroup, parentsStored, pairs: groupPairs(accepted.map((a) => a.batch)) }),
       updateRollups(c, { stored, inserted, inGroup, parentsStored, children, op }),
+      updateCalls(c, { stored, found, inGroup, parentsStored, applications }),
     ]);
   }
   await recordKeys(c, 'spans', claims);
