@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import * as client from './api/client';
 import type { User } from './api/types';
 import { ErrorBoundary } from './components/ErrorBoundary';
@@ -20,13 +20,21 @@ import { TimePrefsProvider, ZoneSwitch } from './time-prefs';
 import { getToken, onTokenChange, setToken } from './session';
 import { useWorkspace, WorkspaceProvider, type Workspace } from './workspace';
 
-const NAV = [
+/**
+ * The Service map and its layout library (dagre, about 17 KB gzipped) load when the page is first opened: the other
+ * pages' first load does not carry them.
+ */
+const ServiceMapPage = lazy(() => import('./pages/ServiceMap').then((m) => ({ default: m.ServiceMapPage })));
+
+/** Each page of the top bar: its path, its label, and a shorter one for a phone (so the bar keeps three lines). */
+const NAV: ReadonlyArray<readonly [string, string, string?]> = [
   ['/traces', 'Traces'],
   ['/logs', 'Logs'],
   ['/metrics', 'Metrics'],
+  ['/map', 'Service map', 'Map'],
   ['/applications', 'Applications'],
   ['/ai', 'AI'],
-] as const;
+];
 
 export function App() {
   const [token, setTokenState] = useState(getToken);
@@ -69,8 +77,10 @@ function Shell() {
       <header className="topbar">
         <a className="brand" href={hrefInScope('/traces', route.params)}>Lantern</a>
         <nav>
-          {NAV.map(([path, label]) => (
-            <a key={path} href={hrefInScope(path, route.params)} className={route.path.startsWith(path) || (path === '/traces' && route.path === '/compare') ? 'active' : undefined}>{label}</a>
+          {NAV.map(([path, label, short]) => (
+            <a key={path} href={hrefInScope(path, route.params)} className={route.path.startsWith(path) || (path === '/traces' && route.path === '/compare') ? 'active' : undefined}>
+              {short ? <><span className="nav-long">{label}</span><span className="nav-short">{short}</span></> : label}
+            </a>
           ))}
         </nav>
         <Switchers />
@@ -186,6 +196,7 @@ function pageFor(route: Route, ws: Workspace) {
   if (path === '/compare') return <ComparePage />;
   if (path === '/logs') return <LogsPage />;
   if (path === '/metrics') return <MetricsPage />;
+  if (path === '/map') return <Suspense fallback={<Loading what="the service map" />}><ServiceMapPage /></Suspense>;
   if (path === '/applications') return <ApplicationsPage />;
   if (path === '/ai') return <AiPage />;
   return <TracesPage />;

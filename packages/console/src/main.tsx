@@ -7,6 +7,7 @@ import './styles/base.css';
 import './styles/accounts-ai.css';
 import './styles/traces.css';
 import './styles/logs-metrics.css';
+import './styles/service-map.css';
 
 applyTheme(loadTheme());
 

@@ -1,7 +1,7 @@
 /** Every call the console makes, one function each, over the public HTTP API only. */
 import { api, page, withQuery } from './http';
 import type {
-  ApiKey, Application, DocumentRecord, LogEntry, LogFacets, LogVolume, MetricsReport, OperationMetricsReport, Organization, Page, Project, SearchAnswer, Tenant, TraceRecord, User,
+  ApiKey, Application, DocumentRecord, LogEntry, LogFacets, LogVolume, MetricsReport, OperationMetricsReport, Organization, Page, Project, SearchAnswer, ServiceMapReport, Tenant, TraceRecord, User,
 } from './types';
 
 export interface SessionAnswer { token: string; user: User }
@@ -76,6 +76,13 @@ export const metrics = (query: { projectId?: number; applicationId?: number; fro
 /** Request metrics per operation of each application (the `limit` busiest, 1-500, default 100; same window rules as GET /metrics). */
 export const operationMetrics = (query: { projectId?: number; applicationId?: number; from?: string; to?: string; limit?: number }, signal?: AbortSignal) =>
   api<OperationMetricsReport>('GET', withQuery('/metrics/operations', query), undefined, signal);
+
+/**
+ * The service map of a project: its applications and the calls between them in the window (same window rules as
+ * GET /metrics: at most 90 days; the last hour without `from`).
+ */
+export const serviceMap = (query: { projectId: number; from?: string; to?: string }, signal?: AbortSignal) =>
+  api<ServiceMapReport>('GET', withQuery('/metrics/services', query), undefined, signal);
 
 export const listTenants = (organizationId: number) => api<Tenant[]>('GET', withQuery('/ai/tenant', { organizationId }));
 export const createTenant = (organizationId: number, name: string) => api<Tenant>('POST', '/ai/tenant', { organizationId, name });

@@ -83,6 +83,30 @@ export interface OperationMetrics {
 /** GET /metrics/operations: the `limit` busiest operations of the window; `total` counts them all. */
 export interface OperationMetricsReport { from: string; to: string; bucketMs: number; total: number; operations: OperationMetrics[] }
 
+/** An application on the service map (GET /metrics/services): its entry spans in the window; 0 requests for one that only calls. */
+export interface ServiceMapNode {
+  applicationId: number;
+  requests: number;
+  errors: number;
+  /** Rounded to 0.01 by the API: the console shows errors ÷ requests instead. */
+  errorRate: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+}
+/** Calls from one application to another: the callee's entry spans whose parent is a span of the caller. */
+export interface ServiceMapEdge {
+  callerApplicationId: number;
+  calleeApplicationId: number;
+  calls: number;
+  errors: number;
+  errorRate: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+}
+export interface ServiceMapReport { from: string; to: string; nodes: ServiceMapNode[]; edges: ServiceMapEdge[] }
+
 export interface Tenant { id: string; name: string; organizationId: number }
 export interface DocumentRecord {
   id: string; tenantId: string; filename: string; contentType: string; size: number; sha256: string; status: string; createdAt: string;
