@@ -446,7 +446,8 @@ describe('mongo store: AI tenants and documents are read on an index', () => {
 describe('mongo store: writes and the purge find their documents on an index', () => {
   it('a span batch repeated and extended: the idempotency key, stored spans and trace records by _id', async () => {
     const t = newId();
-    const root = rootSpan(t, T0 + 5000, { parentSpanId: newId(), durationMs: 10 });
+    // Operations new to the store (it remembers the names it decided): their hour's names are decided below.
+    const root = rootSpan(t, T0 + 5000, { parentSpanId: newId(), durationMs: 10, requestMethod: `controller:GET /repeated/${t}` });
     await store.writeSpans(spanBatch(quiet, [root]));
     // The same span again, with an entry span that outranks it: the key; the insert; one read of the stored
     // version, the parents, the children and the open calls under the batch's spans (an $or of _id, the controller
@@ -457,7 +458,7 @@ describe('mongo store: writes and the purge find their documents on an index', (
     // the project's other application by _id: not there); the key last. The delta: the names its hour keeps (an
     // upsert, then a read), then the rollups per application and per operation.
     await expectServed(
-      () => store.writeSpans(spanBatch(quiet, [root, rootSpan(t, T0 + 4000, { durationMs: 50 })], { idempotencyKey: 'plans' })),
+      () => store.writeSpans(spanBatch(quiet, [root, rootSpan(t, T0 + 4000, { durationMs: 50, requestMethod: `controller:GET /extended/${t}` })], { idempotencyKey: 'plans' })),
       ['idempotencyKeys _id_', 'spans controller_trace_parent+call_open+_id_', 'applications project', 'traces _id_', 'traces _id_', 'traces _id_',
         'operationNames _id_', 'operationNames _id_', 'rollups _id_', 'rollupHours _id_', 'operationRollups _id_', 'operationRollupHours _id_',
         'spans rollup_op', 'spans _id_', 'spans _id_', 'spans _id_', 'idempotencyKeys _id_'], { anyOrder: true });
@@ -466,7 +467,7 @@ describe('mongo store: writes and the purge find their documents on an index', (
   it('a group of new batches, a child\'s parent in another batch: the same round trips for 3 batches or 60, each query on an index', async () => {
     const batches = (n: number) => Array.from({ length: n }, (_, i) => {
       const t = newId();
-      const root = rootSpan(t, T0 + 6000 + i, { durationMs: 20 });
+      const root = rootSpan(t, T0 + 6000 + i, { durationMs: 20, requestMethod: `controller:GET /group/${t}` });
       const nested = rootSpan(t, T0 + 6001 + i, { parentSpanId: root.spanId, durationMs: 5 });
       // The root and its nested controller span in two batches of the group, a plain span beside each.
       return [spanBatch(quiet, [nested, span(t, T0 + 6002 + i, { parentSpanId: nested.spanId })], { idempotencyKey: `g${i}-${newId()}` }),
@@ -480,9 +481,11 @@ describe('mongo store: writes and the purge find their documents on an index', (
     const commands = ['find idempotencyKeys', 'insert spans', 'find spans', 'update spans', 'distinct spans', 'update spans',
       'find traces', 'update traces', 'update operationNames', 'find operationNames', 'update rollups', 'update rollupHours',
       'update operationRollups', 'update operationRollupHours', 'update spans', 'update idempotencyKeys'].sort();
+    let last: ReturnType<typeof batches> = [];
     for (const n of [1, 20]) {
       const sentNow: string[] = [];
-      const plans = await plansOf(() => store.writeSpanBatches(batches(n)), sentNow);
+      const group = (last = batches(n));
+      const plans = await plansOf(() => store.writeSpanBatches(group), sentNow);
       expect(sentNow.sort()).toEqual(commands);
       // An update command is explained per statement (one per trace record, per rollup document): each on its index.
       expect([...new Set(plans.map((p) => `${p.collection} ${p.index}`))].sort()).toEqual(
@@ -490,6 +493,13 @@ describe('mongo store: writes and the purge find their documents on an index', (
           'spans _id_', 'spans controller_trace_parent+call_open', 'spans rollup_op', 'traces _id_']);
       for (const plan of plans) expect(plan.stages.filter((stage) => ['COLLSCAN', 'SORT'].includes(stage))).toEqual([]);
     }
+    // Names the store decided before (its hours' lists only grow): new spans of the same operations neither write
+    // nor read the names, and still add to the per-operation rollups.
+    const again = last.map((b) => ({ ...b, idempotencyKey: `again-${newId()}`, spans: b.spans.map((x) => ({ ...x, traceId: newId(), spanId: newId(), parentSpanId: null })) }));
+    const sentAgain: string[] = [];
+    await plansOf(() => store.writeSpanBatches(again), sentAgain);
+    expect(sentAgain.filter((cmd) => cmd.endsWith('operationNames'))).toEqual([]);
+    expect(sentAgain).toContain('update operationRollups');
   });
 
   it('the purge: trace records and logs by the TTL index on ts, their spans by trace, log segments by time, rollups and keys by their TTL index', async () => {
@@ -518,12 +528,15 @@ describe('mongo store: writes and the purge find their documents on an index', (
 });
 
 describe('mongo store: the service map\'s calls are written, read and purged on an index', () => {
-  /** A request of `busy` (its root and client span) calling an entry span of `quiet`, at `at`. */
+  /**
+   * A request of `busy` (its root and client span) calling an entry span of `quiet`, at `at`; operations named
+   * after `at`, new to the store, so that each write decides their names (the store remembers names it decided).
+   */
   const call = (at: number) => {
     const t = newId();
-    const root = rootSpan(t, at, { durationMs: 30 });
+    const root = rootSpan(t, at, { durationMs: 30, requestMethod: `controller:GET /shop/${at}` });
     const client = span(t, at + 1, { parentSpanId: root.spanId, requestMethod: 'external:quiet' });
-    return { caller: [root, client], entry: rootSpan(t, at + 2, { parentSpanId: client.spanId, durationMs: 20 }) };
+    return { caller: [root, client], entry: rootSpan(t, at + 2, { parentSpanId: client.spanId, durationMs: 20, requestMethod: `controller:POST /pay/${at}` }) };
   };
   const calls = (window: { from: number; to: number; bucketMs: number }) => () => store.readMetrics({ userId: w.user.id, byCaller: true, ...window });
 
@@ -579,10 +592,11 @@ describe('mongo store: the service map\'s calls are written, read and purged on 
     await store.writeSpans(spanBatch(w.app, c.caller));
     await store.writeSpans(spanBatch(quiet, [span(c.entry.traceId, cutoff - 10 * 60_000, { requestMethod: 'service:consumer' }), c.entry]));
     // The spans of the purged records with a flag (trace_ts); the entry taken out (rollup-ops.ts settle: pending
-    // operations and the mark by _id, the delta, the flips on rollup_op); then its call: the mark by _id, the
-    // operation's spans on call_open, the call documents, the flip on call_open; the rest as any purge.
+    // operations and the mark by _id, the delta, the flips on rollup_op; its operation's name known to the store
+    // since its write: no names read); then its call: the mark by _id, the operation's spans on call_open, the call
+    // documents, the flip on call_open; the rest as any purge.
     await expectServed(() => store.purgeTelemetryBefore(cutoff), ['traces ttl', 'spans trace_ts', 'spans _id_', 'spans _id_', 'spans rollup_op',
-      'operationNames _id_', 'operationNames _id_', 'rollups _id_', 'rollupHours _id_', 'operationRollups _id_', 'operationRollupHours _id_',
+      'rollups _id_', 'rollupHours _id_', 'operationRollups _id_', 'operationRollupHours _id_',
       'spans rollup_op', 'spans rollup_op', 'spans _id_', 'spans call_open', 'callRollups _id_', 'callRollupHours _id_', 'spans call_open',
       'spans trace_ts', 'traces _id_', 'logs ttl', 'logSegments max_ts',
       'rollups ttl', 'rollupHours ttl', 'rollupHours ttl', 'operationRollups ttl', 'operationRollupHours ttl', 'operationRollupHours ttl',

@@ -35,12 +35,22 @@ function appendUpTo(names: string[], max: number): Document {
  * stays there until the purge takes the hour's documents out; a name refused finds the list full, which it then
  * stays: so every delta of an hour (a retry, a span taken out again) maps a name to the same cell.
  *
- * Two round trips for the whole delta, whatever the number of hours: one unordered bulk of upserts, one find.
- * Hours of the delta without a name (only OTHER_OPERATIONS) are neither written nor read.
+ * Two round trips for the whole delta, whatever the number of hours: one unordered bulk of upserts, one find;
+ * none when the store already knows how each hour decides the delta's names (cacheOf). Hours of the delta without a
+ * name (only OTHER_OPERATIONS) are neither written nor read.
  */
 export async function keepNames(c: Collections, hours: OperationHour[], max = MAX_OPERATIONS_PER_HOUR): Promise<KeptNames> {
-  const named = hours.filter((h) => h.names.size > 0);
-  if (named.length === 0) return keptNamesOf([]);
+  const cache = cacheOf(c);
+  const decided: { applicationId: number; hour: number; kept: ReadonlySet<string> }[] = [];
+  const named: OperationHour[] = [];
+  for (const h of hours) {
+    if (h.names.size === 0) continue;
+    const known = cache.get(rollupKey(h.applicationId, h.hour));
+    // Known for good: every name kept already, or the list full (a name not in it never will be).
+    if (known !== undefined && (known.full || [...h.names].every((n) => known.kept.has(n)))) decided.push({ ...h, kept: known.kept });
+    else named.push(h);
+  }
+  if (named.length === 0) return keptNamesOf(decided);
   const ids = named.map((h) => rollupKey(h.applicationId, h.hour));
   const updates = named.map((h, i): AnyBulkWriteOperation<OperationNamesDoc> => ({ updateOne: {
     filter: { _id: ids[i]! },
@@ -57,6 +67,31 @@ export async function keepNames(c: Collections, hours: OperationHour[], max = MA
   }
   const docs = await c.operationNames.find({ _id: { $in: ids } }, { projection: { names: 1 } }).toArray();
   const byId = new Map(docs.map((d) => [d._id, d.names]));
-  // A document gone meanwhile (its hour purged): none of its names kept.
-  return keptNamesOf(named.map((h, i) => ({ applicationId: h.applicationId, hour: h.hour, kept: new Set(byId.get(ids[i]!) ?? []) })));
+  named.forEach((h, i) => {
+    // A document gone meanwhile (its hour purged): none of its names kept, and nothing remembered.
+    const names = byId.get(ids[i]!);
+    const kept = new Set(names ?? []);
+    if (names !== undefined) cache.set(ids[i]!, { kept, full: kept.size >= max });
+    decided.push({ applicationId: h.applicationId, hour: h.hour, kept });
+  });
+  return keptNamesOf(decided);
+}
+
+/**
+ * What this store's writers learnt of the hours' lists: a name seen kept stays kept, a full list stays full, so a
+ * delta whose names are all known skips both round trips (after an hour's first groups, nearly every one). Per
+ * store (its Collections), bounded: emptied when it holds NAME_CACHE_HOURS (application, hour)s.
+ */
+interface KnownHour {
+  kept: Set<string>;
+  full: boolean;
+}
+const NAME_CACHE_HOURS = 10_000;
+const caches = new WeakMap<Collections, Map<string, KnownHour>>();
+
+function cacheOf(c: Collections): Map<string, KnownHour> {
+  let cache = caches.get(c);
+  if (cache === undefined) caches.set(c, (cache = new Map()));
+  if (cache.size >= NAME_CACHE_HOURS) cache.clear();
+  return cache;
 }
