@@ -103,9 +103,10 @@ describe('GET /metrics/operations: the entry spans of each application per opera
       Array.from({ length: 200 }, (_, i) => [`GET /r/${String(i).padStart(3, '0')}`, 1]));
   });
 
-  it('takes GET /metrics\' buckets up to 6 hours, and buckets of an hour or more past them (read from the hour rollups)', async () => {
+  it('takes GET /metrics\' buckets while they are of 1 or 2 minutes (6 h 40 min), and buckets of an hour or more past them', async () => {
     const widths = async (hours: number) => (await operations(l, t, { from: iso(from), to: iso(from + hours * 60 * MINUTE) })).bucketMs;
-    expect([await widths(1), await widths(6), await widths(6.5), await widths(24), await widths(24 * 30)]).toEqual([MINUTE, 2 * MINUTE, 60 * MINUTE, 60 * MINUTE, 360 * MINUTE]);
+    expect([await widths(1), await widths(6), await widths(6 + 2 / 60), await widths(6.5), await widths(7), await widths(24), await widths(24 * 30)])
+      .toEqual([MINUTE, 2 * MINUTE, 2 * MINUTE, 2 * MINUTE, 60 * MINUTE, 60 * MINUTE, 360 * MINUTE]);
     const day = await operations(l, t, { from: iso(from), to: iso(from + 24 * 60 * MINUTE), applicationId: t.applicationId });
     expect(day.operations.map((o) => [o.operation, o.requests, o.series.length, o.series[0]!.requests])).toEqual([
       ['GET /orders/:id', 60, 24, 60], ['POST /checkout', 30, 24, 30], ['GET /health', 10, 24, 10],

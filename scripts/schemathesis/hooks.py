@@ -1,7 +1,8 @@
 """schemathesis hooks of `pnpm test:api` (run.mjs sets SCHEMATHESIS_HOOKS to this module).
 
 The document states, in the descriptions of `from` and `to`, rules that JSON Schema cannot state across two
-parameters: on the trace and log reads `from` must be before `to`; on GET /metrics and GET /logs/volume too, and the
+parameters: on the trace and log reads `from` must be before `to`; on GET /metrics (and /metrics/operations,
+/metrics/services) and GET /logs/volume too, and the
 window is at most 90 days (a missing `to` is now, a missing `from` an hour before `to`); on the trace read
 `minDurationMs` may not be above `maxDurationMs`; and a `cursor` is only one the service issued in X-Next-Cursor (an
 opaque text). Those answers are 400 validation_failed, declared.
@@ -15,8 +16,8 @@ from datetime import datetime, timedelta, timezone
 
 import schemathesis
 
-READS = {"/ingest/logs", "/logs/project", "/metrics", "/logs/volume", "/logs/facets"}
-WINDOWED = {"/metrics", "/logs/volume"}
+READS = {"/ingest/logs", "/logs/project", "/metrics", "/metrics/operations", "/metrics/services", "/logs/volume", "/logs/facets"}
+WINDOWED = {"/metrics", "/metrics/operations", "/metrics/services", "/logs/volume"}
 MAX_WINDOW = timedelta(days=90)
 
 

@@ -72,7 +72,7 @@ const ops: Record<string, Record<string, Op>> = {
   },
   '/metrics/operations': {
     get: { summary: 'Request metrics per operation (route) of each application: rate, errors, p50/p95/p99 and their series', security: 'jwt', ok: ['200', 'Metrics per operation', ref('OperationMetrics')], errors: ['400', '401', '404', '429', '503'], errorNotes: readLimit, read: true,
-      description: 'The window as GET /metrics takes it (`from` before `to`, at most 90 days, whole buckets; else 400 validation_failed); a window over 6 hours takes buckets of an hour or more. From rollups kept per application, operation and minute (and hour) as spans are written: '
+      description: 'The window as GET /metrics takes it (`from` before `to`, at most 90 days, whole buckets; else 400 validation_failed); a window over 6 h 40 min (where GET /metrics takes buckets over 2 minutes) takes buckets of an hour or more and is widened to whole hours. From rollups kept per application, operation and minute (and hour) as spans are written: '
         + 'an application\'s hour keeps its first 200 operation names, and the entry spans of any further name count under `operation: null` with those without a name. Spans written before this version count in GET /metrics but not here.',
       params: [{ name: 'from', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'As GET /metrics.' }, { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time', maxLength: 64 }, description: 'As GET /metrics.' },
         { name: 'projectId', in: 'query', schema: id }, { name: 'applicationId', in: 'query', schema: id },

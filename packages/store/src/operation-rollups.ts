@@ -59,6 +59,8 @@ export class OperationCells {
   hours(): OperationHour[] {
     const hours = new Map<string, OperationHour>();
     for (const c of this.cells.values()) {
+      // A cell the delta left unchanged (a span added and taken out again in one group) claims no name.
+      if (c.requests === 0 && c.sketch.toArray().every((n) => n === 0)) continue;
       const hour = Math.floor(c.start / HOUR_MS) * HOUR_MS;
       const key = hourKey(c.applicationId, hour);
       let h = hours.get(key);

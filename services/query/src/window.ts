@@ -20,17 +20,18 @@ export interface MetricsWindow {
 const floorTo = (t: number, w: number): number => Math.floor(t / w) * w;
 const ceilTo = (t: number, w: number): number => Math.ceil(t / w) * w;
 
-/**
- * GET /metrics/operations' window: GET /metrics' up to OPERATION_MINUTE_WINDOW_MS; a longer one takes buckets of an
- * hour or more, read from the hour rollups. By the minute, a day of 120 operations is 173k rows per read (about
- * 0.8 s on SQLite, docs/benchmarks.md "Metrics per operation"); by the hour, 2,880.
- */
-export const OPERATION_MINUTE_WINDOW_MS = 6 * HOUR;
+/** GET /metrics/operations takes GET /metrics' buckets while they are this narrow (a window up to 6 h 40 min). */
+export const OPERATION_MINUTE_BUCKET_MS = 2 * MINUTE;
 
+/**
+ * GET /metrics/operations' window: GET /metrics' while its buckets are of 1 or 2 minutes (up to 6 h 40 min, so the
+ * console's "last 6 hours", widened by a bucket, keeps the charts' window); a longer one takes buckets of an hour or
+ * more, read from the hour rollups, widened to whole hours. By the minute, a day of 120 operations is 173k rows per
+ * read (about 0.8 s on SQLite, docs/benchmarks.md "Metrics per operation"); by the hour, 2,880.
+ */
 export function operationsWindow(fromParam: number | undefined, toParam: number | undefined, now: number): MetricsWindow {
-  const to = toParam ?? now;
-  const from = fromParam ?? to - HOUR;
-  return metricsWindow(fromParam, toParam, now, to - from > OPERATION_MINUTE_WINDOW_MS ? 60 : 1);
+  const window = metricsWindow(fromParam, toParam, now);
+  return window.bucketMs <= OPERATION_MINUTE_BUCKET_MS ? window : metricsWindow(fromParam, toParam, now, 60);
 }
 
 /**

@@ -75,8 +75,8 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
 
   const data = report.data;
   const active = data?.applications.filter((a) => a.requests > 0) ?? [];
-  // The operations of the very window the applications' metrics were read for, once they are in; none to read
-  // when the window has no request.
+  // The operations of the window the applications' metrics were read for, once they are in (past 6 h 40 min the
+  // server widens it to whole hours, said above the table); none to read when the window has no request.
   const ready = !report.loading && !report.error && data !== undefined;
   const operations = useAsync<OperationMetricsReport | undefined>((signal) => {
     if (!ready) return later();
@@ -169,8 +169,11 @@ function Operations({ operations, metrics, appName, showApplication }: {
   showApplication: boolean;
 }) {
   const { params } = useRoute();
+  const prefs = useTimePrefs();
   const sort = parseOperationSort(params.get('sort'));
   const data = operations.data;
+  // Past 6 h 40 min the operations come in hour buckets, over the charts' window widened to whole hours: said.
+  const widened = data !== undefined && (data.from !== metrics.from || data.to !== metrics.to);
   const listed = data?.operations.length ?? 0;
   // The applications' charts count requests written before per-operation rollups existed; the operations do not.
   const requests = metrics.applications.reduce((n, a) => n + a.requests, 0);
@@ -182,6 +185,7 @@ function Operations({ operations, metrics, appName, showApplication }: {
         {data && listed > 0 ? (
           <span className="muted" data-testid="operations-count">
             {data.total > listed ? `showing the ${formatCount(listed)} busiest of ${formatCount(data.total)}` : `${formatCount(listed)} operation${listed === 1 ? '' : 's'}`}
+            {widened ? <span data-testid="operations-window">{` · whole hours, ${prefs.time(data.from)} to ${prefs.time(data.to)}`}</span> : null}
             {' · '}a row opens its traces, a bar of its sparkline the traces of that {formatBucket(data.bucketMs)}
           </span>
         ) : null}

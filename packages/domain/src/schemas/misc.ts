@@ -92,7 +92,7 @@ export const operationMetrics = {
   properties: {
     from: timestamp,
     to: timestamp,
-    bucketMs: bucketWidth,
+    bucketMs: { type: 'integer', description: 'GET /metrics\' bucket width while it is 1 or 2 minutes (a window up to 6 h 40 min); past it an hour or more (1, 2, 3, 6, 12 hours, 1 day), `from` and `to` then whole hours. `from` and `to` are multiples of it (UTC).' },
     total: { type: 'integer', minimum: 0, description: 'How many (application, operation) rows the window has; `operations` lists the `limit` busiest.' },
     operations: {
       type: 'array',

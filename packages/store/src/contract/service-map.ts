@@ -72,6 +72,16 @@ export function serviceMapContract(ctx: StoreContext): void {
       await ctx.store.writeSpans(spanBatch(payments, [span(t, T0 + 9, { spanId: child.parentSpanId!, requestMethod: 'service:cron' })]));
       await ctx.store.writeSpans(spanBatch(w.app, [span(t, T0 + 9, { spanId: child.parentSpanId!, requestMethod: 'service:cron' })]));
       expect(await calls(w)).toEqual([[w.app.id, payments.id, 1, 0]]);
+      // A call counted, then a span of the callee's own application with the parent's id: the span is no entry and
+      // no call any more, as if that parent had come first.
+      const u = newId();
+      const shared = span(u, T0 + 20, { requestMethod: 'external:payments' });
+      const entry = span(u, T0 + 21, { parentSpanId: shared.spanId, requestMethod: 'controller:POST /pay' });
+      await ctx.store.writeSpans(spanBatch(w.app, [shared]));
+      await ctx.store.writeSpans(spanBatch(payments, [entry]));
+      expect(await calls(w)).toEqual([[w.app.id, payments.id, 2, 0]]);
+      await ctx.store.writeSpans(spanBatch(payments, [span(u, T0 + 20, { spanId: shared.spanId, requestMethod: 'service:inner' })]));
+      expect(await calls(w)).toEqual([[w.app.id, payments.id, 1, 0]]);
     });
 
     it('follow retention: the calls of minutes before the cut-off go, and so do the later calls of purged traces', async () => {

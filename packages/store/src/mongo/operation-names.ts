@@ -45,7 +45,7 @@ export async function keepNames(c: Collections, hours: OperationHour[], max = MA
   const named: OperationHour[] = [];
   for (const h of hours) {
     if (h.names.size === 0) continue;
-    const known = cache.get(rollupKey(h.applicationId, h.hour));
+    const known = cache.known(h.applicationId, h.hour);
     // Known for good: every name kept already, or the list full (a name not in it never will be).
     if (known !== undefined && (known.full || [...h.names].every((n) => known.kept.has(n)))) decided.push({ ...h, kept: known.kept });
     else named.push(h);
@@ -71,7 +71,7 @@ export async function keepNames(c: Collections, hours: OperationHour[], max = MA
     // A document gone meanwhile (its hour purged): none of its names kept, and nothing remembered.
     const names = byId.get(ids[i]!);
     const kept = new Set(names ?? []);
-    if (names !== undefined) cache.set(ids[i]!, { kept, full: kept.size >= max });
+    if (names !== undefined) cache.learn(h.applicationId, h.hour, kept, kept.size >= max);
     decided.push({ applicationId: h.applicationId, hour: h.hour, kept });
   });
   return keptNamesOf(decided);
@@ -80,18 +80,42 @@ export async function keepNames(c: Collections, hours: OperationHour[], max = MA
 /**
  * What this store's writers learnt of the hours' lists: a name seen kept stays kept, a full list stays full, so a
  * delta whose names are all known skips both round trips (after an hour's first groups, nearly every one). Per
- * store (its Collections), bounded: emptied when it holds NAME_CACHE_HOURS (application, hour)s.
+ * store (its Collections). Only hours near now are remembered (from RECENT_MS before it to an hour after): the
+ * purge, which takes an hour's list out, reaches only hours a day or more past (retention is in days), so a remembered list is the stored one; a late
+ * span's hour is decided by the database. Bounded by the names held: emptied past CACHE_NAMES.
  */
-interface KnownHour {
-  kept: Set<string>;
-  full: boolean;
-}
-const NAME_CACHE_HOURS = 10_000;
-const caches = new WeakMap<Collections, Map<string, KnownHour>>();
+const RECENT_MS = 6 * 3_600_000;
+const CACHE_NAMES = 50_000;
 
-function cacheOf(c: Collections): Map<string, KnownHour> {
+class KnownHours {
+  private readonly hours = new Map<string, { kept: Set<string>; full: boolean }>();
+  private names = 0;
+
+  private static recent(hour: number): boolean {
+    const now = Date.now();
+    return hour >= now - RECENT_MS && hour <= now + 3_600_000;
+  }
+
+  known(applicationId: number, hour: number): { kept: Set<string>; full: boolean } | undefined {
+    return KnownHours.recent(hour) ? this.hours.get(rollupKey(applicationId, hour)) : undefined;
+  }
+
+  learn(applicationId: number, hour: number, kept: Set<string>, full: boolean): void {
+    if (!KnownHours.recent(hour)) return;
+    if (this.names + kept.size > CACHE_NAMES) {
+      this.hours.clear();
+      this.names = 0;
+    }
+    const key = rollupKey(applicationId, hour);
+    this.names += kept.size - (this.hours.get(key)?.kept.size ?? 0);
+    this.hours.set(key, { kept, full });
+  }
+}
+
+const caches = new WeakMap<Collections, KnownHours>();
+
+function cacheOf(c: Collections): KnownHours {
   let cache = caches.get(c);
-  if (cache === undefined) caches.set(c, (cache = new Map()));
-  if (cache.size >= NAME_CACHE_HOURS) cache.clear();
+  if (cache === undefined) caches.set(c, (cache = new KnownHours()));
   return cache;
 }

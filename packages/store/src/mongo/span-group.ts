@@ -5,6 +5,7 @@ import type { Collections, SpanDoc } from './collections.js';
 import { spanKey, traceKey } from './collections.js';
 import { acceptBatches, recordKeys } from './idempotency.js';
 import { applicationsOf, markWaiting, openUnder, parentsElsewhere, updateCalls } from './call-group.js';
+import { takeOutCalls } from './call-ops.js';
 import type { ProjectApplications } from './call-group.js';
 import { newOpId } from './rollups.js';
 import { entryCandidate, updateRollups } from './rollup-ops.js';
@@ -87,6 +88,9 @@ export async function writeSpanGroup(c: Collections, batches: readonly SpanBatch
       updateTraceRecords(c, { stored, inGroup, parentsStored, pairs: groupPairs(accepted.map((a) => a.batch)) }),
       updateRollups(c, { stored, inserted, inGroup, parentsStored, children, op }),
       updateCalls(c, { stored, found, inGroup, parentsStored, applications }),
+      // A controller span whose parent turns out to be of its own application (stored now) is no call: one counted
+      // for a span of that id in another application comes out (call-ops.ts, an operation of -1s).
+      takeOutCalls(c, children.filter((d) => d.callCounted === true).map((d) => d._id)),
     ]);
   }
   await recordKeys(c, 'spans', claims);

@@ -208,8 +208,10 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       // Its children stored earlier were entries while it was missing: they are not any more.
       for (const child of children.get(pairKey(traceId, spanId)) ?? []) {
         rollups.add(projectId, applicationId, child, -1);
-        // Called from inside its own application: no call, and no longer waiting (schema.ts 20).
-        if (child.callerApp === -1) q.setCaller.run(0, applicationId, traceId, child.spanId);
+        // Called from inside its own application: no call (one counted for a span of that id in another application
+        // comes out), and no longer waiting (schema.ts 20).
+        if (child.callerApp !== null && child.callerApp > 0) rollups.calls.add(projectId, applicationId, child.callerApp, child, -1);
+        if (child.callerApp !== null && child.callerApp !== 0) q.setCaller.run(0, applicationId, traceId, child.spanId);
       }
       const rootRank: 0 | 1 | 2 = parent === null ? 2 : foreignParent && !inBatch.has(parent) ? 1 : 0;
       const candidate = rootRank
