@@ -2,8 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import type { MetricsPoint, OperationMetrics } from '../src/api/types';
 import {
   bucketStep, bucketTraces, DEFAULT_OPERATION_SORT, errorShare, formatRate, nextOperationSort, operationKey, operationSortParam, operationTraces,
-  parseOperationSort, parseRefresh, refreshParam, sortOperations, sparkPaths,
+  parseOperationSort, sortOperations, sparkPaths,
 } from '../src/lib/operations';
+import { parseRefresh, refreshParam } from '../src/lib/metrics-view';
 
 const point = (timestamp: string, requests: number, errors = 0): MetricsPoint => ({
   timestamp, requests, errors, errorRate: requests ? errors / requests : null, p50Ms: requests ? 10 : null, p95Ms: requests ? 20 : null, p99Ms: requests ? 30 : null,

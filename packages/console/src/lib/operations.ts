@@ -163,25 +163,3 @@ export function bucketStep(series: readonly Pick<MetricsPoint, 'requests'>[], cu
   if (key === 'ArrowRight') return current === undefined ? busy[0] : busy.find((i) => i > current) ?? busy.filter((i) => i <= current).pop() ?? busy[0];
   return current === undefined ? busy[busy.length - 1] : [...busy].reverse().find((i) => i < current) ?? busy.find((i) => i >= current) ?? busy[busy.length - 1];
 }
-
-// ---- auto-refresh ---------------------------------------------------------------------------------------------
-
-export interface RefreshChoice { value: string; label: string; ms: number }
-
-/** The Metrics page's auto-refresh choices (`refresh=` in the URL); 30 s when the URL names none. */
-export const REFRESH_CHOICES: readonly RefreshChoice[] = [
-  { value: 'off', label: 'Off', ms: 0 },
-  { value: '30s', label: '30 s', ms: 30_000 },
-  { value: '1m', label: '1 min', ms: 60_000 },
-  { value: '5m', label: '5 min', ms: 300_000 },
-];
-export const DEFAULT_REFRESH = REFRESH_CHOICES[1]!;
-
-export function parseRefresh(raw: string | null | undefined): RefreshChoice {
-  return REFRESH_CHOICES.find((c) => c.value === raw) ?? DEFAULT_REFRESH;
-}
-
-/** The `refresh` param of a choice; undefined (dropped) for the default. */
-export function refreshParam(choice: RefreshChoice): string | undefined {
-  return choice.value === DEFAULT_REFRESH.value ? undefined : choice.value;
-}

@@ -21,10 +21,12 @@ import { TimeRangeSelect } from '../components/TimeRangeSelect';
 import { useAsync, type Async } from '../use-async';
 import { useAutoRefresh } from '../use-auto-refresh';
 import { formatBucket, formatCount } from '../lib/format';
-import { operationSortParam, parseOperationSort, parseRefresh, refreshParam, REFRESH_CHOICES } from '../lib/operations';
-import { clampWindow, describeRange, parseRange, rangeParams, resolveRange, type RangeName, type TimeRange } from '../lib/time-range';
+import { operationSortParam, parseOperationSort } from '../lib/operations';
+import { METRICS_RANGES, metricsBounds, parseRefresh, readMetricsRange, refreshParam, viewWriter } from '../lib/metrics-view';
+import { AutoRefreshSelect } from '../components/AutoRefreshSelect';
+import { describeRange, rangeParams, type TimeRange } from '../lib/time-range';
 import { viewApplicationId } from '../lib/view-scope';
-import { hrefInScope, navigateView, parseHash, useRoute, type ViewParams } from '../router';
+import { hrefInScope, navigateView, useRoute } from '../router';
 import { useTimePrefs } from '../time-prefs';
 import { useWorkspace } from '../workspace';
 import { NoProject } from '../components/NoProject';
@@ -32,9 +34,6 @@ import { NoProject } from '../components/NoProject';
 /** The operations listed: the busiest (GET /metrics/operations takes 1-500). */
 const OPERATIONS_LIMIT = 100;
 
-/** GET /metrics takes a window of at most 90 days, so "all time" is not offered. */
-const MAX_WINDOW_MS = 90 * 86_400_000;
-const METRICS_RANGES: readonly RangeName[] = ['15m', '1h', '6h', '24h', '7d'];
 
 /** Request metrics of each application of the selected project (or of the selected application). */
 export function MetricsPage() {
@@ -44,16 +43,7 @@ export function MetricsPage() {
   return <ProjectMetrics project={ws.project} applicationId={viewApplicationId(params, ws.application?.id)} />;
 }
 
-function readRange(params: URLSearchParams): TimeRange {
-  const range = parseRange(params, '1h');
-  return range.name === 'all' ? { name: '1h' } : range;
-}
-
-/** A change of the page's view (window, order, auto-refresh) over the URL as it is now: a history entry. */
-function writeView(patch: ViewParams): void {
-  const current = parseHash(location.hash);
-  navigateView('/metrics', { ...Object.fromEntries(current.params), ...patch });
-}
+const writeView = viewWriter('/metrics');
 
 function writeRange(range: TimeRange): void {
   writeView(rangeParams(range));
@@ -65,11 +55,11 @@ const later = () => new Promise<never>(() => undefined);
 function ProjectMetrics({ project, applicationId }: { project: Project; applicationId: number | undefined }) {
   const ws = useWorkspace();
   const { params } = useRoute();
-  const range = readRange(params);
+  const range = readMetricsRange(params);
   const report = useAsync((signal) => {
     const now = Date.now();
     // A named range ends now: at each read, Refresh included.
-    const bounds = clampWindow(resolveRange(range, now), MAX_WINDOW_MS, now);
+    const bounds = metricsBounds(range, now);
     return client.metrics({ projectId: project.id, applicationId, ...bounds }, signal);
   }, [project.id, applicationId, JSON.stringify(range)]);
 
@@ -111,13 +101,7 @@ function ProjectMetrics({ project, applicationId }: { project: Project; applicat
         <div className="filters">
           <TimeRangeSelect value={range} onChange={writeRange} names={METRICS_RANGES} />
           <button type="button" onClick={report.reload} disabled={busy}>Refresh</button>
-          <label className="filter" title={follows ? 'Read the window again on this interval while the tab is visible' : 'A fixed window does not change: nothing to refresh'}>
-            <span>Auto-refresh</span>
-            <select data-testid="metrics-auto-refresh" value={follows ? refresh.value : 'off'} disabled={!follows}
-              onChange={(e) => writeView({ refresh: refreshParam(parseRefresh(e.target.value)) })}>
-              {REFRESH_CHOICES.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
-            </select>
-          </label>
+          <AutoRefreshSelect testId="metrics-auto-refresh" follows={follows} value={refresh} onChange={(choice) => writeView({ refresh: refreshParam(choice) })} />
         </div>
       </header>
       <ErrorBanner error={report.error} onRetry={report.reload} />

@@ -21,19 +21,17 @@ import { ServiceMapGraph } from '../components/ServiceMapGraph';
 import { ServiceMapTables } from '../components/ServiceMapTables';
 import { TimeRangeSelect } from '../components/TimeRangeSelect';
 import { formatCount } from '../lib/format';
-import { parseRefresh, refreshParam, REFRESH_CHOICES } from '../lib/operations';
+import { METRICS_RANGES, metricsBounds, parseRefresh, readMetricsRange, refreshParam, viewWriter } from '../lib/metrics-view';
+import { AutoRefreshSelect } from '../components/AutoRefreshSelect';
 import { buildGraph } from '../lib/service-map';
-import { clampWindow, describeRange, parseRange, rangeParams, resolveRange, type RangeName, type TimeRange } from '../lib/time-range';
+import { describeRange, rangeParams, type TimeRange } from '../lib/time-range';
 import { viewApplicationId } from '../lib/view-scope';
-import { hrefInScope, navigateView, parseHash, useRoute, type ViewParams } from '../router';
+import { hrefInScope, useRoute } from '../router';
 import { useTimePrefs } from '../time-prefs';
 import { useAsync } from '../use-async';
 import { useAutoRefresh } from '../use-auto-refresh';
 import { useWorkspace } from '../workspace';
 
-/** GET /metrics/services takes a window of at most 90 days, as GET /metrics: "all time" is not offered. */
-const MAX_WINDOW_MS = 90 * 86_400_000;
-const MAP_RANGES: readonly RangeName[] = ['15m', '1h', '6h', '24h', '7d'];
 
 export function ServiceMapPage() {
   const ws = useWorkspace();
@@ -42,25 +40,16 @@ export function ServiceMapPage() {
   return <ProjectMap project={ws.project} focus={viewApplicationId(params, ws.application?.id)} />;
 }
 
-function readRange(params: URLSearchParams): TimeRange {
-  const range = parseRange(params, '1h');
-  return range.name === 'all' ? { name: '1h' } : range;
-}
-
-/** A change of the page's view (window, auto-refresh) over the URL as it is now: a history entry. */
-function writeView(patch: ViewParams): void {
-  const current = parseHash(location.hash);
-  navigateView('/map', { ...Object.fromEntries(current.params), ...patch });
-}
+const writeView = viewWriter('/map');
 
 function ProjectMap({ project, focus }: { project: Project; focus: number | undefined }) {
   const ws = useWorkspace();
   const { params } = useRoute();
-  const range = readRange(params);
+  const range = readMetricsRange(params);
   const report = useAsync((signal) => {
     const now = Date.now();
     // A named range ends now: at each read, Refresh and auto-refresh included.
-    const bounds = clampWindow(resolveRange(range, now), MAX_WINDOW_MS, now);
+    const bounds = metricsBounds(range, now);
     return client.serviceMap({ projectId: project.id, ...bounds }, signal);
   }, [project.id, JSON.stringify(range)]);
 
@@ -89,15 +78,9 @@ function ProjectMap({ project, focus }: { project: Project; focus: number | unde
         <h1>Service map</h1>
         <span className="muted">{project.name}{focusName !== undefined ? ` / ${focusName}` : ''}</span>
         <div className="filters">
-          <TimeRangeSelect value={range} onChange={(r) => writeView(rangeParams(r))} names={MAP_RANGES} />
+          <TimeRangeSelect value={range} onChange={(r) => writeView(rangeParams(r))} names={METRICS_RANGES} />
           <button type="button" onClick={report.reload} disabled={report.loading}>Refresh</button>
-          <label className="filter" title={follows ? 'Read the map again on this interval while the tab is visible' : 'A fixed window does not change: nothing to refresh'}>
-            <span>Auto-refresh</span>
-            <select data-testid="service-map-auto-refresh" value={follows ? refresh.value : 'off'} disabled={!follows}
-              onChange={(e) => writeView({ refresh: refreshParam(parseRefresh(e.target.value)) })}>
-              {REFRESH_CHOICES.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
-            </select>
-          </label>
+          <AutoRefreshSelect testId="service-map-auto-refresh" follows={follows} value={refresh} onChange={(choice) => writeView({ refresh: refreshParam(choice) })} />
         </div>
       </header>
       <ErrorBanner error={report.error} onRetry={report.reload} />
