@@ -7,6 +7,7 @@ import { guard } from './errors.js';
 import { createRollupWriter } from './rollups.js';
 import { contextUses, type ContextUse } from './span-contexts.js';
 import { Col, ROW_WIDTH, pairsByTraceId, spanRowsOf, type SpanRows } from './span-rows.js';
+import { createSpanCalls, type ChildCall } from './span-calls.js';
 import { createTraceAttrs, type Posting } from './trace-attrs.js';
 
 /** How long an Idempotency-Key is remembered per (application, kind). */
@@ -47,25 +48,9 @@ const ROOT_WINS = `(excluded.has_root > traces.has_root OR (excluded.has_root = 
   AND (excluded.root_ts < traces.root_ts OR (excluded.root_ts = traces.root_ts
     AND coalesce(excluded.root_duration_ms, 0) > coalesce(traces.root_duration_ms, 0)))))`;
 
-interface ChildRow {
-  spanId: string;
+interface ChildRow extends ChildCall {
   parent: string;
-  ts: number;
-  durationMs: number | null;
-  status: number | null;
   operation: string | null;
-  /** -1 while it waits for its parent (schema.ts 20); NULL when stored before. */
-  callerApp: number | null;
-}
-
-/** A controller span waiting for its parent to know who called it (schema.ts 20). */
-interface WaitingCall {
-  applicationId: number;
-  spanId: string;
-  parent: string;
-  ts: number;
-  durationMs: number | null;
-  status: number | null;
 }
 
 const pairKey = (traceId: string, spanId: string): string => `${traceId}\u0000${spanId}`;
@@ -91,13 +76,6 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       VALUES (?, ?, ?, ?) ON CONFLICT (application_id, kind, key) DO UPDATE SET created_ms = excluded.created_ms`),
     span: db.prepare(`INSERT OR IGNORE INTO spans (application_id, span_id, project_id, trace_id, ts, parent_span_id,
       controller, duration_ms, status, data, context_id, operation, caller_app) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    // The service map (schema.ts 20): the project's other applications, where a span's parent may be (spanStored).
-    otherApps: db.prepare<[number, number], number>('SELECT id FROM applications WHERE project_id = ? AND id != ?').pluck(),
-    // The controller spans of a trace in the project's other applications whose parent was stored nowhere yet.
-    waitingCalls: db.prepare<[number, string, number], WaitingCall>(`SELECT application_id AS applicationId, span_id AS spanId,
-      parent_span_id AS parent, ts, duration_ms AS durationMs, status FROM spans
-      WHERE project_id = ? AND trace_id = ? AND caller_app = -1 AND application_id != ?`),
-    setCaller: db.prepare<[number, number, string, string]>('UPDATE spans SET caller_app = ? WHERE application_id = ? AND trace_id = ? AND span_id = ?'),
     spanStored: db.prepare<[number, string, string], number>(
       'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
     // Controller spans of a trace stored with a parent: counted as entries until that parent is stored.
@@ -126,6 +104,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
   const applyRollups = createRollupWriter(db);
   const newContextUse = contextUses(db);
   const attrs = createTraceAttrs(db);
+  const batchCalls = createSpanCalls(db);
 
   /**
    * The controller spans stored before this batch whose parent is not stored, by (trace, parent): counted as
@@ -173,10 +152,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       inTrace.add(pairKey(traceId, spanId));
     }
     const children = waitingChildren(applicationId, traceIds);
-    let otherApps: number[] | undefined;
-    /** The other application of the project that holds this parent span (a primary-key probe each), if any. */
-    const callerOf = (traceId: string, parent: string): number | undefined =>
-      (otherApps ??= q.otherApps.all(projectId, applicationId)).find((app) => q.spanStored.get(app, traceId, parent) !== undefined);
+    const calls = batchCalls(projectId, applicationId, rollups);
     const traces = new Map<string, TraceUpdate>();
     for (let r = 0; r < rows.length; r += ROW_WIDTH) {
       const traceId = rows[r + Col.traceId] as string;
@@ -195,7 +171,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       const foreignParent = controller && parent !== null && !inTrace.has(pairKey(traceId, parent))
         && q.spanStored.get(applicationId, traceId, parent) === undefined;
       // Who called it (schema.ts 20): its own application, another one holding the parent, or not known yet.
-      const caller = !controller || parent === null ? null : !foreignParent ? 0 : callerOf(traceId, parent) ?? -1;
+      const caller = !controller || parent === null ? null : !foreignParent ? 0 : calls.callerOf(traceId, parent);
       const stored = q.span.run(applicationId, spanId, projectId, traceId, ts, parent, controller ? 1 : 0, duration, status,
         rows[r + Col.data], contextId, operation, caller).changes;
       if (stored === 0) continue; // a span already stored for this application: the first one wins
@@ -208,10 +184,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       // Its children stored earlier were entries while it was missing: they are not any more.
       for (const child of children.get(pairKey(traceId, spanId)) ?? []) {
         rollups.add(projectId, applicationId, child, -1);
-        // Called from inside its own application: no call (one counted for a span of that id in another application
-        // comes out), and no longer waiting (schema.ts 20).
-        if (child.callerApp !== null && child.callerApp > 0) rollups.calls.add(projectId, applicationId, child.callerApp, child, -1);
-        if (child.callerApp !== null && child.callerApp !== 0) q.setCaller.run(0, applicationId, traceId, child.spanId);
+        calls.ownParent(traceId, child);
       }
       const rootRank: 0 | 1 | 2 = parent === null ? 2 : foreignParent && !inBatch.has(parent) ? 1 : 0;
       const candidate = rootRank
@@ -226,17 +199,7 @@ export function createIngestTransactions(db: Database, now: () => number): Inges
       if (ts < update.ts) update.ts = ts;
       if (outranks(candidate, update)) Object.assign(update, candidate);
     }
-    // The controller spans of other applications that waited for a parent this batch stores: calls from this one.
-    // A project of one application has none (its own waiting spans are `children` above): no probe at all.
-    if ((otherApps ??= q.otherApps.all(projectId, applicationId)).length > 0) {
-      for (const traceId of traceIds) {
-        for (const w of q.waitingCalls.all(projectId, traceId, applicationId)) {
-          if (!inTrace.has(pairKey(traceId, w.parent))) continue;
-          q.setCaller.run(applicationId, w.applicationId, traceId, w.spanId);
-          rollups.calls.add(projectId, w.applicationId, applicationId, w, 1);
-        }
-      }
-    }
+    calls.resolveWaiting(traceIds, (traceId, spanId) => inTrace.has(pairKey(traceId, spanId)));
     const pairs = pairsByTraceId(batch.pairs);
     const postings: Posting[] = [];
     for (const [traceId, u] of traces) {
