@@ -9,7 +9,9 @@ import { openSqliteStore } from '@lantern/store';
 import type { Store } from '@lantern/store';
 import { describeStoreContract } from '@lantern/store/contract';
 import { toStoreError } from '../src/sqlite/errors.js';
+import { CALLS_FROM_SQL } from '../src/sqlite/purge.js';
 import { MIGRATIONS } from '../src/sqlite/schema.js';
+import { SPAN_CALLS_SQL } from '../src/sqlite/span-calls.js';
 import { UNDO_MIGRATION_10, UNDO_MIGRATION_11, UNDO_MIGRATION_13, UNDO_MIGRATION_14, UNDO_MIGRATION_17, UNDO_MIGRATION_19 } from './sqlite-undo.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
@@ -325,23 +327,23 @@ describe('sqlite store', () => {
     expect(await perOperation()).toEqual([['GET /old', 1], ['POST /new', 1]]);
   });
 
-    it('finds a call\'s parent in the other applications by primary key, and the spans waiting for one by their partial index', async () => {
+  it('finds a call\'s parent in the other applications by primary key, and the spans waiting for one by their partial index', async () => {
     await (await open()).close();
     const db = new Database(file, { readonly: true });
     try {
-      const plan = (sql: string) => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all().map((r) => (r as { detail: string }).detail).join('\n');
-      // The statements of ingest.ts (spanStored in each other application, waitingCalls) and purge.ts (callsFrom).
-      expect(plan("SELECT 1 FROM spans WHERE application_id = 2 AND trace_id = 't' AND span_id = 's'"))
-        .toMatch(/SEARCH spans USING COVERING INDEX sqlite_autoindex_spans_1 \(application_id=\? AND trace_id=\? AND span_id=\?\)/);
-      expect(plan('SELECT id FROM applications WHERE project_id = 1 AND id != 2')).toContain('applications_project (project_id=?)');
-      expect(plan("SELECT span_id FROM spans WHERE project_id = 1 AND trace_id = 't' AND caller_app = -1")).toContain('spans_waiting_caller (project_id=? AND trace_id=?)');
-      expect(plan("SELECT ts FROM spans WHERE application_id = 1 AND trace_id = 't' AND caller_app > 0 AND ts >= 5")).toContain('sqlite_autoindex_spans_1 (application_id=? AND trace_id=?)');
+      // The statements themselves (span-calls.ts, purge.ts), their parameters bound to placeholders.
+      const plan = (sql: string) => db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array.from(sql.matchAll(/\?/g), () => 1))
+        .map((r) => (r as { detail: string }).detail).join('\n');
+      expect(plan(SPAN_CALLS_SQL.spanStored)).toMatch(/SEARCH spans USING COVERING INDEX sqlite_autoindex_spans_1 \(application_id=\? AND trace_id=\? AND span_id=\?\)/);
+      expect(plan(SPAN_CALLS_SQL.otherApps)).toContain('applications_project (project_id=?)');
+      expect(plan(SPAN_CALLS_SQL.waiting)).toContain('spans_waiting_caller (project_id=? AND trace_id=?)');
+      expect(plan(CALLS_FROM_SQL)).toContain('sqlite_autoindex_spans_1 (application_id=? AND trace_id=?)');
     } finally {
       db.close();
     }
   });
 
-    it('ends a controller span\'s wait for its caller when its parent arrives, in its own application or another', async () => {
+  it('ends a controller span\'s wait for its caller when its parent arrives, in its own application or another', async () => {
     const store = await open();
     const w = await world(store);
     const other = await store.createApplication({ name: 'caller', projectId: w.project.id });
@@ -362,7 +364,7 @@ describe('sqlite store', () => {
     }
   });
 
-    it('refuses a database whose schema is newer than this build', async () => {
+  it('refuses a database whose schema is newer than this build', async () => {
     const db = new Database(file);
     db.pragma('user_version = 99');
     db.close();

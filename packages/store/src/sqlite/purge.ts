@@ -7,6 +7,10 @@ import { turn } from './paging.js';
 import { createHourTrimmer, createRollupWriter } from './rollups.js';
 import { createTraceAttrs, type RecordBefore } from './trace-attrs.js';
 
+/** The calls a purged trace's spans received at or after a minute (schema.ts 20): on the primary key's (application, trace) range. */
+export const CALLS_FROM_SQL = `SELECT ts, duration_ms AS durationMs, status, caller_app AS caller FROM spans
+  WHERE application_id = ? AND trace_id = ? AND caller_app > 0 AND ts >= ?`;
+
 /** Rows deleted per transaction, so that a large purge never holds the write lock for long. */
 const CHUNK = 2000;
 
@@ -42,8 +46,7 @@ export function createPurger(db: Database, now: () => number): (cutoffMs: number
     deleteRollups: db.prepare<[number, number, number]>(`DELETE FROM metric_rollups WHERE (project_id, minute, application_id) IN
       (SELECT project_id, minute, application_id FROM metric_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),
     // The calls the purged traces' spans received at or after the cut-off's minute (schema.ts 20).
-    callsFrom: db.prepare<[number, string, number], EntrySpan & { caller: number }>(`SELECT ts, duration_ms AS durationMs, status,
-      caller_app AS caller FROM spans WHERE application_id = ? AND trace_id = ? AND caller_app > 0 AND ts >= ?`),
+    callsFrom: db.prepare<[number, string, number], EntrySpan & { caller: number }>(CALLS_FROM_SQL),
     deleteCallRollups: db.prepare<[number, number, number]>(`DELETE FROM call_rollups
       WHERE (project_id, minute, application_id, caller_id) IN (SELECT project_id, minute, application_id, caller_id
         FROM call_rollups WHERE project_id = ? AND minute < ? LIMIT ?)`),

@@ -38,13 +38,19 @@ export interface BatchCalls {
   resolveWaiting(traceIds: Iterable<string>, stored: (traceId: string, spanId: string) => boolean): void;
 }
 
+/** The reads of a batch's calls, each on an index (their plans are asserted in sqlite.test.ts). */
+export const SPAN_CALLS_SQL = {
+  otherApps: 'SELECT id FROM applications WHERE project_id = ? AND id != ?',
+  spanStored: 'SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?',
+  waiting: `SELECT application_id AS applicationId, span_id AS spanId, parent_span_id AS parent, ts, duration_ms AS durationMs,
+    status FROM spans WHERE project_id = ? AND trace_id = ? AND caller_app = -1 AND application_id != ?`,
+} as const;
+
 export function createSpanCalls(db: Database): (projectId: number, applicationId: number, rollups: RollupDelta) => BatchCalls {
   const q = {
-    otherApps: db.prepare<[number, number], number>('SELECT id FROM applications WHERE project_id = ? AND id != ?').pluck(),
-    spanStored: db.prepare<[number, string, string], number>('SELECT 1 FROM spans WHERE application_id = ? AND trace_id = ? AND span_id = ?').pluck(),
-    waiting: db.prepare<[number, string, number], WaitingCall>(`SELECT application_id AS applicationId, span_id AS spanId,
-      parent_span_id AS parent, ts, duration_ms AS durationMs, status FROM spans
-      WHERE project_id = ? AND trace_id = ? AND caller_app = -1 AND application_id != ?`),
+    otherApps: db.prepare<[number, number], number>(SPAN_CALLS_SQL.otherApps).pluck(),
+    spanStored: db.prepare<[number, string, string], number>(SPAN_CALLS_SQL.spanStored).pluck(),
+    waiting: db.prepare<[number, string, number], WaitingCall>(SPAN_CALLS_SQL.waiting),
     setCaller: db.prepare<[number, number, string, string]>('UPDATE spans SET caller_app = ? WHERE application_id = ? AND trace_id = ? AND span_id = ?'),
   };
   return (projectId, applicationId, rollups) => {
