@@ -513,8 +513,9 @@ describe('mongo store: writes and the purge find their documents on an index', (
     await store.writeSpans(spanBatch(quiet, [rootSpan(old, T0 - 48 * HOUR)]));
     await store.writeLogs(logBatch(quiet, [logEntry(quiet, T0 - 48 * HOUR)]));
     expect(await waitIndexed(db)).toBe(0);
+    // The old records (ttl), their spans still waiting for a caller decided, their flagged spans, their spans (trace_ts).
     await expectServed(() => store.purgeTelemetryBefore(cutoff),
-      ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'traces _id_', 'logs ttl',
+      ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'spans trace_ts', 'traces _id_', 'logs ttl',
         // The log's search segment, its logs all past the cut-off: its keys read, its postings, its keys, then
         // itself (log-merge.ts, log-segments.ts dropSegment).
         'logSegments max_ts', 'logSegmentKeys _id_', 'logPostings _id_', 'logSegmentKeys _id_', 'logSegments _id_',
@@ -592,11 +593,12 @@ describe('mongo store: the service map\'s calls are written, read and purged on 
     // The called application's trace starts before the cut-off (its record goes), the call comes after it.
     await store.writeSpans(spanBatch(w.app, c.caller));
     await store.writeSpans(spanBatch(quiet, [span(c.entry.traceId, cutoff - 10 * 60_000, { requestMethod: 'service:consumer' }), c.entry]));
-    // The spans of the purged records with a flag (trace_ts); the entry taken out (rollup-ops.ts settle: pending
+    // The purged records' spans still waiting for a caller, decided (trace_ts); the spans of the purged records with a
+    // flag (trace_ts); the entry taken out (rollup-ops.ts settle: pending
     // operations and the mark by _id, the names of its hour, long past, asked of the database, the delta, the flips
     // on rollup_op); then its call: the mark by _id, the operation's spans on call_open, the call documents, the
     // flip on call_open; the rest as any purge.
-    await expectServed(() => store.purgeTelemetryBefore(cutoff), ['traces ttl', 'spans trace_ts', 'spans _id_', 'spans _id_', 'spans rollup_op',
+    await expectServed(() => store.purgeTelemetryBefore(cutoff), ['traces ttl', 'spans trace_ts', 'spans trace_ts', 'spans _id_', 'spans _id_', 'spans rollup_op',
       'operationNames _id_', 'operationNames _id_', 'rollups _id_', 'rollupHours _id_', 'operationRollups _id_', 'operationRollupHours _id_',
       'spans rollup_op', 'spans rollup_op', 'spans _id_', 'spans call_open', 'callRollups _id_', 'callRollupHours _id_', 'spans call_open',
       'spans trace_ts', 'traces _id_', 'logs ttl', 'logSegments max_ts',

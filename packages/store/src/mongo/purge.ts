@@ -32,6 +32,10 @@ export function createPurger(c: Collections, now: () => number): (cutoffMs: numb
       const old = await c.traces.find({ ts: { $lt: cutoff } }, { projection: { _id: 1 }, limit: CHUNK }).toArray();
       if (old.length === 0) break;
       const keys = old.map((t) => t._id);
+      // The purged traces' spans still waiting for their caller wait no more: a writer deciding one from now on
+      // finds it decided (call-ops.ts decides only from -1), and one that decided it before shows below, its call
+      // operation under way or counted, and is taken out like any other.
+      await c.spans.updateMany({ traceKey: { $in: keys }, callerApp: -1, callOp: '' }, { $set: { callerApp: 0 }, $unset: { callOp: '' } });
       const flagged = await c.spans.find({ traceKey: { $in: keys }, $or: [{ counted: true }, { op: { $exists: true } }, { callCounted: true }, { callOp: { $gt: '' } }] },
         { projection: { _id: 1, ts: 1, op: 1, callOp: 1 } }).toArray();
       for (const op of new Set(flagged.flatMap((s) => (s.op === undefined ? [] : [s.op])))) await completeFound(c, op);
