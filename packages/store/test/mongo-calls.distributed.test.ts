@@ -1,12 +1,11 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { MongoClient } from 'mongodb';
+import { describe, expect, it } from '@jest/globals';
 import type { Db } from 'mongodb';
 import { newId } from '@lantern/domain';
 import type { Application, Span } from '@lantern/domain';
 import type { Store } from '@lantern/store';
-import { createMongoStore } from '@lantern/store/mongo';
 import { HOUR, T0, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
 import type { World } from '../src/contract/fixtures.js';
+import { mongoStores } from './mongo-stores.js';
 import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
 
 /*
@@ -14,26 +13,8 @@ import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
  * storing callers and called spans at once, and after a failure half-way between the steps that count a call.
  */
 
-const urlEnv = process.env.LANTERN_TEST_MONGO_URL;
-if (!urlEnv) throw new Error('LANTERN_TEST_MONGO_URL is not set: run `pnpm test:distributed` (it starts mongod).');
-const url = urlEnv;
+const { openStore } = mongoStores();
 const MINUTE = 60_000;
-
-const admin = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
-afterAll(() => admin.close());
-
-const opened: { store: Store; database: string }[] = [];
-afterEach(async () => {
-  const done = opened.splice(0);
-  await Promise.all(done.map(({ store }) => store.close()));
-  for (const database of new Set(done.map((d) => d.database))) await admin.db(database).dropDatabase();
-});
-
-async function openStore(database = `lantern_test_${newId().replace(/-/g, '')}`): Promise<{ store: Store; database: string; db: Db }> {
-  const store = await createMongoStore({ url, database });
-  opened.push({ store, database });
-  return { store, database, db: admin.db(database) };
-}
 
 /** A world of three applications of one project: `a` calls `b`, which calls `c`. */
 async function threeApps(store: Store): Promise<{ w: World; a: Application; b: Application; c: Application }> {
@@ -75,7 +56,7 @@ const staleOp = (): string => `${(Date.now() - MINUTE).toString(36)}.${newId().s
 describe('mongo store: calls written by two clients at once', () => {
   it('callers and called spans racing in overlapping groups end with each call counted once', async () => {
     const { store: one, database, db } = await openStore();
-    const { store: two } = await openStore(database);
+    const { store: two } = await openStore({ database });
     const { w, a, b, c } = await threeApps(one);
     const rounds = 4;
     const perRound = 24;

@@ -1,12 +1,11 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { MongoClient } from 'mongodb';
+import { describe, expect, it } from '@jest/globals';
 import type { Db } from 'mongodb';
 import { newId } from '@lantern/domain';
 import type { SpanBatchMessage } from '@lantern/domain';
 import type { Store } from '@lantern/store';
-import { createMongoStore } from '@lantern/store/mongo';
 import { T0, collect, lateParentTraces, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
 import type { World } from '../src/contract/fixtures.js';
+import { mongoStores } from './mongo-stores.js';
 import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
 
 /*
@@ -15,26 +14,8 @@ import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
  * that the retry completes it: each span once, the trace records whole, the rollups equal to the raw entry spans.
  */
 
-const urlEnv = process.env.LANTERN_TEST_MONGO_URL;
-if (!urlEnv) throw new Error('LANTERN_TEST_MONGO_URL is not set: run `pnpm test:distributed` (it starts mongod).');
-const url = urlEnv;
+const { openStore } = mongoStores();
 const MINUTE = 60_000;
-
-const admin = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
-afterAll(() => admin.close());
-
-const opened: { store: Store; database: string }[] = [];
-afterEach(async () => {
-  const done = opened.splice(0);
-  await Promise.all(done.map(({ store }) => store.close()));
-  for (const database of new Set(done.map((d) => d.database))) await admin.db(database).dropDatabase();
-});
-
-async function openStore(database = `lantern_test_${newId().replace(/-/g, '')}`): Promise<{ store: Store; database: string; db: Db }> {
-  const store = await createMongoStore({ url, database });
-  opened.push({ store, database });
-  return { store, database, db: admin.db(database) };
-}
 
 const requestsOf = async (store: Store, w: World): Promise<number> =>
   (await expectRollupsTrue(store, { userId: w.user.id, from: T0 - 10 * MINUTE, to: T0 + 10 * MINUTE, bucketMs: MINUTE })).reduce((n, c) => n + c.requests, 0);
@@ -110,7 +91,7 @@ describe('mongo store: a group of batches retried after a failure half-way', () 
 describe('mongo store: groups written by two clients at once', () => {
   it('overlapping groups with late parents and children end with the rollups of the raw spans', async () => {
     const { store: a, database } = await openStore();
-    const { store: b } = await openStore(database);
+    const { store: b } = await openStore({ database });
     const w = await makeWorld(a);
     const { parents, children, roots } = lateParentTraces(40);
     const kids = [spanBatch(w.app, children.slice(0, 20)), spanBatch(w.app, [...children.slice(20), ...roots.slice(0, 20)])];

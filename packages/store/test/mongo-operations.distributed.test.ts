@@ -1,12 +1,11 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { MongoClient } from 'mongodb';
+import { describe, expect, it } from '@jest/globals';
 import type { Db } from 'mongodb';
 import { newId } from '@lantern/domain';
 import type { Span } from '@lantern/domain';
 import type { MetricsCell, MetricsQuery, Store } from '@lantern/store';
-import { createMongoStore } from '@lantern/store/mongo';
 import { HOUR, T0, makeWorld, rootSpan, spanBatch } from '../src/contract/fixtures.js';
 import type { World } from '../src/contract/fixtures.js';
+import { mongoStores } from './mongo-stores.js';
 import { expectRollupsTrue, expectSameAsRecomputed, recompute } from '../src/contract/metrics-recompute.js';
 import { MAX_OPERATIONS_PER_HOUR } from '../src/operation-rollups.js';
 
@@ -15,24 +14,8 @@ import { MAX_OPERATIONS_PER_HOUR } from '../src/operation-rollups.js';
  * once without transactions (operation-names.ts), and the purge's partial hour read per operation (rollups.ts).
  */
 
-const urlEnv = process.env.LANTERN_TEST_MONGO_URL;
-if (!urlEnv) throw new Error('LANTERN_TEST_MONGO_URL is not set: run `pnpm test:distributed` (it starts mongod).');
-const url = urlEnv;
+const { openStore } = mongoStores();
 const MINUTE = 60_000;
-
-const admin = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
-afterAll(() => admin.close());
-const opened: { store: Store; database: string }[] = [];
-afterEach(async () => {
-  const done = opened.splice(0);
-  await Promise.all(done.map(({ store }) => store.close()));
-  for (const database of new Set(done.map((d) => d.database))) await admin.db(database).dropDatabase();
-});
-async function openStore(database = `lantern_test_${newId().replace(/-/g, '')}`): Promise<{ store: Store; db: Db; database: string }> {
-  const store = await createMongoStore({ url, database });
-  opened.push({ store, database });
-  return { store, db: admin.db(database), database };
-}
 
 /** Requests per operation over the cells (null: the other operations). */
 const perOperation = (cells: MetricsCell[]): Map<string | null, number> => {
@@ -46,7 +29,7 @@ const hourOf = (w: World, extra: Partial<MetricsQuery> = {}): MetricsQuery =>
 describe('mongo store: the operation names an hour keeps', () => {
   it(`two clients writing ${MAX_OPERATIONS_PER_HOUR + 40} names at once into one hour keep exactly ${MAX_OPERATIONS_PER_HOUR}, each span counted once`, async () => {
     const { store: a, db, database } = await openStore();
-    const { store: b } = await openStore(database);
+    const { store: b } = await openStore({ database });
     const w = await makeWorld(a);
     const names = Array.from({ length: MAX_OPERATIONS_PER_HOUR + 40 }, (_, i) => `GET /route/${i}`);
     // Eight batches of 60 names each (every name in two batches), all in the same hour, each sent by both clients.

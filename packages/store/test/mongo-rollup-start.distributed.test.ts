@@ -1,31 +1,14 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { MongoClient } from 'mongodb';
+import { describe, expect, it } from '@jest/globals';
 import { newId } from '@lantern/domain';
 import type { Span } from '@lantern/domain';
 import type { Store } from '@lantern/store';
-import { createMongoStore } from '@lantern/store/mongo';
 import { HOUR, T0, makeWorld, rootSpan, span, spanBatch } from '../src/contract/fixtures.js';
+import { mongoStores } from './mongo-stores.js';
 import { expectRollupsTrue } from '../src/contract/metrics-recompute.js';
 
-// The server comes from scripts/infra/mongo.mjs (pnpm test:distributed starts it and sets this variable).
-const urlEnv = process.env.LANTERN_TEST_MONGO_URL;
-if (!urlEnv) throw new Error('LANTERN_TEST_MONGO_URL is not set. Run `pnpm test:distributed`.');
-const url = urlEnv;
+const { admin, openStore } = mongoStores();
 const MINUTE = 60_000;
-
-const admin = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
-afterAll(() => admin.close());
-const opened: { store: Store; database: string }[] = [];
-afterEach(async () => {
-  const done = opened.splice(0);
-  await Promise.all(done.map(({ store }) => store.close()));
-  for (const database of new Set(done.map((d) => d.database))) await admin.db(database).dropDatabase();
-});
-const open = async (database: string): Promise<Store> => {
-  const store = await createMongoStore({ url, database });
-  opened.push({ store, database });
-  return store;
-};
+const open = async (database: string): Promise<Store> => (await openStore({ database })).store;
 
 /** Entry spans (roots, called services), controller spans under a parent of their application, over three hours. */
 function traffic(app: { id: number; projectId: number }, other: { id: number; projectId: number }) {
