@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { expectError } from './accounts-helpers.js';
 import { createTenancy, span, startLantern, type Lantern, type Tenancy } from './harness.js';
-import { addApplication, addProject, exactQuantile, getAs, iso, MINUTE, sendAllTraces, T0 } from './telemetry-helpers.js';
+import { addApplication, addProject, exactQuantile, expectWithin1Percent, getAs, iso, MINUTE, sendAllTraces, T0 } from './telemetry-helpers.js';
 
 const DAY = 86_400_000;
 
@@ -30,12 +30,6 @@ interface Metrics {
   to: string;
   bucketMs: number;
   applications: AppMetrics[];
-}
-
-/** Within 1% of the exact value (plus the 0.005 of rounding to 2 decimals). */
-function expectWithin1Percent(actual: number | null, exact: number): void {
-  expect(actual).not.toBeNull();
-  expect(Math.abs(actual! - exact)).toBeLessThanOrEqual(exact * 0.01 + 0.005);
 }
 
 const metrics = async (l: Lantern, t: Pick<Tenancy, 'token'>, query: Record<string, string | number> = {}): Promise<Metrics> =>

@@ -18,6 +18,12 @@ export function exactQuantile(values: number[], q: number): number {
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 }
 
+/** Within 1% of the exact value (plus the 0.005 of rounding to 2 decimals): a percentile of the metrics' sketch. */
+export function expectWithin1Percent(actual: number | null, exact: number): void {
+  expect(actual).not.toBeNull();
+  expect(Math.abs(actual! - exact)).toBeLessThanOrEqual(exact * 0.01 + 0.005);
+}
+
 /** Bytes are sent as they are (superagent would otherwise JSON-encode a Buffer under a JSON content type). */
 const verbatim = (b: unknown) => b as string;
 
