@@ -1,4 +1,5 @@
 import { toIso } from '@lantern/domain';
+import { byOperation } from '@lantern/store';
 import type { MetricsCell } from '@lantern/store';
 import { SeriesBuilder } from './metrics.js';
 import type { MetricsWindow } from './window.js';
@@ -17,11 +18,7 @@ interface Group {
 /** Busiest first; then by application, and by name with the other operations (null) last. */
 function busiestFirst(a: Group, b: Group): number {
   if (a.series.requests !== b.series.requests) return b.series.requests - a.series.requests;
-  if (a.applicationId !== b.applicationId) return a.applicationId - b.applicationId;
-  if (a.operation === b.operation) return 0;
-  if (a.operation === null) return 1;
-  if (b.operation === null) return -1;
-  return a.operation < b.operation ? -1 : 1;
+  return a.applicationId - b.applicationId || byOperation(a.operation, b.operation);
 }
 
 /**
