@@ -18,17 +18,33 @@ function percentiles(c: Cell): { p50Ms: number | null; p95Ms: number | null; p99
   return { p50Ms: round2(c.sketch.quantile(0.5)), p95Ms: round2(c.sketch.quantile(0.95)), p99Ms: round2(c.sketch.quantile(0.99)) };
 }
 
+/** Cells merged: their requests, errors and sketch, and the figures the reports give of them. */
+export class Totals implements Cell {
+  requests = 0;
+  errors = 0;
+  readonly sketch = new QuantileSketch();
+
+  add(c: Cell): void {
+    this.requests += c.requests;
+    this.errors += c.errors;
+    this.sketch.merge(c.sketch);
+  }
+
+  /** Errors, their rate (0 without requests) and p50, p95 and p99 (null without requests). */
+  figures() {
+    return { errors: this.errors, errorRate: errorRate(this) ?? 0, ...percentiles(this) };
+  }
+}
+
 /** Totals and every bucket of the window (empty ones included) of one group of cells (an application, an operation). */
 export class SeriesBuilder {
-  private readonly total: Cell = { requests: 0, errors: 0, sketch: new QuantileSketch() };
+  private readonly total = new Totals();
   private readonly buckets = new Map<number, Cell>();
 
   constructor(private readonly window: MetricsWindow) {}
 
   add(c: MetricsCell): void {
-    this.total.requests += c.requests;
-    this.total.errors += c.errors;
-    this.total.sketch.merge(c.sketch);
+    this.total.add(c);
     this.buckets.set(Math.floor((c.bucket - this.window.from) / this.window.bucketMs), c);
   }
 
@@ -36,18 +52,12 @@ export class SeriesBuilder {
     return this.total.requests;
   }
 
-  get errors(): number {
-    return this.total.errors;
-  }
-
   /** The totals (rates and percentiles) and the series. */
   report() {
     const { from, to, bucketMs } = this.window;
     return {
       requests: this.total.requests,
-      errors: this.total.errors,
-      errorRate: errorRate(this.total) ?? 0,
-      ...percentiles(this.total),
+      ...this.total.figures(),
       series: Array.from({ length: Math.ceil((to - from) / bucketMs) }, (_, i) => {
         const c = this.buckets.get(i);
         const timestamp = toIso(from + i * bucketMs);

@@ -1,31 +1,7 @@
-import { QuantileSketch, round2, toIso } from '@lantern/domain';
+import { toIso } from '@lantern/domain';
 import type { MetricsCell } from '@lantern/store';
+import { Totals } from './metrics.js';
 import type { MetricsWindow } from './window.js';
-
-interface Totals {
-  requests: number;
-  errors: number;
-  sketch: QuantileSketch;
-}
-
-const empty = (): Totals => ({ requests: 0, errors: 0, sketch: new QuantileSketch() });
-
-function add(into: Totals, c: MetricsCell): void {
-  into.requests += c.requests;
-  into.errors += c.errors;
-  into.sketch.merge(c.sketch);
-}
-
-/** Rate and percentiles of a total; its count under `count`. */
-function figures(t: Totals) {
-  return {
-    errors: t.errors,
-    errorRate: t.requests === 0 ? 0 : round2(t.errors / t.requests) ?? 0,
-    p50Ms: round2(t.sketch.quantile(0.5)),
-    p95Ms: round2(t.sketch.quantile(0.95)),
-    p99Ms: round2(t.sketch.quantile(0.99)),
-  };
-}
 
 /**
  * The GET /metrics/services report: the window's applications with their entry spans (GET /metrics' totals) and
@@ -37,10 +13,10 @@ export function serviceMapReport(entries: MetricsCell[], calls: MetricsCell[], w
   const nodes = new Map<number, Totals>();
   const node = (id: number): Totals => {
     let t = nodes.get(id);
-    if (!t) nodes.set(id, (t = empty()));
+    if (!t) nodes.set(id, (t = new Totals()));
     return t;
   };
-  for (const c of entries) add(node(c.applicationId), c);
+  for (const c of entries) node(c.applicationId).add(c);
   const edges = new Map<string, { caller: number; callee: number; totals: Totals }>();
   for (const c of calls) {
     const caller = c.callerApplicationId!;
@@ -48,14 +24,14 @@ export function serviceMapReport(entries: MetricsCell[], calls: MetricsCell[], w
     node(c.applicationId);
     const key = `${caller}:${c.applicationId}`;
     let e = edges.get(key);
-    if (!e) edges.set(key, (e = { caller, callee: c.applicationId, totals: empty() }));
-    add(e.totals, c);
+    if (!e) edges.set(key, (e = { caller, callee: c.applicationId, totals: new Totals() }));
+    e.totals.add(c);
   }
   return {
     from: toIso(window.from),
     to: toIso(window.to),
-    nodes: [...nodes.entries()].sort(([a], [b]) => a - b).map(([applicationId, t]) => ({ applicationId, requests: t.requests, ...figures(t) })),
+    nodes: [...nodes.entries()].sort(([a], [b]) => a - b).map(([applicationId, t]) => ({ applicationId, requests: t.requests, ...t.figures() })),
     edges: [...edges.values()].sort((a, b) => a.caller - b.caller || a.callee - b.callee)
-      .map((e) => ({ callerApplicationId: e.caller, calleeApplicationId: e.callee, calls: e.totals.requests, ...figures(e.totals) })),
+      .map((e) => ({ callerApplicationId: e.caller, calleeApplicationId: e.callee, calls: e.totals.requests, ...e.totals.figures() })),
   };
 }
